@@ -1,0 +1,68 @@
+//! The core's one error type. Every failure of an operation becomes a
+//! [`ServiceError`], which turns into a gRPC status whose details carry the
+//! envelope's error object (`mediaops.common.v1.Error`), so REST and gRPC
+//! clients see the same `{code, message, field?, upstream?}`.
+
+use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::common::v1 as common;
+use prost::Message;
+
+/// An operation's failure: code (ARCHITECTURE.md "Errors"), a message for
+/// people, and the request field at fault when there is one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ServiceError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// JSON path of the field at fault, e.g. `positioning.oneLiner`.
+    pub field: Option<String>,
+}
+
+impl ServiceError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ServiceError { code, message: message.into(), field: None }
+    }
+
+    /// 400 `invalid_input` naming `field`.
+    pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ServiceError { code: ErrorCode::InvalidInput, message: message.into(), field: Some(field.into()) }
+    }
+
+    pub fn unauthenticated(message: impl Into<String>) -> Self {
+        ServiceError::new(ErrorCode::Unauthenticated, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        ServiceError::new(ErrorCode::NotFound, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ServiceError::new(ErrorCode::Internal, message)
+    }
+
+    /// The envelope's error object.
+    pub fn to_proto(&self) -> common::Error {
+        common::Error {
+            code: self.code.as_str().to_owned(),
+            message: self.message.clone(),
+            field: self.field.clone(),
+            upstream: None,
+        }
+    }
+
+    /// The gRPC status: code per [`ErrorCode::grpc_code`], details = the
+    /// encoded error object.
+    pub fn to_status(&self) -> tonic::Status {
+        tonic::Status::with_details(
+            self.code.grpc_code(),
+            self.message.clone(),
+            self.to_proto().encode_to_vec().into(),
+        )
+    }
+}
+
+impl From<ServiceError> for tonic::Status {
+    fn from(error: ServiceError) -> Self {
+        error.to_status()
+    }
+}

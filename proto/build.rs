@@ -1,0 +1,46 @@
+//! Compiles `proto/` with protox (pure Rust, no system `protoc`) into prost
+//! types and tonic clients in `OUT_DIR`, and writes the file descriptor set
+//! (imports included, so reflection clients resolve every type).
+
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    collect_protos(&root.join("mediaops"), &mut files)?;
+    files.sort();
+    println!("cargo:rerun-if-changed={}", root.join("mediaops").display());
+
+    let mut fds = protox::Compiler::new([&root])?
+        .include_imports(true)
+        .include_source_info(true)
+        .open_files(&files)?
+        .file_descriptor_set();
+    // Source info is kept only for doc comments in generated code; the
+    // embedded set drops it to stay small.
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    let mut config = prost_build::Config::new();
+    config.enable_type_names();
+    tonic_prost_build::configure()
+        .build_server(false)
+        .build_client(true)
+        .include_file("_includes.rs")
+        .compile_fds_with_config(fds.clone(), config)?;
+    for file in &mut fds.file {
+        file.source_code_info = None;
+    }
+    std::fs::write(out.join("descriptor.bin"), prost::Message::encode_to_vec(&fds))?;
+    Ok(())
+}
+
+fn collect_protos(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_protos(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "proto") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The one error vocabulary of the service (ARCHITECTURE.md "Errors"): each
+//! `error.code` maps to one gRPC status code and one HTTP status, so the core
+//! and the gateway never disagree.
+
+use tonic::Code;
+
+/// Every `error.code` the service answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// 400: a field is missing, of the wrong type or out of its list.
+    InvalidInput,
+    /// 401: key missing, malformed, unknown or disabled (spec 5.4).
+    Unauthenticated,
+    /// 402: balance below the price; nothing executed or charged (spec 7).
+    InsufficientPoints,
+    /// 403: the resource exists but belongs to someone else.
+    Forbidden,
+    /// 404: unknown path, profile or record.
+    NotFound,
+    /// 405: the path exists with another HTTP method.
+    MethodNotAllowed,
+    /// 409: the request conflicts with stored state.
+    Conflict,
+    /// 413: the request body is over the size limit.
+    PayloadTooLarge,
+    /// 415: a body without `Content-Type: application/json` (spec 5.2).
+    UnsupportedMediaType,
+    /// 500: a bug or broken local state; never expected.
+    Internal,
+    /// 502: the upstream failed or timed out; the charge is released (spec 7).
+    UpstreamUnavailable,
+    /// 503: the operation is under maintenance (spec 3, `execution.mode = unavailable`).
+    Maintenance,
+    /// 503: the operation is modelled but not built yet; the message names it.
+    NotImplemented,
+    /// 503: billing state (Redis) cannot be reached; nothing runs for free.
+    BillingUnavailable,
+}
+
+impl ErrorCode {
+    /// All codes, for tables and tests.
+    pub const ALL: [ErrorCode; 14] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::Unauthenticated,
+        ErrorCode::InsufficientPoints,
+        ErrorCode::Forbidden,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Conflict,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::Internal,
+        ErrorCode::UpstreamUnavailable,
+        ErrorCode::Maintenance,
+        ErrorCode::NotImplemented,
+        ErrorCode::BillingUnavailable,
+    ];
+
+    /// The `error.code` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::Unauthenticated => "unauthenticated",
+            ErrorCode::InsufficientPoints => "insufficient_points",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::Internal => "internal",
+            ErrorCode::UpstreamUnavailable => "upstream_unavailable",
+            ErrorCode::Maintenance => "maintenance",
+            ErrorCode::NotImplemented => "not_implemented",
+            ErrorCode::BillingUnavailable => "billing_unavailable",
+        }
+    }
+
+    /// Parses an `error.code` string.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+
+    /// The HTTP status the gateway answers with.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::InvalidInput => 400,
+            ErrorCode::Unauthenticated => 401,
+            ErrorCode::InsufficientPoints => 402,
+            ErrorCode::Forbidden => 403,
+            ErrorCode::NotFound => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::Conflict => 409,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::Internal => 500,
+            ErrorCode::UpstreamUnavailable => 502,
+            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => 503,
+        }
+    }
+
+    /// The gRPC status code the core answers with.
+    pub fn grpc_code(self) -> Code {
+        match self {
+            ErrorCode::InvalidInput
+            | ErrorCode::PayloadTooLarge
+            | ErrorCode::UnsupportedMediaType => Code::InvalidArgument,
+            ErrorCode::Unauthenticated => Code::Unauthenticated,
+            ErrorCode::InsufficientPoints => Code::ResourceExhausted,
+            ErrorCode::Forbidden => Code::PermissionDenied,
+            ErrorCode::NotFound => Code::NotFound,
+            ErrorCode::MethodNotAllowed => Code::Unimplemented,
+            ErrorCode::Conflict => Code::AlreadyExists,
+            ErrorCode::Internal => Code::Internal,
+            ErrorCode::UpstreamUnavailable
+            | ErrorCode::Maintenance
+            | ErrorCode::BillingUnavailable => Code::Unavailable,
+            ErrorCode::NotImplemented => Code::Unimplemented,
+        }
+    }
+
+    /// The code for a gRPC status that carries no error object in its details
+    /// (a transport failure, or a peer that is not the mediaops core).
+    pub fn from_grpc_code(code: Code) -> ErrorCode {
+        match code {
+            Code::InvalidArgument | Code::OutOfRange => ErrorCode::InvalidInput,
+            Code::Unauthenticated => ErrorCode::Unauthenticated,
+            Code::ResourceExhausted => ErrorCode::InsufficientPoints,
+            Code::PermissionDenied => ErrorCode::Forbidden,
+            Code::NotFound => ErrorCode::NotFound,
+            Code::AlreadyExists => ErrorCode::Conflict,
+            Code::Unimplemented => ErrorCode::NotImplemented,
+            Code::Unavailable | Code::DeadlineExceeded => ErrorCode::UpstreamUnavailable,
+            _ => ErrorCode::Internal,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips_through_its_string() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        }
+        assert_eq!(ErrorCode::parse("nope"), None);
+    }
+
+    #[test]
+    fn architecture_table_statuses() {
+        assert_eq!(ErrorCode::InvalidInput.http_status(), 400);
+        assert_eq!(ErrorCode::Unauthenticated.http_status(), 401);
+        assert_eq!(ErrorCode::InsufficientPoints.http_status(), 402);
+        assert_eq!(ErrorCode::NotFound.http_status(), 404);
+        assert_eq!(ErrorCode::UpstreamUnavailable.http_status(), 502);
+        assert_eq!(ErrorCode::Maintenance.http_status(), 503);
+    }
+}
