@@ -11,13 +11,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     files.sort();
     println!("cargo:rerun-if-changed={}", root.join("mediaops").display());
 
-    let mut fds = protox::Compiler::new([&root])?
+    let mut compiler = protox::Compiler::new([&root])?;
+    compiler
         .include_imports(true)
         .include_source_info(true)
-        .open_files(&files)?
-        .file_descriptor_set();
-    // Source info is kept only for doc comments in generated code; the
-    // embedded set drops it to stay small.
+        .open_files(&files)?;
+    // prost_types drops custom options (extensions), so the embedded set is
+    // encoded by protox itself; source info stays in, so reflection clients
+    // (`grpcurl describe`) show the proto comments.
+    let fds = compiler.file_descriptor_set();
+    let encoded = compiler.encode_file_descriptor_set();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     let mut config = prost_build::Config::new();
     config.enable_type_names();
@@ -25,11 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(false)
         .build_client(true)
         .include_file("_includes.rs")
-        .compile_fds_with_config(fds.clone(), config)?;
-    for file in &mut fds.file {
-        file.source_code_info = None;
-    }
-    std::fs::write(out.join("descriptor.bin"), prost::Message::encode_to_vec(&fds))?;
+        .compile_fds_with_config(fds, config)?;
+    std::fs::write(out.join("descriptor.bin"), encoded)?;
     Ok(())
 }
 

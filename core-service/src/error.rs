@@ -20,12 +20,20 @@ pub struct ServiceError {
 
 impl ServiceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ServiceError { code, message: message.into(), field: None }
+        ServiceError {
+            code,
+            message: message.into(),
+            field: None,
+        }
     }
 
     /// 400 `invalid_input` naming `field`.
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ServiceError { code: ErrorCode::InvalidInput, message: message.into(), field: Some(field.into()) }
+        ServiceError {
+            code: ErrorCode::InvalidInput,
+            message: message.into(),
+            field: Some(field.into()),
+        }
     }
 
     pub fn unauthenticated(message: impl Into<String>) -> Self {

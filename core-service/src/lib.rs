@@ -1,1 +1,22 @@
+//! The mediaops core (ARCHITECTURE.md): every operation of the spec behind one
+//! gRPC server, with the call pipeline (authenticate → validate → run) in
+//! front of each, the catalogs generated from the proto descriptors, and the
+//! positioning-charter store.
 
+pub mod auth;
+pub mod bootstrap;
+pub mod catalog;
+pub mod charter;
+pub mod dispatch;
+pub mod error;
+pub mod persist;
+pub mod registry;
+pub mod server;
+pub mod settings;
+pub mod structs;
+pub mod usage;
+pub mod validate;
+
+pub use error::ServiceError;
+pub use server::Core;
+pub use settings::CoreSettings;

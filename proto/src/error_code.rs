@@ -95,7 +95,9 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Internal => 500,
             ErrorCode::UpstreamUnavailable => 502,
-            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => 503,
+            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => {
+                503
+            }
         }
     }
 

@@ -26,3 +26,22 @@ pub fn descriptor_pool() -> &'static prost_reflect::DescriptorPool {
             .expect("the descriptor set embedded at build time decodes")
     })
 }
+
+/// The descriptor of a generated message type.
+///
+/// # Panics
+/// Never for types generated from `proto/`: they are all in the pool.
+pub fn descriptor_of<T: prost::Name>() -> prost_reflect::MessageDescriptor {
+    descriptor_pool()
+        .get_message_by_name(&T::full_name())
+        .expect("every generated message is in the embedded descriptor pool")
+}
+
+/// A generated message as a dynamic one (for proto JSON and reflection).
+pub fn to_dynamic<T: prost::Message + prost::Name>(message: &T) -> prost_reflect::DynamicMessage {
+    let mut dynamic = prost_reflect::DynamicMessage::new(descriptor_of::<T>());
+    dynamic
+        .transcode_from(message)
+        .expect("a generated message transcodes to its own descriptor");
+    dynamic
+}

@@ -19,7 +19,11 @@ fn extension<T: prost::Message + Default>(
     if !options.has_extension(&ext) {
         return None;
     }
-    options.get_extension(&ext).as_message()?.transcode_to::<T>().ok()
+    options
+        .get_extension(&ext)
+        .as_message()?
+        .transcode_to::<T>()
+        .ok()
 }
 
 /// The `(mediaops.options.v1.operation)` option of an RPC, if it has one.
@@ -62,4 +66,3 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
         .filter_map(|method| operation(&method).map(|op| (method, op)))
         .collect()
 }
-

@@ -1,0 +1,354 @@
+//! The three catalogs (spec 2.2-2.4): data APIs, skills and skill search,
+//! generated at start-up from the RPC and field options of the descriptor
+//! pool. Paths (ours; the spec hides them): `GET /api/apis`,
+//! `GET /api/skills`, `GET /api/skills/search?q=…&category=…`.
+
+mod metadata_check;
+pub mod schema;
+pub mod search;
+pub mod ui;
+pub mod value_lists;
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::catalog::v1::{
+    ApiEntry, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest,
+    ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
+};
+use mediaops_proto::mediaops::options::v1::Operation;
+use prost_reflect::{DescriptorPool, MethodDescriptor};
+
+use crate::error::ServiceError;
+use crate::registry::Registry;
+use crate::structs::to_struct;
+use crate::usage::UsageCounters;
+use value_lists::ValueLists;
+
+/// The skill categories of spec 2.3, in catalog order.
+pub const SKILL_CATEGORIES: [&str; 5] = [
+    "数据查询",
+    "效率工具",
+    "作品分析",
+    "内容安全",
+    "公众号创作技能包",
+];
+
+/// The category value that means "all" (spec 2.3).
+pub const ALL_CATEGORIES: &str = "全部";
+
+/// The built catalogs.
+pub struct Catalog {
+    apis: Vec<ApiEntry>,
+    skills: Vec<SkillEntry>,
+    usage: Arc<UsageCounters>,
+}
+
+impl Catalog {
+    /// Builds every entry. Fails when an operation's metadata uses a value
+    /// outside the enumerations of spec 2.4, so bad metadata never serves.
+    pub fn build(pool: &DescriptorPool, usage: Arc<UsageCounters>) -> anyhow::Result<Catalog> {
+        let lists = ValueLists::from_pool(pool);
+        let mut apis = Vec::new();
+        let mut skills = Vec::new();
+        for (method, meta) in mediaops_proto::options::operations(pool) {
+            metadata_check::check(&method, &meta, &lists)?;
+            if meta.kind == "data_api" {
+                apis.push(api_entry(&method, &meta, &lists));
+            }
+            if meta.skill.is_some() {
+                skills.push(skill_entry(&method, &meta, &lists));
+            }
+        }
+        Ok(Catalog {
+            apis,
+            skills,
+            usage,
+        })
+    }
+
+    /// `GET /api/apis`: every data API, or those of one platform token.
+    pub fn list_apis(&self, request: &ListApisRequest) -> ListApisResponse {
+        let items: Vec<_> = self
+            .apis
+            .iter()
+            .filter(|e| request.platform.is_empty() || e.platform == request.platform)
+            .cloned()
+            .collect();
+        ListApisResponse {
+            total: items.len() as i32,
+            items,
+        }
+    }
+
+    /// `GET /api/skills`: every skill of a category (全部 or empty = all).
+    pub fn list_skills(
+        &self,
+        request: &ListSkillsRequest,
+    ) -> Result<ListSkillsResponse, ServiceError> {
+        let category = parse_category(&request.category)?;
+        let items: Vec<_> = self
+            .skills_in(category)
+            .map(|e| self.with_usage(e))
+            .collect();
+        Ok(ListSkillsResponse {
+            total: items.len() as i32,
+            items,
+        })
+    }
+
+    /// `GET /api/skills/search`: skills of a category ranked by relevance to
+    /// `q` (see [`search`]); an empty `q` lists the category unranked.
+    pub fn search_skills(
+        &self,
+        request: &SearchSkillsRequest,
+    ) -> Result<SearchSkillsResponse, ServiceError> {
+        let category = parse_category(&request.category)?;
+        let terms = search::terms(&request.q);
+        let mut items: Vec<SkillEntry> = self
+            .skills_in(category)
+            .filter_map(|entry| {
+                let (score, reasons) = search::score(entry, &request.q, &terms);
+                if !request.q.trim().is_empty() && score == 0.0 {
+                    return None;
+                }
+                let mut entry = self.with_usage(entry);
+                entry.match_score = Some(score);
+                entry.match_reasons = reasons;
+                Some(entry)
+            })
+            .collect();
+        items.sort_by(|a, b| {
+            b.match_score
+                .partial_cmp(&a.match_score)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.featured.cmp(&a.featured))
+                .then(b.usage_count.cmp(&a.usage_count))
+        });
+        Ok(SearchSkillsResponse {
+            total: items.len() as i32,
+            items,
+            query: request.q.clone(),
+            category: category.unwrap_or(ALL_CATEGORIES).to_owned(),
+            categories: SKILL_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        })
+    }
+
+    fn skills_in<'a>(
+        &'a self,
+        category: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a SkillEntry> + 'a {
+        self.skills
+            .iter()
+            .filter(move |e| category.is_none_or(|c| e.category == c))
+    }
+
+    fn with_usage(&self, entry: &SkillEntry) -> SkillEntry {
+        SkillEntry {
+            usage_count: self.usage.count(&entry.operation_key),
+            ..entry.clone()
+        }
+    }
+
+    /// Registers the three catalog RPCs.
+    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
+        let catalog = self.clone();
+        registry.handle(
+            "mediaops.catalog.v1.CatalogService.ListApis",
+            move |_ctx, req: ListApisRequest| {
+                let response = catalog.list_apis(&req);
+                async move { Ok(response) }
+            },
+        )?;
+        let catalog = self.clone();
+        registry.handle(
+            "mediaops.catalog.v1.CatalogService.ListSkills",
+            move |_ctx, req: ListSkillsRequest| {
+                let response = catalog.list_skills(&req);
+                async move { response }
+            },
+        )?;
+        let catalog = self;
+        registry.handle(
+            "mediaops.catalog.v1.CatalogService.SearchSkills",
+            move |_ctx, req: SearchSkillsRequest| {
+                let response = catalog.search_skills(&req);
+                async move { response }
+            },
+        )?;
+        Ok(())
+    }
+}
+
+/// `None` for all; a category of spec 2.3; else 400 naming `category`.
+fn parse_category(category: &str) -> Result<Option<&str>, ServiceError> {
+    let category = category.trim();
+    if category.is_empty() || category == ALL_CATEGORIES {
+        return Ok(None);
+    }
+    if SKILL_CATEGORIES.contains(&category) {
+        return Ok(Some(category));
+    }
+    Err(ServiceError::invalid_field(
+        "category",
+        format!(
+            "unknown skill category {category:?}; valid: {ALL_CATEGORIES}, {}",
+            SKILL_CATEGORIES.join(", ")
+        ),
+    ))
+}
+
+fn execution(meta: &Operation) -> Execution {
+    let declared = meta.execution.clone().unwrap_or_default();
+    let target = match (&meta.http, declared.mode.as_str()) {
+        (_, "unavailable") | (None, _) => None,
+        (Some(http), _) => Some(ExecutionTarget {
+            method: http.method.clone(),
+            path: http.path.clone(),
+        }),
+    };
+    Execution {
+        mode: declared.mode,
+        side_effect: declared.side_effect,
+        target,
+    }
+}
+
+fn api_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) -> ApiEntry {
+    let http = meta.http.clone().unwrap_or_default();
+    ApiEntry {
+        platform: meta.platform.clone(),
+        slug: meta.slug.clone(),
+        operation_key: meta.operation_key.clone(),
+        title: meta.title.clone(),
+        method: http.method,
+        path: http.path,
+        summary: meta.summary.clone(),
+        unit_price: meta.unit_price,
+        tags: meta.tags.clone(),
+        request_schema: Some(to_struct(schema::request_schema(&method.input(), lists))),
+        response_example: Some(to_struct(schema::example(&method.output()))),
+        availability: meta.availability.clone(),
+        price_class: meta.price_class.clone(),
+        input_ui_schema: Some(ui::input_descriptor(&method.input(), lists)),
+        output_ui_schema: Some(ui::output_descriptor(meta, &method.output())),
+        execution: Some(execution(meta)),
+        task_ui: meta.task_ui.clone(),
+    }
+}
+
+fn skill_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) -> SkillEntry {
+    let skill = meta.skill.clone().unwrap_or_default();
+    SkillEntry {
+        slug: meta.slug.clone(),
+        operation_key: meta.operation_key.clone(),
+        title: meta.title.clone(),
+        summary: meta.summary.clone(),
+        hero_description: skill.hero_description,
+        category: skill.category,
+        featured: skill.featured,
+        hot: skill.hot,
+        tags: meta.tags.clone(),
+        usage_count: 0,
+        unit_price: meta.unit_price,
+        input_schema: Some(to_struct(schema::request_schema(&method.input(), lists))),
+        output_example: Some(to_struct(schema::example(&method.output()))),
+        price_class: meta.price_class.clone(),
+        input_ui_schema: Some(ui::input_descriptor(&method.input(), lists)),
+        output_ui_schema: Some(ui::output_descriptor(meta, &method.output())),
+        execution: Some(execution(meta)),
+        task_ui: meta.task_ui.clone(),
+        match_score: None,
+        match_reasons: Vec::new(),
+        availability: meta.availability.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        Catalog::build(
+            mediaops_proto::descriptor_pool(),
+            Arc::new(UsageCounters::default()),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn maintenance_entries_have_no_target() {
+        let apis = catalog().list_apis(&ListApisRequest::default());
+        let comments = apis
+            .items
+            .iter()
+            .find(|e| e.operation_key == "lifestyle.comments")
+            .unwrap();
+        assert_eq!(
+            comments.availability.as_ref().unwrap().status,
+            "maintenance"
+        );
+        let execution = comments.execution.as_ref().unwrap();
+        assert_eq!(
+            (execution.mode.as_str(), execution.target.is_none()),
+            ("unavailable", true)
+        );
+        let search = apis
+            .items
+            .iter()
+            .find(|e| e.operation_key == "lifestyle.search-note")
+            .unwrap();
+        assert_eq!(
+            search
+                .execution
+                .as_ref()
+                .unwrap()
+                .target
+                .as_ref()
+                .unwrap()
+                .path,
+            "/api/apis/lifestyle/search-note/call"
+        );
+        assert!(search.availability.is_none());
+    }
+
+    #[test]
+    fn unknown_category_is_named() {
+        let err = catalog()
+            .list_skills(&ListSkillsRequest {
+                category: "别的".into(),
+            })
+            .unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("category"));
+        let all = catalog()
+            .list_skills(&ListSkillsRequest {
+                category: ALL_CATEGORIES.into(),
+            })
+            .unwrap();
+        let safety = catalog()
+            .list_skills(&ListSkillsRequest {
+                category: "内容安全".into(),
+            })
+            .unwrap();
+        assert!(safety.total > 0 && safety.total < all.total);
+    }
+
+    #[test]
+    fn search_ranks_and_explains() {
+        let found = catalog()
+            .search_skills(&SearchSkillsRequest {
+                q: "违禁词".into(),
+                category: String::new(),
+            })
+            .unwrap();
+        assert!(found.total >= 1);
+        assert!(
+            found
+                .items
+                .windows(2)
+                .all(|w| w[0].match_score >= w[1].match_score)
+        );
+        assert!(!found.items[0].match_reasons.is_empty());
+        assert_eq!(found.category, ALL_CATEGORIES);
+        assert_eq!(found.categories.len(), 5);
+    }
+}

@@ -1,0 +1,98 @@
+//! Positioning-charter storage (spec 2.5, 4.15): `GET /api/ip-profile/charter`
+//! (default profile), `GET /api/ip-profile/:id/charter`,
+//! `PUT /api/ip-profile/:id/charter`. Free; no language model is called.
+//!
+//! Every account has the profile `default`, which reads as an empty charter
+//! with `charterUpdatedAt: null` until stored. Any other profile exists once
+//! a charter was PUT to it; reading it before is 404. A key sees only its
+//! own account's profiles: another account's profile id is simply unknown.
+
+pub mod rules;
+pub mod store;
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::charter::v1::{
+    GetCharterRequest, GetDefaultCharterRequest, PutCharterRequest, StoredCharter,
+};
+
+use crate::catalog::value_lists::ValueLists;
+use crate::error::ServiceError;
+use crate::registry::Registry;
+use rules::DEFAULT_PROFILE;
+use store::CharterStore;
+
+/// The charter operations over a store.
+pub struct CharterService {
+    store: Arc<dyn CharterStore>,
+    lists: ValueLists,
+}
+
+impl CharterService {
+    pub fn new(store: Arc<dyn CharterStore>, lists: ValueLists) -> Self {
+        CharterService { store, lists }
+    }
+
+    /// Reads a profile's charter; 404 for an unknown profile other than `default`.
+    pub async fn get(
+        &self,
+        account_id: &str,
+        profile_id: &str,
+    ) -> Result<StoredCharter, ServiceError> {
+        rules::check_profile_id(profile_id)?;
+        match self.store.get(account_id, profile_id).await? {
+            Some(stored) => Ok(stored),
+            None if profile_id == DEFAULT_PROFILE => Ok(StoredCharter {
+                profile_id: DEFAULT_PROFILE.to_owned(),
+                charter: Some(rules::empty_charter()),
+                charter_updated_at: None,
+            }),
+            None => Err(ServiceError::not_found(format!(
+                "no profile {profile_id:?} in this account"
+            ))),
+        }
+    }
+
+    /// Validates, normalizes and stores the whole charter.
+    pub async fn put(
+        &self,
+        account_id: &str,
+        request: PutCharterRequest,
+    ) -> Result<StoredCharter, ServiceError> {
+        rules::check_profile_id(&request.id)?;
+        let charter = request
+            .charter
+            .ok_or_else(|| ServiceError::invalid_field("charter", "the charter is required"))?;
+        let charter = rules::normalize(charter, &self.lists)?;
+        self.store.put(account_id, &request.id, charter).await
+    }
+
+    /// Registers the three charter RPCs.
+    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
+        let service = self.clone();
+        registry.handle(
+            "mediaops.charter.v1.CharterService.GetDefaultCharter",
+            move |ctx, _: GetDefaultCharterRequest| {
+                let service = service.clone();
+                async move { service.get(ctx.account_id(), DEFAULT_PROFILE).await }
+            },
+        )?;
+        let service = self.clone();
+        registry.handle(
+            "mediaops.charter.v1.CharterService.GetCharter",
+            move |ctx, req: GetCharterRequest| {
+                let service = service.clone();
+                async move { service.get(ctx.account_id(), &req.id).await }
+            },
+        )?;
+        let service = self;
+        registry.handle(
+            "mediaops.charter.v1.CharterService.PutCharter",
+            move |ctx, req: PutCharterRequest| {
+                let service = service.clone();
+                async move { service.put(ctx.account_id(), req).await }
+            },
+        )?;
+        Ok(())
+    }
+}

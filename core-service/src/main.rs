@@ -1,0 +1,32 @@
+//! `core-service`: the core alone, for split deployments (deploy/). The
+//! one-process default is the root package's `mediaops` binary.
+
+use clap::Parser;
+
+/// Runs the mediaops gRPC core.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let args = Args::parse();
+    let settings = core_service::CoreSettings::load(args.config.as_deref())?;
+    let core = core_service::Core::open(&settings).await?;
+    println!("{}", core.bootstrap);
+    let listener = tokio::net::TcpListener::bind(&settings.grpc_addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, "core-service listening (gRPC)");
+    core.serve(listener, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}

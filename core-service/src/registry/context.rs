@@ -1,0 +1,22 @@
+//! What a handler knows about the call it serves.
+
+use std::sync::Arc;
+
+use super::OperationInfo;
+use crate::auth::Principal;
+
+/// The authenticated caller, the request id and the operation of one call.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    /// Echoed from the client's `x-request-id`, or generated.
+    pub request_id: String,
+    pub principal: Principal,
+    pub operation: Arc<OperationInfo>,
+}
+
+impl CallContext {
+    /// The caller's account id.
+    pub fn account_id(&self) -> &str {
+        &self.principal.account_id
+    }
+}

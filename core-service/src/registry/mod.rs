@@ -1,0 +1,161 @@
+//! The operation registry: every RPC of the descriptor pool that carries an
+//! operation option (ARCHITECTURE.md), keyed by its gRPC path, with the
+//! handler that implements it, if one is built yet.
+//!
+//! Handlers are registered with their typed prost request and response; the
+//! registry checks at start-up that the types match the RPC's descriptor.
+
+mod context;
+
+pub use context::CallContext;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use mediaops_proto::mediaops::options::v1::Operation;
+use prost_reflect::{DescriptorPool, MethodDescriptor};
+
+use crate::error::ServiceError;
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// What a handler gets and returns: encoded protobuf messages.
+pub type Handler =
+    Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, ServiceError>> + Send + Sync>;
+
+/// One RPC's descriptor and metadata.
+#[derive(Debug, Clone)]
+pub struct OperationInfo {
+    /// `/package.Service/Method`, as gRPC requests name it.
+    pub grpc_path: String,
+    pub method: MethodDescriptor,
+    pub meta: Operation,
+}
+
+impl OperationInfo {
+    /// `operationKey` (spec 2.2), e.g. `lifestyle.search-note`.
+    pub fn key(&self) -> &str {
+        &self.meta.operation_key
+    }
+
+    /// Whether the catalog lists the operation as under maintenance (spec 3).
+    pub fn under_maintenance(&self) -> bool {
+        self.meta
+            .availability
+            .as_ref()
+            .is_some_and(|a| a.status == "maintenance")
+    }
+}
+
+/// Every operation and its handler.
+pub struct Registry {
+    operations: HashMap<String, Arc<OperationInfo>>,
+    /// In descriptor order, for catalogs.
+    order: Vec<String>,
+    handlers: HashMap<String, Handler>,
+}
+
+impl Registry {
+    /// Collects every RPC with an operation option. Fails on duplicate
+    /// operation keys, so two RPCs can never claim one catalog entry.
+    pub fn from_pool(pool: &DescriptorPool) -> anyhow::Result<Registry> {
+        let mut operations = HashMap::new();
+        let mut order = Vec::new();
+        let mut keys = std::collections::HashSet::new();
+        for (method, meta) in mediaops_proto::options::operations(pool) {
+            anyhow::ensure!(
+                keys.insert(meta.operation_key.clone()),
+                "operation key {} is declared twice",
+                meta.operation_key
+            );
+            let grpc_path = format!("/{}/{}", method.parent_service().full_name(), method.name());
+            order.push(grpc_path.clone());
+            operations.insert(
+                grpc_path.clone(),
+                Arc::new(OperationInfo {
+                    grpc_path,
+                    method,
+                    meta,
+                }),
+            );
+        }
+        Ok(Registry {
+            operations,
+            order,
+            handlers: HashMap::new(),
+        })
+    }
+
+    /// Registers the handler of the RPC `full_method` (`package.Service.Method`).
+    ///
+    /// # Errors
+    /// The RPC does not exist, already has a handler, or its request/response
+    /// types are not `Req`/`Resp`.
+    pub fn handle<Req, Resp, F, Fut>(&mut self, full_method: &str, handler: F) -> anyhow::Result<()>
+    where
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + 'static,
+        F: Fn(CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, ServiceError>> + Send + 'static,
+    {
+        let info = self
+            .operations
+            .values()
+            .find(|info| info.method.full_name() == full_method)
+            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        anyhow::ensure!(
+            info.method.input().full_name() == Req::full_name()
+                && info.method.output().full_name() == Resp::full_name(),
+            "{full_method} takes {} and returns {}, not {} / {}",
+            info.method.input().full_name(),
+            info.method.output().full_name(),
+            Req::full_name(),
+            Resp::full_name()
+        );
+        let grpc_path = info.grpc_path.clone();
+        anyhow::ensure!(
+            !self.handlers.contains_key(&grpc_path),
+            "{full_method} has two handlers"
+        );
+        let handler = Arc::new(handler);
+        let erased: Handler = Arc::new(move |ctx: CallContext, bytes: Bytes| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let request = Req::decode(bytes).map_err(|e| {
+                    ServiceError::new(
+                        mediaops_proto::error_code::ErrorCode::InvalidInput,
+                        format!("the request is not a valid {}: {e}", Req::full_name()),
+                    )
+                })?;
+                let response = handler(ctx, request).await?;
+                Ok(Bytes::from(response.encode_to_vec()))
+            })
+        });
+        self.handlers.insert(grpc_path, erased);
+        Ok(())
+    }
+
+    /// The operation at a gRPC path.
+    pub fn get(&self, grpc_path: &str) -> Option<&Arc<OperationInfo>> {
+        self.operations.get(grpc_path)
+    }
+
+    /// The handler at a gRPC path, if the operation is built.
+    pub fn handler(&self, grpc_path: &str) -> Option<&Handler> {
+        self.handlers.get(grpc_path)
+    }
+
+    /// Whether the operation at `grpc_path` has a handler.
+    pub fn is_implemented(&self, grpc_path: &str) -> bool {
+        self.handlers.contains_key(grpc_path)
+    }
+
+    /// Every operation, in descriptor order.
+    pub fn operations(&self) -> impl Iterator<Item = &Arc<OperationInfo>> {
+        self.order.iter().map(|path| &self.operations[path])
+    }
+}
