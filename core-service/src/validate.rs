@@ -23,15 +23,9 @@ pub struct RequiredFields {
 impl RequiredFields {
     /// Reads the `required` flag of every field of every message.
     pub fn from_pool(pool: &DescriptorPool) -> RequiredFields {
-        let mut by_message = HashMap::new();
-        for message in pool.all_messages() {
-            let required: Vec<_> = message
-                .fields()
-                .filter(|f| mediaops_proto::options::field(f).is_some_and(|o| o.required))
-                .collect();
-            by_message.insert(message.full_name().to_owned(), required);
+        RequiredFields {
+            by_message: mediaops_proto::options::required_fields(pool),
         }
-        RequiredFields { by_message }
     }
 
     /// Checks `message` and every message inside it.

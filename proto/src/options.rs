@@ -66,3 +66,20 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
         .filter_map(|method| operation(&method).map(|op| (method, op)))
         .collect()
 }
+
+/// The fields declared `required` (`(mediaops.options.v1.field).required`)
+/// of every message of the pool, by message full name. Computed once by each
+/// user: decoding options is too slow for a per-request path.
+pub fn required_fields(
+    pool: &DescriptorPool,
+) -> std::collections::HashMap<String, Vec<FieldDescriptor>> {
+    pool.all_messages()
+        .map(|message| {
+            let required = message
+                .fields()
+                .filter(|f| field(f).is_some_and(|o| o.required))
+                .collect();
+            (message.full_name().to_owned(), required)
+        })
+        .collect()
+}

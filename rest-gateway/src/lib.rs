@@ -1,1 +1,16 @@
+//! The mediaops REST/JSON gateway (ARCHITECTURE.md): routes derived from the
+//! proto descriptors, JSON ⇄ protobuf transcoding, Bearer header checks, the
+//! `{success, requestId, data, error}` envelope; every call goes to the core
+//! over gRPC. No per-operation code lives here.
 
+pub mod call;
+pub mod core_client;
+pub mod envelope;
+pub mod routes;
+pub mod server;
+pub mod settings;
+pub mod transcode;
+
+pub use core_client::CoreClient;
+pub use server::{router, serve};
+pub use settings::GatewaySettings;

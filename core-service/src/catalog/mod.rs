@@ -33,6 +33,11 @@ pub const SKILL_CATEGORIES: [&str; 5] = [
     "公众号创作技能包",
 ];
 
+/// Platform tokens in the order of spec 1's table (`microblog`, whose path
+/// segment is ours, last); the data API catalog is listed in this order.
+pub const PLATFORM_ORDER: [&str; 11] =
+    ["lifestyle", "shortvideo", "articles", "videosite", "intlshort", "channels", "clipapp", "trend", "tool", "multi", "microblog"];
+
 /// The category value that means "all" (spec 2.3).
 pub const ALL_CATEGORIES: &str = "全部";
 

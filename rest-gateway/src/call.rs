@@ -1,0 +1,180 @@
+//! The one handler behind every REST route: authorization header check
+//! (spec 5), body and parameters → request message (400 names the field),
+//! gRPC call to the core, response message → envelope.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Method, header};
+use axum::response::Response;
+use bytes::Bytes;
+use mediaops_proto::error_code::ErrorCode;
+use prost::Message;
+use prost_reflect::DynamicMessage;
+use serde_json::{Map, Value as Json};
+
+use crate::envelope::{self, ApiError};
+
+/// Path parameters of the matched route, e.g. `[("id", "brand")]`.
+pub type PathParams = axum::extract::Path<Vec<(String, String)>>;
+use crate::routes::Route;
+use crate::server::AppState;
+use crate::transcode::{FieldError, decode, encode, query};
+
+/// Serves one request of `route`.
+pub async fn handle(
+    state: Arc<AppState>,
+    route: Arc<Route>,
+    params: Option<PathParams>,
+    request: axum::extract::Request,
+) -> Response {
+    let request_id = envelope::request_id(request.headers());
+    match run(&state, &route, params, request, &request_id).await {
+        Ok(data) => envelope::success(&request_id, data),
+        Err(error) => {
+            tracing::info!(request_id, operation = route.operation_key, code = %error.code, "request failed");
+            envelope::failure(&request_id, &error)
+        }
+    }
+}
+
+async fn run(
+    state: &AppState,
+    route: &Route,
+    params: Option<PathParams>,
+    request: axum::extract::Request,
+    request_id: &str,
+) -> Result<Json, ApiError> {
+    let (parts, body) = request.into_parts();
+    let authorization = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or("\u{0}"));
+    mediaops_proto::bearer::parse_bearer(authorization)
+        .map_err(|e| ApiError::new(ErrorCode::Unauthenticated, e.message()))?;
+    let authorization = authorization.unwrap_or_default();
+
+    let mut object = Map::new();
+    if route.method == Method::GET {
+        let query = parts.uri.query().unwrap_or_default();
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        query::merge_params(
+            &route.input,
+            pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            &mut object,
+        )?;
+    } else {
+        let bytes = read_body(body, state.max_body_bytes).await?;
+        if !bytes.iter().all(u8::is_ascii_whitespace) {
+            require_json(&parts.headers)?;
+            let json: Json = serde_json::from_slice(&bytes).map_err(|e| ApiError {
+                field: None,
+                ..ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("the body is not valid JSON: {e}"),
+                )
+            })?;
+            match &route.body_field {
+                Some(field) => {
+                    object.insert(field.json_name().to_owned(), json);
+                }
+                None => match json {
+                    Json::Object(map) => object = map,
+                    other => {
+                        return Err(FieldError::new(
+                            "",
+                            format!(
+                                "the request body must be a JSON object, not {}",
+                                decode::json_type(&other)
+                            ),
+                        )
+                        .into());
+                    }
+                },
+            }
+        }
+    }
+    if let Some(params) = &params {
+        query::merge_params(
+            &route.input,
+            params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            &mut object,
+        )?;
+    }
+
+    let message = decode::decode(&route.input, &Json::Object(object), &state.required)
+        .map_err(|e| relative_to_body(route, e.into()))?;
+    let response = state
+        .core
+        .unary(
+            &route.grpc_path,
+            Bytes::from(message.encode_to_vec()),
+            authorization,
+            request_id,
+        )
+        .await
+        .map_err(|status| relative_to_body(route, ApiError::from_status(&status)))?;
+    let output = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
+        ApiError::new(
+            ErrorCode::Internal,
+            format!(
+                "the core answered a malformed {}: {e}",
+                route.output.full_name()
+            ),
+        )
+    })?;
+    Ok(encode::encode(&output))
+}
+
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(body, limit).await.map_err(|_| {
+        ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the request body is larger than {limit} bytes"),
+        )
+    })
+}
+
+/// Spec 5.2: a body comes with `Content-Type: application/json`.
+fn require_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json" {
+        Ok(())
+    } else {
+        let shown = if content_type.is_empty() {
+            "none".to_owned()
+        } else {
+            format!("{content_type:?}")
+        };
+        Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            format!("a request body needs Content-Type: application/json (got {shown})"),
+        ))
+    }
+}
+
+/// For routes whose body fills one request field (the charter PUT), field
+/// paths are given relative to the body the client sent.
+fn relative_to_body(route: &Route, mut error: ApiError) -> ApiError {
+    if let (Some(body), Some(field)) = (&route.body_field, &error.field) {
+        let name = body.json_name();
+        if field == name {
+            error.field = None;
+        } else if let Some(rest) = field.strip_prefix(name).and_then(|r| r.strip_prefix('.')) {
+            error.field = Some(rest.to_owned());
+            error.message = error.message.replace(&format!("{name}."), "");
+        }
+    }
+    error
+}

@@ -1,0 +1,70 @@
+//! The gateway's gRPC client to the core: raw protobuf bytes in and out
+//! ([`BytesCodec`]), the caller's `authorization` and the request id in the
+//! metadata.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::uri::PathAndQuery;
+use mediaops_proto::codec::BytesCodec;
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+/// A lazily connected channel to the core; cheap to clone.
+#[derive(Clone)]
+pub struct CoreClient {
+    channel: Channel,
+}
+
+impl CoreClient {
+    /// A client for `addr` (`http://host:port`). Connects on first use and
+    /// reconnects by itself.
+    pub fn connect_lazy(addr: &str) -> anyhow::Result<CoreClient> {
+        let endpoint = Endpoint::from_shared(addr.to_owned())
+            .map_err(|e| anyhow::anyhow!("core address {addr:?} is not a URI: {e}"))?
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(300))
+            .tcp_nodelay(true);
+        Ok(CoreClient {
+            channel: endpoint.connect_lazy(),
+        })
+    }
+
+    /// Calls the unary RPC at `grpc_path` with an encoded request.
+    pub async fn unary(
+        &self,
+        grpc_path: &str,
+        body: Bytes,
+        authorization: &str,
+        request_id: &str,
+    ) -> Result<Bytes, tonic::Status> {
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        grpc.ready()
+            .await
+            .map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
+        let path = PathAndQuery::from_str(grpc_path)
+            .map_err(|e| tonic::Status::internal(e.to_string()))?;
+        let mut request = tonic::Request::new(body);
+        let metadata = request.metadata_mut();
+        if let Ok(value) = MetadataValue::try_from(authorization) {
+            metadata.insert("authorization", value);
+        }
+        if let Ok(value) = MetadataValue::try_from(request_id) {
+            metadata.insert("x-request-id", value);
+        }
+        Ok(grpc.unary(request, path, BytesCodec).await?.into_inner())
+    }
+
+    /// The core's overall `grpc.health.v1` status.
+    pub async fn health(&self) -> Result<ServingStatus, tonic::Status> {
+        let response = HealthClient::new(self.channel.clone())
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await?;
+        Ok(response.into_inner().status())
+    }
+}

@@ -1,0 +1,159 @@
+//! The response envelope of spec 2.1, `{success, requestId, data, error}`,
+//! and the error object of ARCHITECTURE.md, `{code, message, field?,
+//! upstream?}`. `error` is null on success and `data` null on failure; the
+//! request id is also the `X-Request-Id` response header.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::common::v1 as common;
+use prost::Message;
+use serde_json::{Value as Json, json};
+
+use crate::transcode::FieldError;
+
+/// Header carrying the request id both ways.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// A failed call, as the client will see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub field: Option<String>,
+    /// `{code?, message}` passed through from an upstream (spec 7 rule 3).
+    pub upstream: Option<Json>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            field: None,
+            upstream: None,
+        }
+    }
+
+    /// The error object the core put in a gRPC status's details, or one
+    /// derived from the status code when there is none (transport failure).
+    pub fn from_status(status: &tonic::Status) -> Self {
+        if let Ok(error) = common::Error::decode(status.details()) {
+            if let Some(code) = ErrorCode::parse(&error.code) {
+                return ApiError {
+                    code,
+                    message: error.message,
+                    field: error.field,
+                    upstream: error
+                        .upstream
+                        .map(|u| json!({"code": u.code, "message": u.message})),
+                };
+            }
+        }
+        match status.code() {
+            tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
+                ApiError::new(
+                    ErrorCode::UpstreamUnavailable,
+                    format!("the core service cannot be reached: {}", status.message()),
+                )
+            }
+            code => ApiError::new(ErrorCode::from_grpc_code(code), status.message().to_owned()),
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        let mut object = json!({"code": self.code.as_str(), "message": self.message});
+        if let Some(field) = &self.field {
+            object["field"] = json!(field);
+        }
+        if let Some(upstream) = &self.upstream {
+            object["upstream"] = upstream.clone();
+        }
+        object
+    }
+}
+
+impl From<FieldError> for ApiError {
+    fn from(error: FieldError) -> Self {
+        let field = if error.field.is_empty() {
+            None
+        } else {
+            Some(error.field)
+        };
+        ApiError {
+            code: ErrorCode::InvalidInput,
+            message: error.message,
+            field,
+            upstream: None,
+        }
+    }
+}
+
+/// `200 {success: true, requestId, data, error: null}`.
+pub fn success(request_id: &str, data: Json) -> Response {
+    respond(
+        StatusCode::OK,
+        request_id,
+        json!({"success": true, "requestId": request_id, "data": data, "error": null}),
+    )
+}
+
+/// `<status> {success: false, requestId, data: null, error}`.
+pub fn failure(request_id: &str, error: &ApiError) -> Response {
+    let status =
+        StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    respond(
+        status,
+        request_id,
+        json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()}),
+    )
+}
+
+fn respond(status: StatusCode, request_id: &str, body: Json) -> Response {
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+    }
+    response
+}
+
+/// The client's `X-Request-Id` when it is 1-128 printable ASCII characters,
+/// else a new UUID.
+pub fn request_id(headers: &axum::http::HeaderMap) -> String {
+    headers
+        .get(REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_error_details_become_the_error_object() {
+        let error = common::Error {
+            code: "insufficient_points".into(),
+            message: "price 6, balance 2".into(),
+            field: None,
+            upstream: None,
+        };
+        let status = tonic::Status::with_details(
+            tonic::Code::ResourceExhausted,
+            "x",
+            error.encode_to_vec().into(),
+        );
+        let api = ApiError::from_status(&status);
+        assert_eq!(api.code, ErrorCode::InsufficientPoints);
+        assert_eq!(api.message, "price 6, balance 2");
+        let bare = ApiError::from_status(&tonic::Status::unavailable("connection refused"));
+        assert_eq!(bare.code, ErrorCode::UpstreamUnavailable);
+    }
+}

@@ -1,0 +1,38 @@
+//! `rest-gateway`: the gateway alone, in front of a core at `--core-addr`
+//! (split deployments, deploy/). The one-process default is `mediaops`.
+
+use clap::Parser;
+
+/// Runs the mediaops REST/JSON gateway.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// The core's gRPC address, e.g. http://core:50051 (overrides MEDIAOPS_CORE_ADDR).
+    #[arg(long)]
+    core_addr: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let args = Args::parse();
+    let mut settings = rest_gateway::GatewaySettings::load(args.config.as_deref())?;
+    if let Some(addr) = args.core_addr {
+        settings.core_addr = addr;
+    }
+    let core = rest_gateway::CoreClient::connect_lazy(&settings.core_addr)?;
+    let router = rest_gateway::router(core, settings.max_body_bytes)?;
+    let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, core = settings.core_addr, "rest-gateway listening");
+    rest_gateway::serve(listener, router, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}

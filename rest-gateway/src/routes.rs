@@ -1,0 +1,89 @@
+//! The route table, derived at start-up from the `http` option of every RPC
+//! in the descriptor pool (primary path and alias paths). Adding an
+//! operation touches only the proto and the core.
+
+use prost_reflect::{DescriptorPool, FieldDescriptor, Kind, MessageDescriptor};
+
+/// One REST path bound to one RPC.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub method: axum::http::Method,
+    /// axum path syntax, e.g. `/api/ip-profile/{id}/charter`.
+    pub path: String,
+    /// `/package.Service/Method`.
+    pub grpc_path: String,
+    pub operation_key: String,
+    pub input: MessageDescriptor,
+    pub output: MessageDescriptor,
+    /// The request field the JSON body fills, when it is not the whole request.
+    pub body_field: Option<FieldDescriptor>,
+}
+
+/// Every route of the pool.
+///
+/// # Errors
+/// An RPC whose `http` option names an unknown method or body field.
+pub fn routes(pool: &DescriptorPool) -> anyhow::Result<Vec<Route>> {
+    let mut routes = Vec::new();
+    for (method, meta) in mediaops_proto::options::operations(pool) {
+        let Some(http) = meta.http else { continue };
+        let verb: axum::http::Method = http.method.parse()?;
+        let body_field = match http.body.as_str() {
+            "" | "*" => None,
+            name => {
+                let field = method.input().get_field_by_name(name).ok_or_else(|| {
+                    anyhow::anyhow!("{}: body field {name} does not exist", method.full_name())
+                })?;
+                anyhow::ensure!(
+                    matches!(field.kind(), Kind::Message(_)),
+                    "{}: body field {name} is not a message",
+                    method.full_name()
+                );
+                Some(field)
+            }
+        };
+        for path in std::iter::once(http.path).chain(http.alias_paths) {
+            routes.push(Route {
+                method: verb.clone(),
+                path,
+                grpc_path: format!("/{}/{}", method.parent_service().full_name(), method.name()),
+                operation_key: meta.operation_key.clone(),
+                input: method.input(),
+                output: method.output(),
+                body_field: body_field.clone(),
+            });
+        }
+    }
+    Ok(routes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alias_and_body_routes() {
+        let routes = routes(mediaops_proto::descriptor_pool()).unwrap();
+        let rise: Vec<_> = routes
+            .iter()
+            .filter(|r| r.operation_key == "shortvideo.douyin-rise-fans-rank")
+            .map(|r| r.path.as_str())
+            .collect();
+        assert_eq!(
+            rise,
+            [
+                "/api/apis/shortvideo/douyin-rise-fans-rank/call",
+                "/api/apis/shortvideo/shortvideo-rise-fans-rank/call"
+            ]
+        );
+        let put = routes
+            .iter()
+            .find(|r| r.operation_key == "ip-profile.charter.put")
+            .unwrap();
+        assert_eq!(
+            (put.method.as_str(), put.path.as_str()),
+            ("PUT", "/api/ip-profile/{id}/charter")
+        );
+        assert_eq!(put.body_field.as_ref().unwrap().name(), "charter");
+    }
+}

@@ -1,0 +1,50 @@
+//! Gateway configuration, read from the same sources as the core's: the
+//! TOML file (`--config`, else `MEDIAOPS_CONFIG`, else `./mediaops.toml`),
+//! then `MEDIAOPS_*` variables.
+
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+/// What the gateway reads.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GatewaySettings {
+    /// REST listen address (`MEDIAOPS_REST_ADDR`).
+    pub rest_addr: String,
+    /// The core's gRPC address (`MEDIAOPS_CORE_ADDR`, or `--core-addr`).
+    pub core_addr: String,
+    /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
+    pub max_body_bytes: usize,
+}
+
+impl Default for GatewaySettings {
+    fn default() -> Self {
+        GatewaySettings {
+            rest_addr: "0.0.0.0:8080".into(),
+            core_addr: "http://127.0.0.1:50051".into(),
+            max_body_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl GatewaySettings {
+    /// Loads the settings; a value of the wrong type is an error.
+    pub fn load(config_file: Option<&Path>) -> anyhow::Result<GatewaySettings> {
+        let file = config_file
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
+        let settings: GatewaySettings =
+            Figment::from(Serialized::defaults(GatewaySettings::default()))
+                .merge(Toml::file(file))
+                .merge(Env::prefixed("MEDIAOPS_"))
+                .extract()?;
+        anyhow::ensure!(
+            settings.max_body_bytes >= 1024,
+            "MEDIAOPS_MAX_BODY_BYTES must be at least 1024"
+        );
+        Ok(settings)
+    }
+}

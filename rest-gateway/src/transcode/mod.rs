@@ -1,0 +1,34 @@
+//! JSON ⇄ protobuf transcoding driven by message descriptors (no
+//! per-operation code). JSON names are the fields' `json_name`s; the proto
+//! field names are accepted on input too, as proto3 JSON allows.
+
+pub mod decode;
+pub mod encode;
+pub mod query;
+
+/// A request field that could not be turned into the request message: a 400
+/// `invalid_input` naming `field` (a JSON path such as `items[2].title`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// JSON path of the field; empty for the body as a whole.
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// `prefix.name`, or `name` at the top.
+pub(crate) fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}

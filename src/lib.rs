@@ -1,0 +1,76 @@
+//! `mediaops`: the one-process service. Starts the core (gRPC) and the REST
+//! gateway together on embedded defaults; the same crates also run split
+//! (`core-service`, `rest-gateway --core-addr`).
+//!
+//! The generated protobuf types and the embedded descriptor set live in the
+//! `mediaops-proto` crate and are re-exported here as [`proto`]: Cargo forbids
+//! the package cycle that putting them in this root package would make
+//! (core-service needs the types, this package needs core-service).
+
+pub mod operations;
+
+use std::net::SocketAddr;
+
+use core_service::bootstrap::Bootstrap;
+use core_service::{Core, CoreSettings};
+use rest_gateway::GatewaySettings;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use mediaops_proto as proto;
+
+/// Both servers, running.
+pub struct Running {
+    pub grpc_addr: SocketAddr,
+    pub rest_addr: SocketAddr,
+    /// What the bootstrap-key step did (the key itself when generated).
+    pub bootstrap: Bootstrap,
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// Binds both listeners, opens the core's state and starts serving.
+///
+/// The gateway talks to the core over gRPC on loopback, exactly as it would
+/// across machines.
+pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<Running> {
+    let grpc_listener = tokio::net::TcpListener::bind(&core.grpc_addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_GRPC_ADDR {}: {e}", core.grpc_addr))?;
+    let rest_listener = tokio::net::TcpListener::bind(&gateway.rest_addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", gateway.rest_addr))?;
+    let grpc_addr = grpc_listener.local_addr()?;
+    let rest_addr = rest_listener.local_addr()?;
+
+    let core_service = Core::open(core).await?;
+    let bootstrap = core_service.bootstrap.clone();
+    let (stop, stopped) = watch::channel(false);
+    let on_stop = |mut rx: watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+
+    let mut local_core = grpc_addr;
+    if local_core.ip().is_unspecified() {
+        local_core.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let client = rest_gateway::CoreClient::connect_lazy(&format!("http://{local_core}"))?;
+    let router = rest_gateway::router(client, gateway.max_body_bytes)?;
+
+    let tasks = vec![
+        tokio::spawn(core_service.serve(grpc_listener, on_stop(stopped.clone()))),
+        tokio::spawn(rest_gateway::serve(rest_listener, router, on_stop(stopped))),
+    ];
+    Ok(Running { grpc_addr, rest_addr, bootstrap, stop, tasks })
+}
+
+impl Running {
+    /// Stops both servers gracefully and waits for them.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            task.await??;
+        }
+        Ok(())
+    }
+}

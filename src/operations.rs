@@ -1,0 +1,35 @@
+//! The operation status table (`mediaops operations`): every operation of
+//! the descriptor pool, its REST path, price and whether it is built. The
+//! README's table is this command's output.
+
+use core_service::registry::Registry;
+
+/// What a caller gets from an operation today.
+pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {
+    let op = registry.get(grpc_path).expect("listed operations exist");
+    if op.under_maintenance() {
+        "maintenance (503)"
+    } else if registry.is_implemented(grpc_path) {
+        "built"
+    } else {
+        "not built (503 not_implemented)"
+    }
+}
+
+/// The table as Markdown: key, method and path, price, status.
+pub fn markdown(registry: &Registry) -> String {
+    let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
+    for op in registry.operations() {
+        let http = op.meta.http.clone().unwrap_or_default();
+        let mut paths = vec![format!("`{} {}`", http.method, http.path)];
+        paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            op.key(),
+            paths.join(" or "),
+            op.meta.unit_price,
+            status(registry, &op.grpc_path)
+        ));
+    }
+    out
+}
