@@ -12,10 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed={}", root.join("mediaops").display());
 
     let mut compiler = protox::Compiler::new([&root])?;
-    compiler
-        .include_imports(true)
-        .include_source_info(true)
-        .open_files(&files)?;
+    compiler.include_imports(true).include_source_info(true).open_files(&files)?;
     // prost_types drops custom options (extensions), so the embedded set is
     // encoded by protox itself; source info stays in, so reflection clients
     // (`grpcurl describe`) show the proto comments.

@@ -47,14 +47,10 @@ impl std::fmt::Display for Bootstrap {
             Bootstrap::Generated(key) => {
                 write!(f, "bootstrap API key (shown once, store it now): {key}")
             }
-            Bootstrap::Configured(prefix) => write!(
-                f,
-                "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})"
-            ),
-            Bootstrap::Existing => write!(
-                f,
-                "API keys exist; set MEDIAOPS_BOOTSTRAP_KEY to add a known key"
-            ),
+            Bootstrap::Configured(prefix) => {
+                write!(f, "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})")
+            }
+            Bootstrap::Existing => write!(f, "API keys exist; set MEDIAOPS_BOOTSTRAP_KEY to add a known key"),
         }
     }
 }
@@ -68,24 +64,11 @@ mod tests {
     async fn generates_once_then_keeps_quiet() {
         let dir = tempfile::tempdir().unwrap();
         let keys = EmbeddedKeyStore::open(dir.path()).unwrap();
-        let Bootstrap::Generated(key) = ensure_bootstrap_key(&keys, None, 5).await.unwrap() else {
-            panic!()
-        };
-        assert_eq!(
-            keys.authenticate(&key).await.unwrap().account_id,
-            BOOTSTRAP_ACCOUNT
-        );
-        assert_eq!(
-            ensure_bootstrap_key(&keys, None, 5).await.unwrap(),
-            Bootstrap::Existing
-        );
+        let Bootstrap::Generated(key) = ensure_bootstrap_key(&keys, None, 5).await.unwrap() else { panic!() };
+        assert_eq!(keys.authenticate(&key).await.unwrap().account_id, BOOTSTRAP_ACCOUNT);
+        assert_eq!(ensure_bootstrap_key(&keys, None, 5).await.unwrap(), Bootstrap::Existing);
         let configured = "mk_configuredconfigured";
-        assert!(matches!(
-            ensure_bootstrap_key(&keys, Some(configured), 5)
-                .await
-                .unwrap(),
-            Bootstrap::Configured(_)
-        ));
+        assert!(matches!(ensure_bootstrap_key(&keys, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
         assert!(keys.authenticate(configured).await.is_ok());
     }
 }

@@ -67,27 +67,16 @@ impl Pipeline {
         request_id: &str,
         request: tonic::Request<Bytes>,
     ) -> Result<(Bytes, String), ServiceError> {
-        let authorization = request
-            .metadata()
-            .get("authorization")
-            .and_then(|v| v.to_str().ok());
+        let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok());
         let key = mediaops_proto::bearer::parse_bearer(authorization)
             .map_err(|e| ServiceError::unauthenticated(e.message()))?;
         let principal = self.keys.authenticate(key).await?;
 
         if op.under_maintenance() {
-            let note = op
-                .meta
-                .availability
-                .as_ref()
-                .map(|a| a.note.as_str())
-                .unwrap_or_default();
+            let note = op.meta.availability.as_ref().map(|a| a.note.as_str()).unwrap_or_default();
             return Err(ServiceError::new(
                 ErrorCode::Maintenance,
-                format!(
-                    "{} is under maintenance and was not run or charged: {note}",
-                    op.key()
-                ),
+                format!("{} is under maintenance and was not run or charged: {note}", op.key()),
             ));
         }
 
@@ -95,10 +84,7 @@ impl Pipeline {
         let message = DynamicMessage::decode(op.method.input(), body.clone()).map_err(|e| {
             ServiceError::new(
                 ErrorCode::InvalidInput,
-                format!(
-                    "the request is not a valid {}: {e}",
-                    op.method.input().full_name()
-                ),
+                format!("the request is not a valid {}: {e}", op.method.input().full_name()),
             )
         })?;
         self.required.check(&message)?;
@@ -106,18 +92,11 @@ impl Pipeline {
         let handler = self.registry.handler(&op.grpc_path).ok_or_else(|| {
             ServiceError::new(
                 ErrorCode::NotImplemented,
-                format!(
-                    "{} is modelled but not implemented yet: no data source is built for it",
-                    op.key()
-                ),
+                format!("{} is modelled but not implemented yet: no data source is built for it", op.key()),
             )
         })?;
         let account = principal.account_id.clone();
-        let ctx = CallContext {
-            request_id: request_id.to_owned(),
-            principal,
-            operation: op.clone(),
-        };
+        let ctx = CallContext { request_id: request_id.to_owned(), principal, operation: op.clone() };
         let response = handler(ctx, body).await?;
         self.usage.record(op.key());
         Ok((response, account))
@@ -170,16 +149,11 @@ where
         let pipeline = self.pipeline.clone();
         Box::pin(async move {
             let Some(op) = pipeline.registry.get(request.uri().path()).cloned() else {
-                let status = tonic::Status::unimplemented(format!(
-                    "unknown method {}",
-                    request.uri().path()
-                ));
+                let status = tonic::Status::unimplemented(format!("unknown method {}", request.uri().path()));
                 return Ok(status.into_http());
             };
             let unary = UnaryCall { pipeline, op };
-            Ok(tonic::server::Grpc::new(BytesCodec)
-                .unary(unary, request)
-                .await)
+            Ok(tonic::server::Grpc::new(BytesCodec).unary(unary, request).await)
         })
     }
 }

@@ -20,20 +20,12 @@ pub struct ServiceError {
 
 impl ServiceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ServiceError {
-            code,
-            message: message.into(),
-            field: None,
-        }
+        ServiceError { code, message: message.into(), field: None }
     }
 
     /// 400 `invalid_input` naming `field`.
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ServiceError {
-            code: ErrorCode::InvalidInput,
-            message: message.into(),
-            field: Some(field.into()),
-        }
+        ServiceError { code: ErrorCode::InvalidInput, message: message.into(), field: Some(field.into()) }
     }
 
     pub fn unauthenticated(message: impl Into<String>) -> Self {
@@ -61,11 +53,7 @@ impl ServiceError {
     /// The gRPC status: code per [`ErrorCode::grpc_code`], details = the
     /// encoded error object.
     pub fn to_status(&self) -> tonic::Status {
-        tonic::Status::with_details(
-            self.code.grpc_code(),
-            self.message.clone(),
-            self.to_proto().encode_to_vec().into(),
-        )
+        tonic::Status::with_details(self.code.grpc_code(), self.message.clone(), self.to_proto().encode_to_vec().into())
     }
 }
 

@@ -18,15 +18,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 fn tempfile_in(dir: &Path, target: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
-    let name = target
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("state");
+    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("state");
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
     Ok((tmp, file))
 }
 

@@ -33,38 +33,21 @@ impl Core {
     /// key rule and registers every built operation.
     pub async fn open(settings: &CoreSettings) -> anyhow::Result<Core> {
         settings.check()?;
-        std::fs::create_dir_all(&settings.data_dir).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot create data dir {}: {e}",
-                settings.data_dir.display()
-            )
-        })?;
+        std::fs::create_dir_all(&settings.data_dir)
+            .map_err(|e| anyhow::anyhow!("cannot create data dir {}: {e}", settings.data_dir.display()))?;
         let pool = mediaops_proto::descriptor_pool();
         let keys: Arc<dyn KeyStore> = Arc::new(EmbeddedKeyStore::open(&settings.data_dir)?);
-        let bootstrap = ensure_bootstrap_key(
-            keys.as_ref(),
-            settings.bootstrap_key.as_deref(),
-            settings.bootstrap_points,
-        )
-        .await?;
+        let bootstrap =
+            ensure_bootstrap_key(keys.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
         let usage = Arc::new(UsageCounters::default());
 
         let mut registry = Registry::from_pool(pool)?;
         Arc::new(Catalog::build(pool, usage.clone())?).register(&mut registry)?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir));
-        Arc::new(CharterService::new(charters, ValueLists::from_pool(pool)))
-            .register(&mut registry)?;
+        Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
 
-        let pipeline = Arc::new(Pipeline {
-            registry,
-            keys,
-            required: RequiredFields::from_pool(pool),
-            usage,
-        });
-        Ok(Core {
-            pipeline,
-            bootstrap,
-        })
+        let pipeline = Arc::new(Pipeline { registry, keys, required: RequiredFields::from_pool(pool), usage });
+        Ok(Core { pipeline, bootstrap })
     }
 
     /// The registry, for status listings.
@@ -86,20 +69,12 @@ impl Core {
             .build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
         for service in mediaops_proto::descriptor_pool().services() {
-            health_reporter
-                .set_service_status(service.full_name(), tonic_health::ServingStatus::Serving)
-                .await;
+            health_reporter.set_service_status(service.full_name(), tonic_health::ServingStatus::Serving).await;
         }
 
         let mut routes = tonic::service::Routes::builder();
-        routes
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
-            .add_service(health);
-        let router = routes
-            .routes()
-            .into_axum_router()
-            .fallback_service(OperationService::new(self.pipeline));
+        routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
+        let router = routes.routes().into_axum_router().fallback_service(OperationService::new(self.pipeline));
         tonic::transport::Server::builder()
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)

@@ -50,9 +50,7 @@ pub fn sources<T: Serialize + Default>(config_file: Option<&Path>) -> Figment {
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
-    Figment::from(Serialized::defaults(T::default()))
-        .merge(Toml::file(file))
-        .merge(Env::prefixed("MEDIAOPS_"))
+    Figment::from(Serialized::defaults(T::default())).merge(Toml::file(file)).merge(Env::prefixed("MEDIAOPS_"))
 }
 
 impl CoreSettings {
@@ -82,10 +80,7 @@ impl CoreSettings {
         if let Some(now) = &self.now {
             let valid = chrono::NaiveDate::parse_from_str(now, "%Y-%m-%d").is_ok()
                 || chrono::DateTime::parse_from_rfc3339(now).is_ok();
-            anyhow::ensure!(
-                valid,
-                "MEDIAOPS_NOW is {now:?}: use YYYY-MM-DD or an RFC 3339 time"
-            );
+            anyhow::ensure!(valid, "MEDIAOPS_NOW is {now:?}: use YYYY-MM-DD or an RFC 3339 time");
         }
         if let Some(key) = &self.bootstrap_key {
             anyhow::ensure!(
@@ -93,10 +88,7 @@ impl CoreSettings {
                 "MEDIAOPS_BOOTSTRAP_KEY must be 16-256 characters of A-Z a-z 0-9 - . _ ~ + / ="
             );
         }
-        anyhow::ensure!(
-            self.bootstrap_points >= 0,
-            "MEDIAOPS_BOOTSTRAP_POINTS must not be negative"
-        );
+        anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
         Ok(())
     }
 }

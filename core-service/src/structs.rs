@@ -11,9 +11,7 @@ use prost_types::{ListValue, Struct, Value};
 /// A JSON object as a `Struct`; anything else becomes an empty `Struct`.
 pub fn to_struct(json: serde_json::Value) -> Struct {
     match json {
-        serde_json::Value::Object(map) => Struct {
-            fields: map.into_iter().map(|(k, v)| (k, to_value(v))).collect(),
-        },
+        serde_json::Value::Object(map) => Struct { fields: map.into_iter().map(|(k, v)| (k, to_value(v))).collect() },
         _ => Struct::default(),
     }
 }
@@ -25,9 +23,9 @@ pub fn to_value(json: serde_json::Value) -> Value {
         serde_json::Value::Bool(b) => Kind::BoolValue(b),
         serde_json::Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Kind::StringValue(s),
-        serde_json::Value::Array(items) => Kind::ListValue(ListValue {
-            values: items.into_iter().map(to_value).collect(),
-        }),
+        serde_json::Value::Array(items) => {
+            Kind::ListValue(ListValue { values: items.into_iter().map(to_value).collect() })
+        }
         object @ serde_json::Value::Object(_) => Kind::StructValue(to_struct(object)),
     };
     Value { kind: Some(kind) }
@@ -40,14 +38,10 @@ mod tests {
     #[test]
     fn nested_json_becomes_struct() {
         let s = to_struct(serde_json::json!({"a": [1, "x", null], "b": {"c": true}}));
-        let Some(Kind::ListValue(list)) = &s.fields["a"].kind else {
-            panic!()
-        };
+        let Some(Kind::ListValue(list)) = &s.fields["a"].kind else { panic!() };
         assert_eq!(list.values[0].kind, Some(Kind::NumberValue(1.0)));
         assert_eq!(list.values[2].kind, Some(Kind::NullValue(0)));
-        let Some(Kind::StructValue(b)) = &s.fields["b"].kind else {
-            panic!()
-        };
+        let Some(Kind::StructValue(b)) = &s.fields["b"].kind else { panic!() };
         assert_eq!(b.fields["c"].kind, Some(Kind::BoolValue(true)));
     }
 }

@@ -3,29 +3,29 @@
 //!
 //! A field declared `required` must be present when it has presence
 //! (messages, proto3 `optional`), and otherwise non-empty: a string with
-//! something besides white space, a list with at least one element. Numbers
+//! something besides white space, a list with at least one element; unless
+//! it is also declared `allow_empty` (the charter's lists). Numbers
 //! and booleans without presence cannot be told from their zero, so they are
 //! not checked here. The gateway separately rejects JSON that omits a
 //! required key, so REST and gRPC callers meet the same rule.
 
 use std::collections::HashMap;
 
-use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Kind, ReflectMessage, Value};
+use mediaops_proto::options::RequiredField;
+use prost_reflect::{DescriptorPool, DynamicMessage, Kind, ReflectMessage, Value};
 
 use crate::error::ServiceError;
 
 /// The required fields of every message in the pool, computed once.
 #[derive(Debug, Default)]
 pub struct RequiredFields {
-    by_message: HashMap<String, Vec<FieldDescriptor>>,
+    by_message: HashMap<String, Vec<RequiredField>>,
 }
 
 impl RequiredFields {
     /// Reads the `required` flag of every field of every message.
     pub fn from_pool(pool: &DescriptorPool) -> RequiredFields {
-        RequiredFields {
-            by_message: mediaops_proto::options::required_fields(pool),
-        }
+        RequiredFields { by_message: mediaops_proto::options::required_fields(pool) }
     }
 
     /// Checks `message` and every message inside it.
@@ -38,13 +38,10 @@ impl RequiredFields {
 
     fn check_at(&self, message: &DynamicMessage, prefix: &str) -> Result<(), ServiceError> {
         let desc = message.descriptor();
-        for field in self.by_message.get(desc.full_name()).into_iter().flatten() {
-            if !is_filled(message, field) {
-                let path = join(prefix, field.json_name());
-                return Err(ServiceError::invalid_field(
-                    path.clone(),
-                    format!("`{path}` is required"),
-                ));
+        for required in self.by_message.get(desc.full_name()).into_iter().flatten() {
+            if !is_filled(message, required) {
+                let path = join(prefix, required.field.json_name());
+                return Err(ServiceError::invalid_field(path.clone(), format!("`{path}` is required")));
             }
         }
         for field in desc.fields() {
@@ -68,9 +65,13 @@ impl RequiredFields {
     }
 }
 
-fn is_filled(message: &DynamicMessage, field: &FieldDescriptor) -> bool {
+fn is_filled(message: &DynamicMessage, required: &RequiredField) -> bool {
+    let field = &required.field;
     if field.supports_presence() {
         return message.has_field(field);
+    }
+    if required.allow_empty {
+        return true;
     }
     match &*message.get_field(field) {
         Value::String(s) => !s.trim().is_empty(),
@@ -81,11 +82,7 @@ fn is_filled(message: &DynamicMessage, field: &FieldDescriptor) -> bool {
 }
 
 fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}.{name}")
-    }
+    if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
 }
 
 #[cfg(test)]
@@ -101,19 +98,10 @@ mod tests {
     #[test]
     fn required_string_must_not_be_blank() {
         let rules = RequiredFields::from_pool(descriptor_pool());
-        let ok = message(
-            "mediaops.lifestyle.v1.SearchUserRequest",
-            serde_json::json!({"keyword": "露营"}),
-        );
+        let ok = message("mediaops.lifestyle.v1.SearchUserRequest", serde_json::json!({"keyword": "露营"}));
         assert!(rules.check(&ok).is_ok());
-        let blank = message(
-            "mediaops.lifestyle.v1.SearchUserRequest",
-            serde_json::json!({"keyword": "  "}),
-        );
-        assert_eq!(
-            rules.check(&blank).unwrap_err().field.as_deref(),
-            Some("keyword")
-        );
+        let blank = message("mediaops.lifestyle.v1.SearchUserRequest", serde_json::json!({"keyword": "  "}));
+        assert_eq!(rules.check(&blank).unwrap_err().field.as_deref(), Some("keyword"));
     }
 
     #[test]

@@ -31,22 +31,14 @@ pub const KEY_LENGTH: std::ops::RangeInclusive<usize> = 16..=256;
 /// and has an accepted length. Says nothing of whether the key exists.
 pub fn is_well_formed_key(key: &str) -> bool {
     KEY_LENGTH.contains(&key.len())
-        && key.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
-        })
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'='))
 }
 
 /// Extracts the key from an authorization value.
 pub fn parse_bearer(value: Option<&str>) -> Result<&str, BearerError> {
     let value = value.ok_or(BearerError::Missing)?;
-    let key = value
-        .strip_prefix("Bearer ")
-        .ok_or(BearerError::Malformed)?;
-    if is_well_formed_key(key) {
-        Ok(key)
-    } else {
-        Err(BearerError::Malformed)
-    }
+    let key = value.strip_prefix("Bearer ").ok_or(BearerError::Malformed)?;
+    if is_well_formed_key(key) { Ok(key) } else { Err(BearerError::Malformed) }
 }
 
 #[cfg(test)]
@@ -55,10 +47,7 @@ mod tests {
 
     #[test]
     fn accepts_bearer_one_space_key() {
-        assert_eq!(
-            parse_bearer(Some("Bearer mk_0123456789abcdef")),
-            Ok("mk_0123456789abcdef")
-        );
+        assert_eq!(parse_bearer(Some("Bearer mk_0123456789abcdef")), Ok("mk_0123456789abcdef"));
     }
 
     #[test]
@@ -75,11 +64,7 @@ mod tests {
             "Bearer mk_0123456789abcdef\u{4e2d}",
             "mk_0123456789abcdef",
         ] {
-            assert_eq!(
-                parse_bearer(Some(value)),
-                Err(BearerError::Malformed),
-                "{value:?}"
-            );
+            assert_eq!(parse_bearer(Some(value)), Err(BearerError::Malformed), "{value:?}");
         }
         assert_eq!(parse_bearer(None), Err(BearerError::Missing));
     }

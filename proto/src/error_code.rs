@@ -95,18 +95,16 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Internal => 500,
             ErrorCode::UpstreamUnavailable => 502,
-            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => {
-                503
-            }
+            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => 503,
         }
     }
 
     /// The gRPC status code the core answers with.
     pub fn grpc_code(self) -> Code {
         match self {
-            ErrorCode::InvalidInput
-            | ErrorCode::PayloadTooLarge
-            | ErrorCode::UnsupportedMediaType => Code::InvalidArgument,
+            ErrorCode::InvalidInput | ErrorCode::PayloadTooLarge | ErrorCode::UnsupportedMediaType => {
+                Code::InvalidArgument
+            }
             ErrorCode::Unauthenticated => Code::Unauthenticated,
             ErrorCode::InsufficientPoints => Code::ResourceExhausted,
             ErrorCode::Forbidden => Code::PermissionDenied,
@@ -114,9 +112,9 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => Code::Unimplemented,
             ErrorCode::Conflict => Code::AlreadyExists,
             ErrorCode::Internal => Code::Internal,
-            ErrorCode::UpstreamUnavailable
-            | ErrorCode::Maintenance
-            | ErrorCode::BillingUnavailable => Code::Unavailable,
+            ErrorCode::UpstreamUnavailable | ErrorCode::Maintenance | ErrorCode::BillingUnavailable => {
+                Code::Unavailable
+            }
             ErrorCode::NotImplemented => Code::Unimplemented,
         }
     }

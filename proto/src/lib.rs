@@ -40,8 +40,6 @@ pub fn descriptor_of<T: prost::Name>() -> prost_reflect::MessageDescriptor {
 /// A generated message as a dynamic one (for proto JSON and reflection).
 pub fn to_dynamic<T: prost::Message + prost::Name>(message: &T) -> prost_reflect::DynamicMessage {
     let mut dynamic = prost_reflect::DynamicMessage::new(descriptor_of::<T>());
-    dynamic
-        .transcode_from(message)
-        .expect("a generated message transcodes to its own descriptor");
+    dynamic.transcode_from(message).expect("a generated message transcodes to its own descriptor");
     dynamic
 }

@@ -10,20 +10,13 @@ const OPERATION_EXT: &str = "mediaops.options.v1.operation";
 const FIELD_EXT: &str = "mediaops.options.v1.field";
 const VALUE_LISTS_EXT: &str = "mediaops.options.v1.value_lists";
 
-fn extension<T: prost::Message + Default>(
-    options: &prost_reflect::DynamicMessage,
-    name: &str,
-) -> Option<T> {
+fn extension<T: prost::Message + Default>(options: &prost_reflect::DynamicMessage, name: &str) -> Option<T> {
     let pool = options.descriptor().parent_pool().clone();
     let ext = pool.get_extension_by_name(name)?;
     if !options.has_extension(&ext) {
         return None;
     }
-    options
-        .get_extension(&ext)
-        .as_message()?
-        .transcode_to::<T>()
-        .ok()
+    options.get_extension(&ext).as_message()?.transcode_to::<T>().ok()
 }
 
 /// The `(mediaops.options.v1.operation)` option of an RPC, if it has one.
@@ -49,11 +42,7 @@ pub fn value_lists(pool: &DescriptorPool) -> Vec<ValueList> {
             continue;
         }
         if let Some(values) = options.get_extension(&ext).as_list() {
-            lists.extend(
-                values
-                    .iter()
-                    .filter_map(|v| v.as_message()?.transcode_to::<ValueList>().ok()),
-            );
+            lists.extend(values.iter().filter_map(|v| v.as_message()?.transcode_to::<ValueList>().ok()));
         }
     }
     lists
@@ -67,17 +56,26 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
         .collect()
 }
 
-/// The fields declared `required` (`(mediaops.options.v1.field).required`)
-/// of every message of the pool, by message full name. Computed once by each
-/// user: decoding options is too slow for a per-request path.
-pub fn required_fields(
-    pool: &DescriptorPool,
-) -> std::collections::HashMap<String, Vec<FieldDescriptor>> {
+/// A field declared `required` (`(mediaops.options.v1.field).required`).
+#[derive(Debug, Clone)]
+pub struct RequiredField {
+    pub field: FieldDescriptor,
+    /// `allow_empty`: present is enough; "" and [] are valid values.
+    pub allow_empty: bool,
+}
+
+/// The required fields of every message of the pool, by message full name.
+/// Computed once by each user: decoding options is too slow for a
+/// per-request path.
+pub fn required_fields(pool: &DescriptorPool) -> std::collections::HashMap<String, Vec<RequiredField>> {
     pool.all_messages()
         .map(|message| {
             let required = message
                 .fields()
-                .filter(|f| field(f).is_some_and(|o| o.required))
+                .filter_map(|f| {
+                    let options = field(&f)?;
+                    options.required.then_some(RequiredField { field: f, allow_empty: options.allow_empty })
+                })
                 .collect();
             (message.full_name().to_owned(), required)
         })

@@ -46,10 +46,7 @@ async fn run(
     request_id: &str,
 ) -> Result<Json, ApiError> {
     let (parts, body) = request.into_parts();
-    let authorization = parts
-        .headers
-        .get(header::AUTHORIZATION)
-        .map(|v| v.to_str().unwrap_or("\u{0}"));
+    let authorization = parts.headers.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     mediaops_proto::bearer::parse_bearer(authorization)
         .map_err(|e| ApiError::new(ErrorCode::Unauthenticated, e.message()))?;
     let authorization = authorization.unwrap_or_default();
@@ -57,24 +54,15 @@ async fn run(
     let mut object = Map::new();
     if route.method == Method::GET {
         let query = parts.uri.query().unwrap_or_default();
-        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
-            .into_owned()
-            .collect();
-        query::merge_params(
-            &route.input,
-            pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-            &mut object,
-        )?;
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        query::merge_params(&route.input, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     } else {
         let bytes = read_body(body, state.max_body_bytes).await?;
         if !bytes.iter().all(u8::is_ascii_whitespace) {
             require_json(&parts.headers)?;
             let json: Json = serde_json::from_slice(&bytes).map_err(|e| ApiError {
                 field: None,
-                ..ApiError::new(
-                    ErrorCode::InvalidInput,
-                    format!("the body is not valid JSON: {e}"),
-                )
+                ..ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}"))
             })?;
             match &route.body_field {
                 Some(field) => {
@@ -85,10 +73,7 @@ async fn run(
                     other => {
                         return Err(FieldError::new(
                             "",
-                            format!(
-                                "the request body must be a JSON object, not {}",
-                                decode::json_type(&other)
-                            ),
+                            format!("the request body must be a JSON object, not {}", decode::json_type(&other)),
                         )
                         .into());
                     }
@@ -97,66 +82,36 @@ async fn run(
         }
     }
     if let Some(params) = &params {
-        query::merge_params(
-            &route.input,
-            params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-            &mut object,
-        )?;
+        query::merge_params(&route.input, params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     }
 
     let message = decode::decode(&route.input, &Json::Object(object), &state.required)
         .map_err(|e| relative_to_body(route, e.into()))?;
     let response = state
         .core
-        .unary(
-            &route.grpc_path,
-            Bytes::from(message.encode_to_vec()),
-            authorization,
-            request_id,
-        )
+        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), authorization, request_id)
         .await
         .map_err(|status| relative_to_body(route, ApiError::from_status(&status)))?;
     let output = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
-        ApiError::new(
-            ErrorCode::Internal,
-            format!(
-                "the core answered a malformed {}: {e}",
-                route.output.full_name()
-            ),
-        )
+        ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
     })?;
     Ok(encode::encode(&output))
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(body, limit).await.map_err(|_| {
-        ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!("the request body is larger than {limit} bytes"),
-        )
+        ApiError::new(ErrorCode::PayloadTooLarge, format!("the request body is larger than {limit} bytes"))
     })
 }
 
 /// Spec 5.2: a body comes with `Content-Type: application/json`.
 fn require_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     if essence == "application/json" {
         Ok(())
     } else {
-        let shown = if content_type.is_empty() {
-            "none".to_owned()
-        } else {
-            format!("{content_type:?}")
-        };
+        let shown = if content_type.is_empty() { "none".to_owned() } else { format!("{content_type:?}") };
         Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             format!("a request body needs Content-Type: application/json (got {shown})"),

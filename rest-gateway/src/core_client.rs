@@ -28,9 +28,7 @@ impl CoreClient {
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(300))
             .tcp_nodelay(true);
-        Ok(CoreClient {
-            channel: endpoint.connect_lazy(),
-        })
+        Ok(CoreClient { channel: endpoint.connect_lazy() })
     }
 
     /// Calls the unary RPC at `grpc_path` with an encoded request.
@@ -42,11 +40,8 @@ impl CoreClient {
         request_id: &str,
     ) -> Result<Bytes, tonic::Status> {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
-        grpc.ready()
-            .await
-            .map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
-        let path = PathAndQuery::from_str(grpc_path)
-            .map_err(|e| tonic::Status::internal(e.to_string()))?;
+        grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
+        let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
         let mut request = tonic::Request::new(body);
         let metadata = request.metadata_mut();
         if let Ok(value) = MetadataValue::try_from(authorization) {
@@ -60,11 +55,8 @@ impl CoreClient {
 
     /// The core's overall `grpc.health.v1` status.
     pub async fn health(&self) -> Result<ServingStatus, tonic::Status> {
-        let response = HealthClient::new(self.channel.clone())
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await?;
+        let response =
+            HealthClient::new(self.channel.clone()).check(HealthCheckRequest { service: String::new() }).await?;
         Ok(response.into_inner().status())
     }
 }

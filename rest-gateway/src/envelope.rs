@@ -27,12 +27,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError {
-            code,
-            message: message.into(),
-            field: None,
-            upstream: None,
-        }
+        ApiError { code, message: message.into(), field: None, upstream: None }
     }
 
     /// The error object the core put in a gRPC status's details, or one
@@ -44,19 +39,15 @@ impl ApiError {
                     code,
                     message: error.message,
                     field: error.field,
-                    upstream: error
-                        .upstream
-                        .map(|u| json!({"code": u.code, "message": u.message})),
+                    upstream: error.upstream.map(|u| json!({"code": u.code, "message": u.message})),
                 };
             }
         }
         match status.code() {
-            tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
-                ApiError::new(
-                    ErrorCode::UpstreamUnavailable,
-                    format!("the core service cannot be reached: {}", status.message()),
-                )
-            }
+            tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => ApiError::new(
+                ErrorCode::UpstreamUnavailable,
+                format!("the core service cannot be reached: {}", status.message()),
+            ),
             code => ApiError::new(ErrorCode::from_grpc_code(code), status.message().to_owned()),
         }
     }
@@ -75,33 +66,19 @@ impl ApiError {
 
 impl From<FieldError> for ApiError {
     fn from(error: FieldError) -> Self {
-        let field = if error.field.is_empty() {
-            None
-        } else {
-            Some(error.field)
-        };
-        ApiError {
-            code: ErrorCode::InvalidInput,
-            message: error.message,
-            field,
-            upstream: None,
-        }
+        let field = if error.field.is_empty() { None } else { Some(error.field) };
+        ApiError { code: ErrorCode::InvalidInput, message: error.message, field, upstream: None }
     }
 }
 
 /// `200 {success: true, requestId, data, error: null}`.
 pub fn success(request_id: &str, data: Json) -> Response {
-    respond(
-        StatusCode::OK,
-        request_id,
-        json!({"success": true, "requestId": request_id, "data": data, "error": null}),
-    )
+    respond(StatusCode::OK, request_id, json!({"success": true, "requestId": request_id, "data": data, "error": null}))
 }
 
 /// `<status> {success: false, requestId, data: null, error}`.
 pub fn failure(request_id: &str, error: &ApiError) -> Response {
-    let status =
-        StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     respond(
         status,
         request_id,
@@ -110,12 +87,7 @@ pub fn failure(request_id: &str, error: &ApiError) -> Response {
 }
 
 fn respond(status: StatusCode, request_id: &str, body: Json) -> Response {
-    let mut response = (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response();
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
     if let Ok(value) = HeaderValue::from_str(request_id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
@@ -145,11 +117,7 @@ mod tests {
             field: None,
             upstream: None,
         };
-        let status = tonic::Status::with_details(
-            tonic::Code::ResourceExhausted,
-            "x",
-            error.encode_to_vec().into(),
-        );
+        let status = tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
         let api = ApiError::from_status(&status);
         assert_eq!(api.code, ErrorCode::InsufficientPoints);
         assert_eq!(api.message, "price 6, balance 2");

@@ -31,9 +31,10 @@ pub fn routes(pool: &DescriptorPool) -> anyhow::Result<Vec<Route>> {
         let body_field = match http.body.as_str() {
             "" | "*" => None,
             name => {
-                let field = method.input().get_field_by_name(name).ok_or_else(|| {
-                    anyhow::anyhow!("{}: body field {name} does not exist", method.full_name())
-                })?;
+                let field = method
+                    .input()
+                    .get_field_by_name(name)
+                    .ok_or_else(|| anyhow::anyhow!("{}: body field {name} does not exist", method.full_name()))?;
                 anyhow::ensure!(
                     matches!(field.kind(), Kind::Message(_)),
                     "{}: body field {name} is not a message",
@@ -71,19 +72,10 @@ mod tests {
             .collect();
         assert_eq!(
             rise,
-            [
-                "/api/apis/shortvideo/douyin-rise-fans-rank/call",
-                "/api/apis/shortvideo/shortvideo-rise-fans-rank/call"
-            ]
+            ["/api/apis/shortvideo/douyin-rise-fans-rank/call", "/api/apis/shortvideo/shortvideo-rise-fans-rank/call"]
         );
-        let put = routes
-            .iter()
-            .find(|r| r.operation_key == "ip-profile.charter.put")
-            .unwrap();
-        assert_eq!(
-            (put.method.as_str(), put.path.as_str()),
-            ("PUT", "/api/ip-profile/{id}/charter")
-        );
+        let put = routes.iter().find(|r| r.operation_key == "ip-profile.charter.put").unwrap();
+        assert_eq!((put.method.as_str(), put.path.as_str()), ("PUT", "/api/ip-profile/{id}/charter"));
         assert_eq!(put.body_field.as_ref().unwrap().name(), "charter");
     }
 }

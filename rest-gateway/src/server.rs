@@ -11,7 +11,6 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use mediaops_proto::error_code::ErrorCode;
-use prost_reflect::FieldDescriptor;
 use serde_json::json;
 
 use crate::call::{self, PathParams};
@@ -23,18 +22,14 @@ use crate::routes::routes;
 pub struct AppState {
     pub core: CoreClient,
     /// Required fields by message full name.
-    pub required: HashMap<String, Vec<FieldDescriptor>>,
+    pub required: crate::transcode::decode::RequiredTable,
     pub max_body_bytes: usize,
 }
 
 /// Builds the router over `core`.
 pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router> {
     let pool = mediaops_proto::descriptor_pool();
-    let state = Arc::new(AppState {
-        core,
-        required: mediaops_proto::options::required_fields(pool),
-        max_body_bytes,
-    });
+    let state = Arc::new(AppState { core, required: mediaops_proto::options::required_fields(pool), max_body_bytes });
     let mut by_path: HashMap<String, MethodRouter> = HashMap::new();
     for route in routes(pool)? {
         let route = Arc::new(route);
@@ -70,9 +65,7 @@ pub async fn serve(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
     Ok(())
 }
 
@@ -81,43 +74,24 @@ pub async fn serve(
 async fn healthz(state: Arc<AppState>) -> Response {
     let check = tokio::time::timeout(std::time::Duration::from_secs(2), state.core.health()).await;
     match check {
-        Ok(Ok(status))
-            if status == tonic_health::pb::health_check_response::ServingStatus::Serving =>
-        {
-            (
-                StatusCode::OK,
-                axum::Json(json!({"status": "ok", "core": "serving"})),
-            )
+        Ok(Ok(status)) if status == tonic_health::pb::health_check_response::ServingStatus::Serving => {
+            (StatusCode::OK, axum::Json(json!({"status": "ok", "core": "serving"}))).into_response()
+        }
+        Ok(Ok(status)) => {
+            (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": status.as_str_name()})))
                 .into_response()
         }
-        Ok(Ok(status)) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(json!({"status": "degraded", "core": status.as_str_name()})),
-        )
+        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": e.message()})))
             .into_response(),
-        Ok(Err(e)) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(json!({"status": "degraded", "core": e.message()})),
-        )
-            .into_response(),
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(json!({"status": "degraded", "core": "timeout"})),
-        )
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": "timeout"})))
             .into_response(),
     }
 }
 
 async fn not_found(request: axum::extract::Request) -> Response {
     let request_id = envelope::request_id(request.headers());
-    let error = ApiError::new(
-        ErrorCode::NotFound,
-        format!(
-            "no operation at {} {}",
-            request.method(),
-            request.uri().path()
-        ),
-    );
+    let error =
+        ApiError::new(ErrorCode::NotFound, format!("no operation at {} {}", request.method(), request.uri().path()));
     envelope::failure(&request_id, &error)
 }
 
@@ -125,11 +99,7 @@ async fn method_not_allowed(request: axum::extract::Request) -> Response {
     let request_id = envelope::request_id(request.headers());
     let error = ApiError::new(
         ErrorCode::MethodNotAllowed,
-        format!(
-            "{} is not allowed on {}",
-            request.method(),
-            request.uri().path()
-        ),
+        format!("{} is not allowed on {}", request.method(), request.uri().path()),
     );
     envelope::failure(&request_id, &error)
 }

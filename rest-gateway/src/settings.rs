@@ -36,15 +36,11 @@ impl GatewaySettings {
             .map(Path::to_path_buf)
             .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
-        let settings: GatewaySettings =
-            Figment::from(Serialized::defaults(GatewaySettings::default()))
-                .merge(Toml::file(file))
-                .merge(Env::prefixed("MEDIAOPS_"))
-                .extract()?;
-        anyhow::ensure!(
-            settings.max_body_bytes >= 1024,
-            "MEDIAOPS_MAX_BODY_BYTES must be at least 1024"
-        );
+        let settings: GatewaySettings = Figment::from(Serialized::defaults(GatewaySettings::default()))
+            .merge(Toml::file(file))
+            .merge(Env::prefixed("MEDIAOPS_"))
+            .extract()?;
+        anyhow::ensure!(settings.max_body_bytes >= 1024, "MEDIAOPS_MAX_BODY_BYTES must be at least 1024");
         Ok(settings)
     }
 }

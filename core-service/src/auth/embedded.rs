@@ -50,18 +50,13 @@ impl EmbeddedKeyStore {
                 .map_err(|e| anyhow::anyhow!("{} is not a valid key file: {e}", path.display()))?,
             None => KeysFile::default(),
         };
-        Ok(EmbeddedKeyStore {
-            path,
-            state: RwLock::new(state),
-        })
+        Ok(EmbeddedKeyStore { path, state: RwLock::new(state) })
     }
 
     fn save(&self, state: &KeysFile) -> Result<(), ServiceError> {
-        let bytes =
-            serde_json::to_vec_pretty(state).map_err(|e| ServiceError::internal(e.to_string()))?;
-        persist::write_atomic(&self.path, &bytes).map_err(|e| {
-            ServiceError::internal(format!("cannot write {}: {e}", self.path.display()))
-        })
+        let bytes = serde_json::to_vec_pretty(state).map_err(|e| ServiceError::internal(e.to_string()))?;
+        persist::write_atomic(&self.path, &bytes)
+            .map_err(|e| ServiceError::internal(format!("cannot write {}: {e}", self.path.display())))
     }
 }
 
@@ -70,21 +65,15 @@ impl KeyStore for EmbeddedKeyStore {
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
         let state = self.state.read().await;
         match state.keys.get(&hash_key(key)) {
-            Some(record) if !record.disabled => Ok(Principal {
-                account_id: record.account_id.clone(),
-                key_prefix: record.prefix.clone(),
-            }),
+            Some(record) if !record.disabled => {
+                Ok(Principal { account_id: record.account_id.clone(), key_prefix: record.prefix.clone() })
+            }
             Some(_) => Err(ServiceError::unauthenticated("this API key is disabled")),
             None => Err(ServiceError::unauthenticated("unknown API key")),
         }
     }
 
-    async fn insert_key(
-        &self,
-        key: &str,
-        account_id: &str,
-        grant_points: i64,
-    ) -> Result<bool, ServiceError> {
+    async fn insert_key(&self, key: &str, account_id: &str, grant_points: i64) -> Result<bool, ServiceError> {
         let mut state = self.state.write().await;
         let hash = hash_key(key);
         if state.keys.contains_key(&hash) {
@@ -94,10 +83,7 @@ impl KeyStore for EmbeddedKeyStore {
         state
             .accounts
             .entry(account_id.to_owned())
-            .or_insert_with(|| AccountRecord {
-                points: grant_points,
-                created_at: now.clone(),
-            });
+            .or_insert_with(|| AccountRecord { points: grant_points, created_at: now.clone() });
         state.keys.insert(
             hash,
             KeyRecord {
@@ -135,13 +121,7 @@ mod tests {
         let principal = store.authenticate(key).await.unwrap();
         assert_eq!(principal.account_id, "acct_1");
         assert_eq!(store.key_count().await.unwrap(), 1);
-        let err = store
-            .authenticate("mk_unknownunknownunknown")
-            .await
-            .unwrap_err();
-        assert_eq!(
-            err.code,
-            mediaops_proto::error_code::ErrorCode::Unauthenticated
-        );
+        let err = store.authenticate("mk_unknownunknownunknown").await.unwrap_err();
+        assert_eq!(err.code, mediaops_proto::error_code::ErrorCode::Unauthenticated);
     }
 }

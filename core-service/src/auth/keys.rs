@@ -9,9 +9,7 @@ pub const KEY_PREFIX: &str = "mk_";
 /// A new random key: `mk_` + 40 characters of [A-Za-z0-9] (~238 bits).
 pub fn generate_key() -> String {
     let mut rng = rand::rng();
-    let body: String = (0..40)
-        .map(|_| rng.sample(rand::distr::Alphanumeric) as char)
-        .collect();
+    let body: String = (0..40).map(|_| rng.sample(rand::distr::Alphanumeric) as char).collect();
     format!("{KEY_PREFIX}{body}")
 }
 
@@ -42,10 +40,7 @@ mod tests {
 
     #[test]
     fn hash_is_sha256_hex() {
-        assert_eq!(
-            hash_key("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(hash_key("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(display_prefix("mk_abcdefgh"), "mk_abcd…");
     }
 }

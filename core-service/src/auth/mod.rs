@@ -26,12 +26,7 @@ pub trait KeyStore: Send + Sync + 'static {
 
     /// Stores `key` for `account_id` unless it exists; creates the account
     /// with `grant_points` when it is new. Returns whether the key was added.
-    async fn insert_key(
-        &self,
-        key: &str,
-        account_id: &str,
-        grant_points: i64,
-    ) -> Result<bool, ServiceError>;
+    async fn insert_key(&self, key: &str, account_id: &str, grant_points: i64) -> Result<bool, ServiceError>;
 
     /// Number of keys stored (enabled or not).
     async fn key_count(&self) -> Result<usize, ServiceError>;

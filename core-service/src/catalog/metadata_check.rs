@@ -9,95 +9,44 @@ use prost_reflect::MethodDescriptor;
 use super::SKILL_CATEGORIES;
 use super::value_lists::ValueLists;
 
-const PRICE_CLASSES: [&str; 5] = [
-    "standardData",
-    "lightweight",
-    "realtimeData",
-    "valueScaled",
-    "free",
-];
+const PRICE_CLASSES: [&str; 5] = ["standardData", "lightweight", "realtimeData", "valueScaled", "free"];
 const MODES: [&str; 3] = ["generic", "dedicated", "unavailable"];
 const SIDE_EFFECTS: [&str; 4] = ["read", "generate", "write_external", "write_internal"];
-const TASK_FAMILIES: [&str; 6] = [
-    "find_trends",
-    "search_content",
-    "create_media",
-    "write_content",
-    "analyze_account",
-    "publish_sync",
-];
-const CONTROLS: [&str; 7] = [
-    "text", "textarea", "number", "tags", "url", "date", "select",
-];
+const TASK_FAMILIES: [&str; 6] =
+    ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
+const CONTROLS: [&str; 7] = ["text", "textarea", "number", "tags", "url", "date", "select"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
 const KINDS: [&str; 4] = ["data_api", "skill", "dedicated", "catalog"];
-const SECTION_KINDS: [&str; 5] = [
-    "collection",
-    "fields",
-    "document",
-    "media",
-    "articlePreview",
-];
+const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 3] = ["GET", "POST", "PUT"];
 
 fn one_of(what: &str, value: &str, allowed: &[&str], rpc: &str) -> anyhow::Result<()> {
-    ensure!(
-        allowed.contains(&value),
-        "{rpc}: {what} {value:?} is not one of {allowed:?}"
-    );
+    ensure!(allowed.contains(&value), "{rpc}: {what} {value:?} is not one of {allowed:?}");
     Ok(())
 }
 
 /// Checks one RPC's operation option and its request fields' options.
-pub fn check(
-    method: &MethodDescriptor,
-    meta: &Operation,
-    lists: &ValueLists,
-) -> anyhow::Result<()> {
+pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) -> anyhow::Result<()> {
     let rpc = method.full_name();
-    ensure!(
-        !meta.operation_key.is_empty(),
-        "{rpc}: operation_key is empty"
-    );
+    ensure!(!meta.operation_key.is_empty(), "{rpc}: operation_key is empty");
     ensure!(!meta.title.is_empty(), "{rpc}: title is empty");
     ensure!(meta.unit_price >= 0, "{rpc}: unit_price is negative");
     one_of("kind", &meta.kind, &KINDS, rpc)?;
     one_of("price_class", &meta.price_class, &PRICE_CLASSES, rpc)?;
-    let Some(http) = &meta.http else {
-        bail!("{rpc}: no http rule")
-    };
+    let Some(http) = &meta.http else { bail!("{rpc}: no http rule") };
     one_of("http.method", &http.method, &HTTP_METHODS, rpc)?;
-    ensure!(
-        http.path.starts_with("/api/"),
-        "{rpc}: path {:?} is not under /api/",
-        http.path
-    );
-    let Some(execution) = &meta.execution else {
-        bail!("{rpc}: no execution")
-    };
+    ensure!(http.path.starts_with("/api/"), "{rpc}: path {:?} is not under /api/", http.path);
+    let Some(execution) = &meta.execution else { bail!("{rpc}: no execution") };
     one_of("execution.mode", &execution.mode, &MODES, rpc)?;
-    one_of(
-        "execution.side_effect",
-        &execution.side_effect,
-        &SIDE_EFFECTS,
-        rpc,
-    )?;
-    let maintenance = meta
-        .availability
-        .as_ref()
-        .is_some_and(|a| a.status == "maintenance");
+    one_of("execution.side_effect", &execution.side_effect, &SIDE_EFFECTS, rpc)?;
+    let maintenance = meta.availability.as_ref().is_some_and(|a| a.status == "maintenance");
     ensure!(
         maintenance == (execution.mode == "unavailable"),
         "{rpc}: availability maintenance and execution.mode unavailable go together (spec 3)"
     );
     if let Some(task_ui) = &meta.task_ui {
-        one_of(
-            "task_ui.task_family",
-            &task_ui.task_family,
-            &TASK_FAMILIES,
-            rpc,
-        )?;
+        one_of("task_ui.task_family", &task_ui.task_family, &TASK_FAMILIES, rpc)?;
     }
     if meta.kind == "data_api" {
         ensure!(
@@ -114,10 +63,7 @@ pub fn check(
         ensure!(!meta.slug.is_empty(), "{rpc}: a skill needs a slug");
     }
     if meta.kind == "skill" {
-        ensure!(
-            meta.skill.is_some(),
-            "{rpc}: kind skill without a skill option"
-        );
+        ensure!(meta.skill.is_some(), "{rpc}: kind skill without a skill option");
         ensure!(
             http.path == format!("/api/skills/{}/invoke", meta.slug),
             "{rpc}: skill path must be /api/skills/<slug>/invoke"
@@ -134,10 +80,7 @@ pub fn check(
     if let Some(billing) = &meta.billing {
         if !billing.platforms_field.is_empty() {
             ensure!(
-                method
-                    .input()
-                    .get_field_by_name(&billing.platforms_field)
-                    .is_some_and(|f| f.is_list()),
+                method.input().get_field_by_name(&billing.platforms_field).is_some_and(|f| f.is_list()),
                 "{rpc}: billing.platforms_field names no list field of the request"
             );
         }
@@ -153,11 +96,7 @@ pub fn check(
             one_of("field value_type", &options.value_type, &VALUE_TYPES, rpc)?;
         }
         if !options.choices_from.is_empty() {
-            ensure!(
-                lists.get(&options.choices_from).is_some(),
-                "{rpc}: unknown value list {}",
-                options.choices_from
-            );
+            ensure!(lists.get(&options.choices_from).is_some(), "{rpc}: unknown value list {}", options.choices_from);
         }
     }
     Ok(())

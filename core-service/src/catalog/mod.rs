@@ -12,8 +12,8 @@ pub mod value_lists;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::catalog::v1::{
-    ApiEntry, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest,
-    ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
+    ApiEntry, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest, ListSkillsResponse,
+    SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
 };
 use mediaops_proto::mediaops::options::v1::Operation;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
@@ -25,18 +25,23 @@ use crate::usage::UsageCounters;
 use value_lists::ValueLists;
 
 /// The skill categories of spec 2.3, in catalog order.
-pub const SKILL_CATEGORIES: [&str; 5] = [
-    "数据查询",
-    "效率工具",
-    "作品分析",
-    "内容安全",
-    "公众号创作技能包",
-];
+pub const SKILL_CATEGORIES: [&str; 5] = ["数据查询", "效率工具", "作品分析", "内容安全", "公众号创作技能包"];
 
 /// Platform tokens in the order of spec 1's table (`microblog`, whose path
 /// segment is ours, last); the data API catalog is listed in this order.
-pub const PLATFORM_ORDER: [&str; 11] =
-    ["lifestyle", "shortvideo", "articles", "videosite", "intlshort", "channels", "clipapp", "trend", "tool", "multi", "microblog"];
+pub const PLATFORM_ORDER: [&str; 11] = [
+    "lifestyle",
+    "shortvideo",
+    "articles",
+    "videosite",
+    "intlshort",
+    "channels",
+    "clipapp",
+    "trend",
+    "tool",
+    "multi",
+    "microblog",
+];
 
 /// The category value that means "all" (spec 2.3).
 pub const ALL_CATEGORIES: &str = "全部";
@@ -64,11 +69,7 @@ impl Catalog {
                 skills.push(skill_entry(&method, &meta, &lists));
             }
         }
-        Ok(Catalog {
-            apis,
-            skills,
-            usage,
-        })
+        Ok(Catalog { apis, skills, usage })
     }
 
     /// `GET /api/apis`: every data API, or those of one platform token.
@@ -79,34 +80,19 @@ impl Catalog {
             .filter(|e| request.platform.is_empty() || e.platform == request.platform)
             .cloned()
             .collect();
-        ListApisResponse {
-            total: items.len() as i32,
-            items,
-        }
+        ListApisResponse { total: items.len() as i32, items }
     }
 
     /// `GET /api/skills`: every skill of a category (全部 or empty = all).
-    pub fn list_skills(
-        &self,
-        request: &ListSkillsRequest,
-    ) -> Result<ListSkillsResponse, ServiceError> {
+    pub fn list_skills(&self, request: &ListSkillsRequest) -> Result<ListSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
-        let items: Vec<_> = self
-            .skills_in(category)
-            .map(|e| self.with_usage(e))
-            .collect();
-        Ok(ListSkillsResponse {
-            total: items.len() as i32,
-            items,
-        })
+        let items: Vec<_> = self.skills_in(category).map(|e| self.with_usage(e)).collect();
+        Ok(ListSkillsResponse { total: items.len() as i32, items })
     }
 
     /// `GET /api/skills/search`: skills of a category ranked by relevance to
     /// `q` (see [`search`]); an empty `q` lists the category unranked.
-    pub fn search_skills(
-        &self,
-        request: &SearchSkillsRequest,
-    ) -> Result<SearchSkillsResponse, ServiceError> {
+    pub fn search_skills(&self, request: &SearchSkillsRequest) -> Result<SearchSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
         let terms = search::terms(&request.q);
         let mut items: Vec<SkillEntry> = self
@@ -138,48 +124,31 @@ impl Catalog {
         })
     }
 
-    fn skills_in<'a>(
-        &'a self,
-        category: Option<&'a str>,
-    ) -> impl Iterator<Item = &'a SkillEntry> + 'a {
-        self.skills
-            .iter()
-            .filter(move |e| category.is_none_or(|c| e.category == c))
+    fn skills_in<'a>(&'a self, category: Option<&'a str>) -> impl Iterator<Item = &'a SkillEntry> + 'a {
+        self.skills.iter().filter(move |e| category.is_none_or(|c| e.category == c))
     }
 
     fn with_usage(&self, entry: &SkillEntry) -> SkillEntry {
-        SkillEntry {
-            usage_count: self.usage.count(&entry.operation_key),
-            ..entry.clone()
-        }
+        SkillEntry { usage_count: self.usage.count(&entry.operation_key), ..entry.clone() }
     }
 
     /// Registers the three catalog RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
         let catalog = self.clone();
-        registry.handle(
-            "mediaops.catalog.v1.CatalogService.ListApis",
-            move |_ctx, req: ListApisRequest| {
-                let response = catalog.list_apis(&req);
-                async move { Ok(response) }
-            },
-        )?;
+        registry.handle("mediaops.catalog.v1.CatalogService.ListApis", move |_ctx, req: ListApisRequest| {
+            let response = catalog.list_apis(&req);
+            async move { Ok(response) }
+        })?;
         let catalog = self.clone();
-        registry.handle(
-            "mediaops.catalog.v1.CatalogService.ListSkills",
-            move |_ctx, req: ListSkillsRequest| {
-                let response = catalog.list_skills(&req);
-                async move { response }
-            },
-        )?;
+        registry.handle("mediaops.catalog.v1.CatalogService.ListSkills", move |_ctx, req: ListSkillsRequest| {
+            let response = catalog.list_skills(&req);
+            async move { response }
+        })?;
         let catalog = self;
-        registry.handle(
-            "mediaops.catalog.v1.CatalogService.SearchSkills",
-            move |_ctx, req: SearchSkillsRequest| {
-                let response = catalog.search_skills(&req);
-                async move { response }
-            },
-        )?;
+        registry.handle("mediaops.catalog.v1.CatalogService.SearchSkills", move |_ctx, req: SearchSkillsRequest| {
+            let response = catalog.search_skills(&req);
+            async move { response }
+        })?;
         Ok(())
     }
 }
@@ -195,10 +164,7 @@ fn parse_category(category: &str) -> Result<Option<&str>, ServiceError> {
     }
     Err(ServiceError::invalid_field(
         "category",
-        format!(
-            "unknown skill category {category:?}; valid: {ALL_CATEGORIES}, {}",
-            SKILL_CATEGORIES.join(", ")
-        ),
+        format!("unknown skill category {category:?}; valid: {ALL_CATEGORIES}, {}", SKILL_CATEGORIES.join(", ")),
     ))
 }
 
@@ -206,16 +172,9 @@ fn execution(meta: &Operation) -> Execution {
     let declared = meta.execution.clone().unwrap_or_default();
     let target = match (&meta.http, declared.mode.as_str()) {
         (_, "unavailable") | (None, _) => None,
-        (Some(http), _) => Some(ExecutionTarget {
-            method: http.method.clone(),
-            path: http.path.clone(),
-        }),
+        (Some(http), _) => Some(ExecutionTarget { method: http.method.clone(), path: http.path.clone() }),
     };
-    Execution {
-        mode: declared.mode,
-        side_effect: declared.side_effect,
-        target,
-    }
+    Execution { mode: declared.mode, side_effect: declared.side_effect, target }
 }
 
 fn api_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) -> ApiEntry {
@@ -273,44 +232,19 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        Catalog::build(
-            mediaops_proto::descriptor_pool(),
-            Arc::new(UsageCounters::default()),
-        )
-        .unwrap()
+        Catalog::build(mediaops_proto::descriptor_pool(), Arc::new(UsageCounters::default())).unwrap()
     }
 
     #[test]
     fn maintenance_entries_have_no_target() {
         let apis = catalog().list_apis(&ListApisRequest::default());
-        let comments = apis
-            .items
-            .iter()
-            .find(|e| e.operation_key == "lifestyle.comments")
-            .unwrap();
-        assert_eq!(
-            comments.availability.as_ref().unwrap().status,
-            "maintenance"
-        );
+        let comments = apis.items.iter().find(|e| e.operation_key == "lifestyle.comments").unwrap();
+        assert_eq!(comments.availability.as_ref().unwrap().status, "maintenance");
         let execution = comments.execution.as_ref().unwrap();
+        assert_eq!((execution.mode.as_str(), execution.target.is_none()), ("unavailable", true));
+        let search = apis.items.iter().find(|e| e.operation_key == "lifestyle.search-note").unwrap();
         assert_eq!(
-            (execution.mode.as_str(), execution.target.is_none()),
-            ("unavailable", true)
-        );
-        let search = apis
-            .items
-            .iter()
-            .find(|e| e.operation_key == "lifestyle.search-note")
-            .unwrap();
-        assert_eq!(
-            search
-                .execution
-                .as_ref()
-                .unwrap()
-                .target
-                .as_ref()
-                .unwrap()
-                .path,
+            search.execution.as_ref().unwrap().target.as_ref().unwrap().path,
             "/api/apis/lifestyle/search-note/call"
         );
         assert!(search.availability.is_none());
@@ -318,40 +252,19 @@ mod tests {
 
     #[test]
     fn unknown_category_is_named() {
-        let err = catalog()
-            .list_skills(&ListSkillsRequest {
-                category: "别的".into(),
-            })
-            .unwrap_err();
+        let err = catalog().list_skills(&ListSkillsRequest { category: "别的".into() }).unwrap_err();
         assert_eq!(err.field.as_deref(), Some("category"));
-        let all = catalog()
-            .list_skills(&ListSkillsRequest {
-                category: ALL_CATEGORIES.into(),
-            })
-            .unwrap();
-        let safety = catalog()
-            .list_skills(&ListSkillsRequest {
-                category: "内容安全".into(),
-            })
-            .unwrap();
+        let all = catalog().list_skills(&ListSkillsRequest { category: ALL_CATEGORIES.into() }).unwrap();
+        let safety = catalog().list_skills(&ListSkillsRequest { category: "内容安全".into() }).unwrap();
         assert!(safety.total > 0 && safety.total < all.total);
     }
 
     #[test]
     fn search_ranks_and_explains() {
-        let found = catalog()
-            .search_skills(&SearchSkillsRequest {
-                q: "违禁词".into(),
-                category: String::new(),
-            })
-            .unwrap();
+        let found =
+            catalog().search_skills(&SearchSkillsRequest { q: "违禁词".into(), category: String::new() }).unwrap();
         assert!(found.total >= 1);
-        assert!(
-            found
-                .items
-                .windows(2)
-                .all(|w| w[0].match_score >= w[1].match_score)
-        );
+        assert!(found.items.windows(2).all(|w| w[0].match_score >= w[1].match_score));
         assert!(!found.items[0].match_reasons.is_empty());
         assert_eq!(found.category, ALL_CATEGORIES);
         assert_eq!(found.categories.len(), 5);

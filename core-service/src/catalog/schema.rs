@@ -15,10 +15,7 @@ const MAX_DEPTH: usize = 8;
 pub fn request_schema(message: &MessageDescriptor, lists: &ValueLists) -> Value {
     let mut schema = message_schema(message, lists, 0);
     if let Value::Object(map) = &mut schema {
-        map.insert(
-            "$schema".into(),
-            json!("https://json-schema.org/draft/2020-12/schema"),
-        );
+        map.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
     }
     schema
 }
@@ -34,10 +31,7 @@ fn message_schema(message: &MessageDescriptor, lists: &ValueLists, depth: usize)
         if options.required {
             required.push(json!(field.json_name()));
         }
-        properties.insert(
-            field.json_name().to_owned(),
-            field_schema(&field, &options, lists, depth),
-        );
+        properties.insert(field.json_name().to_owned(), field_schema(&field, &options, lists, depth));
     }
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
@@ -69,10 +63,7 @@ fn field_schema(
     if !choices.is_empty() {
         // Suggested values, not a closed enum: spec 4.1 lets out-of-list
         // categories through (they give empty or other rankings).
-        map.insert(
-            "examples".into(),
-            json!(choices.iter().map(|c| &c.value).collect::<Vec<_>>()),
-        );
+        map.insert("examples".into(), json!(choices.iter().map(|c| &c.value).collect::<Vec<_>>()));
     }
     schema
 }
@@ -117,11 +108,7 @@ pub fn example(message: &MessageDescriptor) -> Value {
 
 fn example_at(message: &MessageDescriptor, depth: usize) -> Value {
     if let Some(wkt) = well_known_schema(message.full_name()) {
-        return if wkt.get("type") == Some(&json!("array")) {
-            json!([])
-        } else {
-            json!({})
-        };
+        return if wkt.get("type") == Some(&json!("array")) { json!([]) } else { json!({}) };
     }
     let mut map = Map::new();
     for field in message.fields() {
@@ -158,33 +145,18 @@ mod tests {
     fn schema_names_json_fields_and_required() {
         let pool = descriptor_pool();
         let lists = ValueLists::from_pool(pool);
-        let desc = pool
-            .get_message_by_name("mediaops.lifestyle.v1.LifestyleAiFeedRequest")
-            .unwrap();
+        let desc = pool.get_message_by_name("mediaops.lifestyle.v1.LifestyleAiFeedRequest").unwrap();
         let schema = request_schema(&desc, &lists);
-        assert_eq!(
-            schema["required"],
-            json!(["keyword", "startTime", "endTime"])
-        );
+        assert_eq!(schema["required"], json!(["keyword", "startTime", "endTime"]));
         assert_eq!(schema["properties"]["pageNum"]["type"], "integer");
-        assert!(
-            schema["properties"]["startTime"]["pattern"]
-                .as_str()
-                .unwrap()
-                .contains(r"\d{2}:\d{2}")
-        );
+        assert!(schema["properties"]["startTime"]["pattern"].as_str().unwrap().contains(r"\d{2}:\d{2}"));
         assert_eq!(schema["additionalProperties"], false);
     }
 
     #[test]
     fn example_shows_nested_items() {
-        let desc = descriptor_pool()
-            .get_message_by_name("mediaops.lifestyle.v1.LifestyleHitDataResponse")
-            .unwrap();
+        let desc = descriptor_pool().get_message_by_name("mediaops.lifestyle.v1.LifestyleHitDataResponse").unwrap();
         let example = example(&desc);
-        assert_eq!(
-            example,
-            json!({"items": [{"rank": "", "item": {"title": "", "coverUrl": "", "useLikeCount": 0}}]})
-        );
+        assert_eq!(example, json!({"items": [{"rank": "", "item": {"title": "", "coverUrl": "", "useLikeCount": 0}}]}));
     }
 }

@@ -48,23 +48,13 @@ pub fn score(entry: &SkillEntry, query: &str, terms: &[String]) -> (f64, Vec<Str
         let places: [(&str, f64, bool); 5] = [
             ("标题", 3.0, title.contains(term.as_str())),
             ("标识", 2.0, entry.slug.contains(term.as_str())),
-            (
-                "标签",
-                2.0,
-                entry
-                    .tags
-                    .iter()
-                    .any(|t| t.to_lowercase().contains(term.as_str())),
-            ),
+            ("标签", 2.0, entry.tags.iter().any(|t| t.to_lowercase().contains(term.as_str()))),
             ("分类", 2.0, entry.category.contains(term.as_str())),
             (
                 "简介",
                 1.0,
                 entry.summary.to_lowercase().contains(term.as_str())
-                    || entry
-                        .hero_description
-                        .to_lowercase()
-                        .contains(term.as_str()),
+                    || entry.hero_description.to_lowercase().contains(term.as_str()),
             ),
         ];
         for (place, weight, hit) in places {
@@ -90,16 +80,8 @@ mod tests {
 
     #[test]
     fn title_hits_outweigh_summary_hits() {
-        let in_title = SkillEntry {
-            title: "趋势雷达".into(),
-            slug: "trend-radar".into(),
-            ..Default::default()
-        };
-        let in_summary = SkillEntry {
-            title: "别的".into(),
-            summary: "看趋势".into(),
-            ..Default::default()
-        };
+        let in_title = SkillEntry { title: "趋势雷达".into(), slug: "trend-radar".into(), ..Default::default() };
+        let in_summary = SkillEntry { title: "别的".into(), summary: "看趋势".into(), ..Default::default() };
         let t = terms("趋势");
         let (a, reasons) = score(&in_title, "趋势", &t);
         let (b, _) = score(&in_summary, "趋势", &t);

@@ -6,9 +6,7 @@
 //! by the rules in docs/catalog.md.
 
 use mediaops_proto::mediaops::catalog::v1::{InputDescriptor, InputField};
-use mediaops_proto::mediaops::options::v1::{
-    Operation, OutputDescriptor, OutputField, OutputSection,
-};
+use mediaops_proto::mediaops::options::v1::{Operation, OutputDescriptor, OutputField, OutputSection};
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use super::value_lists::ValueLists;
@@ -20,12 +18,7 @@ pub fn input_descriptor(message: &MessageDescriptor, lists: &ValueLists) -> Inpu
     InputDescriptor { fields }
 }
 
-fn push_inputs(
-    message: &MessageDescriptor,
-    prefix: &str,
-    lists: &ValueLists,
-    out: &mut Vec<InputField>,
-) {
+fn push_inputs(message: &MessageDescriptor, prefix: &str, lists: &ValueLists, out: &mut Vec<InputField>) {
     for field in message.fields() {
         let path = format!("{prefix}{}", field.json_name());
         if let Kind::Message(inner) = field.kind() {
@@ -36,17 +29,10 @@ fn push_inputs(
         }
         let options = mediaops_proto::options::field(&field).unwrap_or_default();
         let choices = lists.choices(&options);
-        let control = if !options.control.is_empty() {
-            options.control.clone()
-        } else {
-            default_control(&field).to_owned()
-        };
+        let control =
+            if !options.control.is_empty() { options.control.clone() } else { default_control(&field).to_owned() };
         out.push(InputField {
-            label: if options.label.is_empty() {
-                field.json_name().to_owned()
-            } else {
-                options.label.clone()
-            },
+            label: if options.label.is_empty() { field.json_name().to_owned() } else { options.label.clone() },
             control,
             value_type: if options.value_type.is_empty() {
                 value_type(&field).to_owned()
@@ -72,10 +58,7 @@ fn is_free_form(message: &MessageDescriptor) -> bool {
 }
 
 fn is_number(kind: &Kind) -> bool {
-    !matches!(
-        kind,
-        Kind::String | Kind::Bytes | Kind::Bool | Kind::Message(_) | Kind::Enum(_)
-    )
+    !matches!(kind, Kind::String | Kind::Bytes | Kind::Bool | Kind::Message(_) | Kind::Enum(_))
 }
 
 /// `valueType` of spec 2.4 from the field's type.
@@ -101,10 +84,7 @@ fn default_control(field: &FieldDescriptor) -> &'static str {
 /// The output descriptor of an RPC.
 pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> OutputDescriptor {
     if let Some(explicit) = meta.output.as_ref().filter(|o| !o.sections.is_empty()) {
-        return OutputDescriptor {
-            version: 1,
-            sections: explicit.sections.clone(),
-        };
+        return OutputDescriptor { version: 1, sections: explicit.sections.clone() };
     }
     let label = meta
         .task_ui
@@ -116,9 +96,7 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
     let mut scalars = Vec::new();
     for field in response.fields() {
         match field.kind() {
-            Kind::Message(item)
-                if field.is_list() && item.full_name() == "mediaops.common.v1.Image" =>
-            {
+            Kind::Message(item) if field.is_list() && item.full_name() == "mediaops.common.v1.Image" => {
                 sections.push(OutputSection {
                     kind: "media".into(),
                     label: label.clone(),
@@ -131,11 +109,7 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
             }
             Kind::Message(item) if field.is_list() => sections.push(OutputSection {
                 kind: "collection".into(),
-                label: if field.json_name() == "items" {
-                    label.clone()
-                } else {
-                    field.json_name().into()
-                },
+                label: if field.json_name() == "items" { label.clone() } else { field.json_name().into() },
                 empty_text: "暂无数据".into(),
                 collection_path: Some(field.json_name().into()),
                 fields: item_fields(&item),
@@ -161,10 +135,7 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
             },
         );
     }
-    OutputDescriptor {
-        version: 1,
-        sections,
-    }
+    OutputDescriptor { version: 1, sections }
 }
 
 /// Fields of one collection element; a `{rank, item}` board element shows
@@ -190,55 +161,27 @@ fn scalar_fields(message: &MessageDescriptor, prefix: &str) -> Vec<OutputField> 
         .collect()
 }
 
-const TITLE_NAMES: [&str; 10] = [
-    "title",
-    "workTitle",
-    "description",
-    "caption",
-    "content",
-    "text",
-    "keyword",
-    "accountName",
-    "nickname",
-    "name",
-];
+const TITLE_NAMES: [&str; 10] =
+    ["title", "workTitle", "description", "caption", "content", "text", "keyword", "accountName", "nickname", "name"];
 
 fn output_field(path: &str, field: &FieldDescriptor) -> OutputField {
     let name = field.json_name();
     let lower = name.to_ascii_lowercase();
-    let role = if (lower.ends_with("url"))
-        && !["coverurl", "headurl", "coverimgurl", "avatar"].contains(&lower.as_str())
-    {
-        "url"
-    } else if [
-        "workDesc",
-        "signature",
-        "intro",
-        "digest",
-        "summary",
-        "description",
-        "content",
-    ]
-    .contains(&name)
-    {
-        "summary"
-    } else {
-        "meta"
-    };
-    OutputField {
-        path: path.to_owned(),
-        label: name.to_owned(),
-        role: role.to_owned(),
-    }
+    let role =
+        if (lower.ends_with("url")) && !["coverurl", "headurl", "coverimgurl", "avatar"].contains(&lower.as_str()) {
+            "url"
+        } else if ["workDesc", "signature", "intro", "digest", "summary", "description", "content"].contains(&name) {
+            "summary"
+        } else {
+            "meta"
+        };
+    OutputField { path: path.to_owned(), label: name.to_owned(), role: role.to_owned() }
 }
 
 /// The first title-like field (by [`TITLE_NAMES`] order) gets role `title`.
 fn assign_title(fields: &mut [OutputField]) {
     let leaf = |f: &OutputField| f.path.rsplit('.').next().unwrap_or_default().to_owned();
-    if let Some(best) = TITLE_NAMES
-        .iter()
-        .find_map(|name| fields.iter().position(|f| leaf(f) == *name))
-    {
+    if let Some(best) = TITLE_NAMES.iter().find_map(|name| fields.iter().position(|f| leaf(f) == *name)) {
         fields[best].role = "title".into();
     }
 }
@@ -252,24 +195,13 @@ mod tests {
     fn charter_input_is_flattened_and_uses_whitelists() {
         let pool = descriptor_pool();
         let lists = ValueLists::from_pool(pool);
-        let desc = pool
-            .get_message_by_name("mediaops.charter.v1.PutCharterRequest")
-            .unwrap();
+        let desc = pool.get_message_by_name("mediaops.charter.v1.PutCharterRequest").unwrap();
         let input = input_descriptor(&desc, &lists);
         let paths: Vec<_> = input.fields.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"charter.positioning.oneLiner"));
-        let practical = input
-            .fields
-            .iter()
-            .find(|f| f.path == "charter.monetization.practicalPaths")
-            .unwrap();
+        let practical = input.fields.iter().find(|f| f.path == "charter.monetization.practicalPaths").unwrap();
         assert_eq!(practical.value_type, "string[]");
-        assert!(
-            practical
-                .options
-                .iter()
-                .any(|o| o.value == "paid_knowledge")
-        );
+        assert!(practical.options.iter().any(|o| o.value == "paid_knowledge"));
     }
 
     #[test]
@@ -287,19 +219,10 @@ mod tests {
         let section = &out.sections[0];
         assert_eq!(section.kind, "collection");
         assert_eq!(section.collection_path.as_deref(), Some("items"));
-        let paths: Vec<_> = section
-            .fields
-            .iter()
-            .map(|f| (f.path.as_str(), f.role.as_str()))
-            .collect();
+        let paths: Vec<_> = section.fields.iter().map(|f| (f.path.as_str(), f.role.as_str())).collect();
         assert_eq!(
             paths,
-            vec![
-                ("rank", "meta"),
-                ("item.title", "title"),
-                ("item.coverUrl", "meta"),
-                ("item.useLikeCount", "meta")
-            ]
+            vec![("rank", "meta"), ("item.title", "title"), ("item.coverUrl", "meta"), ("item.useLikeCount", "meta")]
         );
     }
 }

@@ -15,10 +15,7 @@ pub struct ValueLists {
 impl ValueLists {
     pub fn from_pool(pool: &DescriptorPool) -> ValueLists {
         ValueLists {
-            by_name: mediaops_proto::options::value_lists(pool)
-                .into_iter()
-                .map(|l| (l.name.clone(), l))
-                .collect(),
+            by_name: mediaops_proto::options::value_lists(pool).into_iter().map(|l| (l.name.clone(), l)).collect(),
         }
     }
 
@@ -44,10 +41,7 @@ impl ValueLists {
                     (_, Some(note)) => format!("{value}（{note}）"),
                     (_, None) => value.clone(),
                 };
-                FieldChoice {
-                    label,
-                    value: value.clone(),
-                }
+                FieldChoice { label, value: value.clone() }
             })
             .collect()
     }
@@ -63,15 +57,8 @@ mod tests {
         assert_eq!(lists.get("LIST_ARTICLES").unwrap().values.len(), 22);
         assert_eq!(lists.get("LIST_SHORTVIDEO").unwrap().values.len(), 28);
         assert_eq!(lists.get("LIST_LIFESTYLE").unwrap().values.len(), 25);
-        let field = Field {
-            choices_from: "LIST_ARTICLES".into(),
-            ..Default::default()
-        };
+        let field = Field { choices_from: "LIST_ARTICLES".into(), ..Default::default() };
         let choices = lists.choices(&field);
-        assert!(
-            choices
-                .iter()
-                .any(|c| c.value == "民生资讯" && c.label.contains("no data"))
-        );
+        assert!(choices.iter().any(|c| c.value == "民生资讯" && c.label.contains("no data")));
     }
 }

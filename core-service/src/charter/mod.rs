@@ -34,11 +34,7 @@ impl CharterService {
     }
 
     /// Reads a profile's charter; 404 for an unknown profile other than `default`.
-    pub async fn get(
-        &self,
-        account_id: &str,
-        profile_id: &str,
-    ) -> Result<StoredCharter, ServiceError> {
+    pub async fn get(&self, account_id: &str, profile_id: &str) -> Result<StoredCharter, ServiceError> {
         rules::check_profile_id(profile_id)?;
         match self.store.get(account_id, profile_id).await? {
             Some(stored) => Ok(stored),
@@ -47,22 +43,15 @@ impl CharterService {
                 charter: Some(rules::empty_charter()),
                 charter_updated_at: None,
             }),
-            None => Err(ServiceError::not_found(format!(
-                "no profile {profile_id:?} in this account"
-            ))),
+            None => Err(ServiceError::not_found(format!("no profile {profile_id:?} in this account"))),
         }
     }
 
     /// Validates, normalizes and stores the whole charter.
-    pub async fn put(
-        &self,
-        account_id: &str,
-        request: PutCharterRequest,
-    ) -> Result<StoredCharter, ServiceError> {
+    pub async fn put(&self, account_id: &str, request: PutCharterRequest) -> Result<StoredCharter, ServiceError> {
         rules::check_profile_id(&request.id)?;
-        let charter = request
-            .charter
-            .ok_or_else(|| ServiceError::invalid_field("charter", "the charter is required"))?;
+        let charter =
+            request.charter.ok_or_else(|| ServiceError::invalid_field("charter", "the charter is required"))?;
         let charter = rules::normalize(charter, &self.lists)?;
         self.store.put(account_id, &request.id, charter).await
     }
@@ -78,21 +67,15 @@ impl CharterService {
             },
         )?;
         let service = self.clone();
-        registry.handle(
-            "mediaops.charter.v1.CharterService.GetCharter",
-            move |ctx, req: GetCharterRequest| {
-                let service = service.clone();
-                async move { service.get(ctx.account_id(), &req.id).await }
-            },
-        )?;
+        registry.handle("mediaops.charter.v1.CharterService.GetCharter", move |ctx, req: GetCharterRequest| {
+            let service = service.clone();
+            async move { service.get(ctx.account_id(), &req.id).await }
+        })?;
         let service = self;
-        registry.handle(
-            "mediaops.charter.v1.CharterService.PutCharter",
-            move |ctx, req: PutCharterRequest| {
-                let service = service.clone();
-                async move { service.put(ctx.account_id(), req).await }
-            },
-        )?;
+        registry.handle("mediaops.charter.v1.CharterService.PutCharter", move |ctx, req: PutCharterRequest| {
+            let service = service.clone();
+            async move { service.put(ctx.account_id(), req).await }
+        })?;
         Ok(())
     }
 }

@@ -11,9 +11,7 @@
 //! - `review.lastReviewedAt` is empty or an ISO 8601 date-time: RFC 3339 with
 //!   an offset, or a local `YYYY-MM-DDTHH:mm:ss` taken as Asia/Shanghai.
 
-use mediaops_proto::mediaops::charter::v1::{
-    Audience, Charter, Monetization, NorthStar, Positioning, Review,
-};
+use mediaops_proto::mediaops::charter::v1::{Audience, Charter, Monetization, NorthStar, Positioning, Review};
 
 use crate::catalog::value_lists::ValueLists;
 use crate::error::ServiceError;
@@ -29,17 +27,11 @@ pub const DEFAULT_PROFILE: &str = "default";
 
 /// Checks a profile id: 1 to 64 characters of `[A-Za-z0-9_-]`.
 pub fn check_profile_id(id: &str) -> Result<(), ServiceError> {
-    let ok = (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let ok = (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if ok {
         Ok(())
     } else {
-        Err(ServiceError::invalid_field(
-            "id",
-            "profile id must be 1-64 characters of A-Z, a-z, 0-9, _ and -",
-        ))
+        Err(ServiceError::invalid_field("id", "profile id must be 1-64 characters of A-Z, a-z, 0-9, _ and -"))
     }
 }
 
@@ -49,31 +41,11 @@ pub fn empty_charter() -> Charter {
     let s = || Some(String::new());
     Charter {
         version: Some(CHARTER_VERSION),
-        positioning: Some(Positioning {
-            one_liner: s(),
-            domain: s(),
-            niche: s(),
-            tag: s(),
-        }),
-        audience: Some(Audience {
-            persona: s(),
-            decision_scene: s(),
-            payer_note: s(),
-        }),
-        monetization: Some(Monetization {
-            path: s(),
-            practical_paths: Vec::new(),
-            stage: s(),
-            gap_note: s(),
-        }),
-        north_star: Some(NorthStar {
-            metric: s(),
-            rationale: s(),
-        }),
-        review: Some(Review {
-            last_reviewed_at: s(),
-            next_trigger: s(),
-        }),
+        positioning: Some(Positioning { one_liner: s(), domain: s(), niche: s(), tag: s() }),
+        audience: Some(Audience { persona: s(), decision_scene: s(), payer_note: s() }),
+        monetization: Some(Monetization { path: s(), practical_paths: Vec::new(), stage: s(), gap_note: s() }),
+        north_star: Some(NorthStar { metric: s(), rationale: s() }),
+        review: Some(Review { last_reviewed_at: s(), next_trigger: s() }),
     }
 }
 
@@ -83,68 +55,38 @@ pub fn normalize(mut charter: Charter, lists: &ValueLists) -> Result<Charter, Se
     match charter.version {
         Some(CHARTER_VERSION) => {}
         Some(other) => {
-            return Err(ServiceError::invalid_field(
-                "version",
-                format!("version must be 1, not {other}"),
-            ));
+            return Err(ServiceError::invalid_field("version", format!("version must be 1, not {other}")));
         }
         None => return Err(missing("version")),
     }
-    let positioning = charter
-        .positioning
-        .as_ref()
-        .ok_or_else(|| missing("positioning"))?;
+    let positioning = charter.positioning.as_ref().ok_or_else(|| missing("positioning"))?;
     text("positioning.oneLiner", &positioning.one_liner)?;
     text("positioning.domain", &positioning.domain)?;
     text("positioning.niche", &positioning.niche)?;
     text("positioning.tag", &positioning.tag)?;
-    let audience = charter
-        .audience
-        .as_ref()
-        .ok_or_else(|| missing("audience"))?;
+    let audience = charter.audience.as_ref().ok_or_else(|| missing("audience"))?;
     text("audience.persona", &audience.persona)?;
     text("audience.decisionScene", &audience.decision_scene)?;
     text("audience.payerNote", &audience.payer_note)?;
-    let north_star = charter
-        .north_star
-        .as_ref()
-        .ok_or_else(|| missing("northStar"))?;
-    whitelisted(
-        "northStar.metric",
-        text("northStar.metric", &north_star.metric)?,
-        "CHARTER_NORTH_STAR_METRIC",
-        lists,
-    )?;
+    let north_star = charter.north_star.as_ref().ok_or_else(|| missing("northStar"))?;
+    whitelisted("northStar.metric", text("northStar.metric", &north_star.metric)?, "CHARTER_NORTH_STAR_METRIC", lists)?;
     text("northStar.rationale", &north_star.rationale)?;
     let review = charter.review.as_ref().ok_or_else(|| missing("review"))?;
     check_review_time(text("review.lastReviewedAt", &review.last_reviewed_at)?)?;
     text("review.nextTrigger", &review.next_trigger)?;
 
-    let monetization = charter
-        .monetization
-        .as_mut()
-        .ok_or_else(|| missing("monetization"))?;
+    let monetization = charter.monetization.as_mut().ok_or_else(|| missing("monetization"))?;
     whitelisted(
         "monetization.path",
         text("monetization.path", &monetization.path)?,
         "CHARTER_MONETIZATION_PATH",
         lists,
     )?;
-    whitelisted(
-        "monetization.stage",
-        text("monetization.stage", &monetization.stage)?,
-        "CHARTER_STAGE",
-        lists,
-    )?;
+    whitelisted("monetization.stage", text("monetization.stage", &monetization.stage)?, "CHARTER_STAGE", lists)?;
     text("monetization.gapNote", &monetization.gap_note)?;
     let mut seen = Vec::with_capacity(monetization.practical_paths.len());
     for (i, path) in monetization.practical_paths.iter().enumerate() {
-        whitelisted(
-            &format!("monetization.practicalPaths[{i}]"),
-            path,
-            "CHARTER_MONETIZATION_PATH",
-            lists,
-        )?;
+        whitelisted(&format!("monetization.practicalPaths[{i}]"), path, "CHARTER_MONETIZATION_PATH", lists)?;
         if !seen.contains(path) {
             seen.push(path.clone());
         }
@@ -168,33 +110,14 @@ fn text<'a>(field: &str, value: &'a Option<String>) -> Result<&'a str, ServiceEr
     Ok(value)
 }
 
-fn whitelisted(
-    field: &str,
-    value: &str,
-    list: &str,
-    lists: &ValueLists,
-) -> Result<(), ServiceError> {
-    let allowed = lists
-        .get(list)
-        .map(|l| l.values.as_slice())
-        .unwrap_or_default();
+fn whitelisted(field: &str, value: &str, list: &str, lists: &ValueLists) -> Result<(), ServiceError> {
+    let allowed = lists.get(list).map(|l| l.values.as_slice()).unwrap_or_default();
     if allowed.iter().any(|v| v == value) {
         return Ok(());
     }
-    let shown: Vec<_> = allowed
-        .iter()
-        .map(|v| {
-            if v.is_empty() {
-                "\"\" (undecided)".to_owned()
-            } else {
-                v.clone()
-            }
-        })
-        .collect();
-    Err(ServiceError::invalid_field(
-        field,
-        format!("`{field}` is {value:?}; allowed: {}", shown.join(", ")),
-    ))
+    let shown: Vec<_> =
+        allowed.iter().map(|v| if v.is_empty() { "\"\" (undecided)".to_owned() } else { v.clone() }).collect();
+    Err(ServiceError::invalid_field(field, format!("`{field}` is {value:?}; allowed: {}", shown.join(", "))))
 }
 
 fn check_review_time(value: &str) -> Result<(), ServiceError> {
@@ -222,29 +145,16 @@ mod tests {
 
     #[test]
     fn empty_charter_is_valid() {
-        assert_eq!(
-            normalize(empty_charter(), &lists()).unwrap(),
-            empty_charter()
-        );
+        assert_eq!(normalize(empty_charter(), &lists()).unwrap(), empty_charter());
     }
 
     #[test]
     fn practical_paths_are_deduplicated_in_first_order() {
         let mut charter = empty_charter();
-        charter.monetization.as_mut().unwrap().practical_paths = [
-            "consulting",
-            "membership",
-            "consulting",
-            "paid_knowledge",
-            "membership",
-        ]
-        .map(String::from)
-        .to_vec();
+        charter.monetization.as_mut().unwrap().practical_paths =
+            ["consulting", "membership", "consulting", "paid_knowledge", "membership"].map(String::from).to_vec();
         let normalized = normalize(charter, &lists()).unwrap();
-        assert_eq!(
-            normalized.monetization.unwrap().practical_paths,
-            ["consulting", "membership", "paid_knowledge"]
-        );
+        assert_eq!(normalized.monetization.unwrap().practical_paths, ["consulting", "membership", "paid_knowledge"]);
     }
 
     #[test]
@@ -254,41 +164,24 @@ mod tests {
         m.path = Some("membership".into());
         m.stage = Some("accumulation".into());
         charter.north_star.as_mut().unwrap().metric = Some("private_leads".into());
-        charter.review.as_mut().unwrap().last_reviewed_at =
-            Some("2026-11-01T10:00:00+08:00".into());
+        charter.review.as_mut().unwrap().last_reviewed_at = Some("2026-11-01T10:00:00+08:00".into());
         assert!(normalize(charter.clone(), &lists()).is_ok());
 
         let mut bad = charter.clone();
         bad.monetization.as_mut().unwrap().stage = Some("later".into());
-        assert_eq!(
-            normalize(bad, &lists()).unwrap_err().field.as_deref(),
-            Some("monetization.stage")
-        );
+        assert_eq!(normalize(bad, &lists()).unwrap_err().field.as_deref(), Some("monetization.stage"));
         let mut bad = charter.clone();
-        bad.monetization.as_mut().unwrap().practical_paths =
-            vec!["membership".into(), "mlm".into()];
-        assert_eq!(
-            normalize(bad, &lists()).unwrap_err().field.as_deref(),
-            Some("monetization.practicalPaths[1]")
-        );
+        bad.monetization.as_mut().unwrap().practical_paths = vec!["membership".into(), "mlm".into()];
+        assert_eq!(normalize(bad, &lists()).unwrap_err().field.as_deref(), Some("monetization.practicalPaths[1]"));
         let mut bad = charter.clone();
         bad.review.as_mut().unwrap().last_reviewed_at = Some("yesterday".into());
-        assert_eq!(
-            normalize(bad, &lists()).unwrap_err().field.as_deref(),
-            Some("review.lastReviewedAt")
-        );
+        assert_eq!(normalize(bad, &lists()).unwrap_err().field.as_deref(), Some("review.lastReviewedAt"));
         let mut bad = charter.clone();
         bad.version = Some(2);
-        assert_eq!(
-            normalize(bad, &lists()).unwrap_err().field.as_deref(),
-            Some("version")
-        );
+        assert_eq!(normalize(bad, &lists()).unwrap_err().field.as_deref(), Some("version"));
         let mut bad = charter;
         bad.audience.as_mut().unwrap().payer_note = None;
-        assert_eq!(
-            normalize(bad, &lists()).unwrap_err().field.as_deref(),
-            Some("audience.payerNote")
-        );
+        assert_eq!(normalize(bad, &lists()).unwrap_err().field.as_deref(), Some("audience.payerNote"));
     }
 
     #[test]

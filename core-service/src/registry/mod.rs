@@ -24,8 +24,7 @@ use crate::error::ServiceError;
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// What a handler gets and returns: encoded protobuf messages.
-pub type Handler =
-    Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, ServiceError>> + Send + Sync>;
+pub type Handler = Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, ServiceError>> + Send + Sync>;
 
 /// One RPC's descriptor and metadata.
 #[derive(Debug, Clone)]
@@ -44,10 +43,7 @@ impl OperationInfo {
 
     /// Whether the catalog lists the operation as under maintenance (spec 3).
     pub fn under_maintenance(&self) -> bool {
-        self.meta
-            .availability
-            .as_ref()
-            .is_some_and(|a| a.status == "maintenance")
+        self.meta.availability.as_ref().is_some_and(|a| a.status == "maintenance")
     }
 }
 
@@ -74,20 +70,9 @@ impl Registry {
             );
             let grpc_path = format!("/{}/{}", method.parent_service().full_name(), method.name());
             order.push(grpc_path.clone());
-            operations.insert(
-                grpc_path.clone(),
-                Arc::new(OperationInfo {
-                    grpc_path,
-                    method,
-                    meta,
-                }),
-            );
+            operations.insert(grpc_path.clone(), Arc::new(OperationInfo { grpc_path, method, meta }));
         }
-        Ok(Registry {
-            operations,
-            order,
-            handlers: HashMap::new(),
-        })
+        Ok(Registry { operations, order, handlers: HashMap::new() })
     }
 
     /// Registers the handler of the RPC `full_method` (`package.Service.Method`).
@@ -117,10 +102,7 @@ impl Registry {
             Resp::full_name()
         );
         let grpc_path = info.grpc_path.clone();
-        anyhow::ensure!(
-            !self.handlers.contains_key(&grpc_path),
-            "{full_method} has two handlers"
-        );
+        anyhow::ensure!(!self.handlers.contains_key(&grpc_path), "{full_method} has two handlers");
         let handler = Arc::new(handler);
         let erased: Handler = Arc::new(move |ctx: CallContext, bytes: Bytes| {
             let handler = handler.clone();

@@ -13,14 +13,10 @@ use serde_json::Value as Json;
 use super::{FieldError, join};
 
 /// Required fields by message full name (from the field options).
-pub type RequiredTable = HashMap<String, Vec<FieldDescriptor>>;
+pub type RequiredTable = HashMap<String, Vec<mediaops_proto::options::RequiredField>>;
 
 /// Decodes a JSON object into a message of type `desc`.
-pub fn decode(
-    desc: &MessageDescriptor,
-    json: &Json,
-    required: &RequiredTable,
-) -> Result<DynamicMessage, FieldError> {
+pub fn decode(desc: &MessageDescriptor, json: &Json, required: &RequiredTable) -> Result<DynamicMessage, FieldError> {
     decode_message(desc, json, "", required)
 }
 
@@ -31,15 +27,8 @@ fn decode_message(
     required: &RequiredTable,
 ) -> Result<DynamicMessage, FieldError> {
     let Json::Object(object) = json else {
-        let what = if path.is_empty() {
-            "the request body".to_owned()
-        } else {
-            format!("`{path}`")
-        };
-        return Err(FieldError::new(
-            path,
-            format!("{what} must be a JSON object, not {}", json_type(json)),
-        ));
+        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
+        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
     };
     let mut message = DynamicMessage::new(desc.clone());
     for (key, value) in object {
@@ -60,9 +49,7 @@ fn decode_message(
             let values = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| {
-                    decode_single(&field, item, &format!("{field_path}[{i}]"), required)
-                })
+                .map(|(i, item)| decode_single(&field, item, &format!("{field_path}[{i}]"), required))
                 .collect::<Result<Vec<_>, _>>()?;
             Value::List(values)
         } else {
@@ -70,17 +57,11 @@ fn decode_message(
         };
         message.set_field(&field, converted);
     }
-    for field in required.get(desc.full_name()).into_iter().flatten() {
-        let present = object
-            .get(field.json_name())
-            .or_else(|| object.get(field.name()))
-            .is_some_and(|v| !v.is_null());
+    for field in required.get(desc.full_name()).into_iter().flatten().map(|r| &r.field) {
+        let present = object.get(field.json_name()).or_else(|| object.get(field.name())).is_some_and(|v| !v.is_null());
         if !present {
             let field_path = join(path, field.json_name());
-            return Err(FieldError::new(
-                &field_path,
-                format!("`{field_path}` is required"),
-            ));
+            return Err(FieldError::new(&field_path, format!("`{field_path}` is required")));
         }
     }
     Ok(message)
@@ -95,9 +76,7 @@ fn decode_map(
     let Json::Object(entries) = value else {
         return Err(wrong_type(path, "an object", value));
     };
-    let Kind::Message(entry) = field.kind() else {
-        unreachable!("map fields are entry messages")
-    };
+    let Kind::Message(entry) = field.kind() else { unreachable!("map fields are entry messages") };
     let value_field = entry.map_entry_value_field();
     let mut map = HashMap::new();
     for (key, item) in entries {
@@ -110,15 +89,7 @@ fn decode_map(
                 ));
             }
         };
-        map.insert(
-            key,
-            decode_single(
-                &value_field,
-                item,
-                &format!("{path}.{}", map.len()),
-                required,
-            )?,
-        );
+        map.insert(key, decode_single(&value_field, item, &format!("{path}.{}", map.len()), required)?);
     }
     Ok(Value::Map(map))
 }
@@ -130,43 +101,20 @@ fn decode_single(
     required: &RequiredTable,
 ) -> Result<Value, FieldError> {
     Ok(match field.kind() {
-        Kind::String => Value::String(
-            value
-                .as_str()
-                .ok_or_else(|| wrong_type(path, "a string", value))?
-                .to_owned(),
-        ),
-        Kind::Bool => Value::Bool(
-            value
-                .as_bool()
-                .ok_or_else(|| wrong_type(path, "true or false", value))?,
-        ),
+        Kind::String => Value::String(value.as_str().ok_or_else(|| wrong_type(path, "a string", value))?.to_owned()),
+        Kind::Bool => Value::Bool(value.as_bool().ok_or_else(|| wrong_type(path, "true or false", value))?),
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
             Value::I32(integer(value, path, i32::MIN as f64, i32::MAX as f64)? as i32)
         }
         Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
             Value::I64(integer(value, path, i64::MIN as f64, i64::MAX as f64)? as i64)
         }
-        Kind::Uint32 | Kind::Fixed32 => {
-            Value::U32(integer(value, path, 0.0, u32::MAX as f64)? as u32)
-        }
-        Kind::Uint64 | Kind::Fixed64 => {
-            Value::U64(integer(value, path, 0.0, u64::MAX as f64)? as u64)
-        }
-        Kind::Double => Value::F64(
-            value
-                .as_f64()
-                .ok_or_else(|| wrong_type(path, "a number", value))?,
-        ),
-        Kind::Float => Value::F32(
-            value
-                .as_f64()
-                .ok_or_else(|| wrong_type(path, "a number", value))? as f32,
-        ),
+        Kind::Uint32 | Kind::Fixed32 => Value::U32(integer(value, path, 0.0, u32::MAX as f64)? as u32),
+        Kind::Uint64 | Kind::Fixed64 => Value::U64(integer(value, path, 0.0, u64::MAX as f64)? as u64),
+        Kind::Double => Value::F64(value.as_f64().ok_or_else(|| wrong_type(path, "a number", value))?),
+        Kind::Float => Value::F32(value.as_f64().ok_or_else(|| wrong_type(path, "a number", value))? as f32),
         Kind::Bytes => {
-            let text = value
-                .as_str()
-                .ok_or_else(|| wrong_type(path, "a base64 string", value))?;
+            let text = value.as_str().ok_or_else(|| wrong_type(path, "a base64 string", value))?;
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(text)
                 .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
@@ -176,28 +124,17 @@ fn decode_single(
         Kind::Enum(e) => {
             let number = match value {
                 Json::String(name) => e.get_value_by_name(name).map(|v| v.number()),
-                Json::Number(n) => n
-                    .as_i64()
-                    .and_then(|n| e.get_value(n as i32))
-                    .map(|v| v.number()),
+                Json::Number(n) => n.as_i64().and_then(|n| e.get_value(n as i32)).map(|v| v.number()),
                 _ => None,
             };
             let names: Vec<_> = e.values().map(|v| v.name().to_owned()).collect();
-            Value::EnumNumber(number.ok_or_else(|| {
-                FieldError::new(
-                    path,
-                    format!("`{path}` must be one of {}", names.join(", ")),
-                )
-            })?)
+            Value::EnumNumber(
+                number.ok_or_else(|| FieldError::new(path, format!("`{path}` must be one of {}", names.join(", "))))?,
+            )
         }
         Kind::Message(inner) if inner.full_name().starts_with("google.protobuf.") => {
-            let message =
-                DynamicMessage::deserialize(inner.clone(), value.clone()).map_err(|e| {
-                    FieldError::new(
-                        path,
-                        format!("`{path}` is not a valid {}: {e}", inner.name()),
-                    )
-                })?;
+            let message = DynamicMessage::deserialize(inner.clone(), value.clone())
+                .map_err(|e| FieldError::new(path, format!("`{path}` is not a valid {}: {e}", inner.name())))?;
             Value::Message(message)
         }
         Kind::Message(inner) => Value::Message(decode_message(&inner, value, path, required)?),
@@ -219,26 +156,17 @@ fn integer(value: &Json, path: &str, min: f64, max: f64) -> Result<f64, FieldErr
         }
     } else if let Some(f) = n.as_f64() {
         if f.fract() != 0.0 {
-            return Err(FieldError::new(
-                path,
-                format!("`{path}` must be a whole number, not {f}"),
-            ));
+            return Err(FieldError::new(path, format!("`{path}` must be a whole number, not {f}")));
         }
         if f >= min && f <= max {
             return Ok(f);
         }
     }
-    Err(FieldError::new(
-        path,
-        format!("`{path}` is out of range ({min} to {max})"),
-    ))
+    Err(FieldError::new(path, format!("`{path}` is out of range ({min} to {max})")))
 }
 
 fn wrong_type(path: &str, expected: &str, value: &Json) -> FieldError {
-    FieldError::new(
-        path,
-        format!("`{path}` must be {expected}, not {}", json_type(value)),
-    )
+    FieldError::new(path, format!("`{path}` must be {expected}, not {}", json_type(value)))
 }
 
 /// How a JSON value's type reads in messages ("a string", "an array", …).
@@ -258,18 +186,10 @@ pub fn unknown_field(desc: &MessageDescriptor, key: &str, path: &str) -> FieldEr
     let field_path = join(path, key);
     let closest = desc
         .fields()
-        .map(|f| {
-            (
-                strsim::jaro_winkler(&key.to_lowercase(), &f.json_name().to_lowercase()),
-                f.json_name().to_owned(),
-            )
-        })
+        .map(|f| (strsim::jaro_winkler(&key.to_lowercase(), &f.json_name().to_lowercase()), f.json_name().to_owned()))
         .max_by(|a, b| a.0.total_cmp(&b.0));
     let message = match closest {
-        Some((_, name)) => format!(
-            "unknown field `{field_path}`; the closest known field is `{}`",
-            join(path, &name)
-        ),
+        Some((_, name)) => format!("unknown field `{field_path}`; the closest known field is `{}`", join(path, &name)),
         None => format!("unknown field `{field_path}`; this request takes no fields"),
     };
     FieldError::new(field_path, message)
@@ -284,53 +204,26 @@ mod tests {
     fn run(message: &str, body: Json) -> Result<DynamicMessage, FieldError> {
         let pool = descriptor_pool();
         let required = mediaops_proto::options::required_fields(pool);
-        decode(
-            &pool.get_message_by_name(message).unwrap(),
-            &body,
-            &required,
-        )
+        decode(&pool.get_message_by_name(message).unwrap(), &body, &required)
     }
 
     const SEARCH: &str = "mediaops.lifestyle.v1.SearchWorkRequest";
 
     #[test]
     fn accepts_json_and_proto_names() {
-        let m = run(
-            SEARCH,
-            json!({"keyword": "露营", "pageSize": 20, "page_size": 20, "page": 2.0}),
-        )
-        .unwrap();
+        let m = run(SEARCH, json!({"keyword": "露营", "pageSize": 20, "page_size": 20, "page": 2.0})).unwrap();
         assert_eq!(m.get_field_by_name("page_size").unwrap().as_i32(), Some(20));
         assert_eq!(m.get_field_by_name("page").unwrap().as_i32(), Some(2));
     }
 
     #[test]
     fn names_missing_wrong_and_unknown_fields() {
-        assert_eq!(
-            run(SEARCH, json!({})).unwrap_err(),
-            FieldError::new("keyword", "`keyword` is required")
-        );
-        assert_eq!(
-            run(SEARCH, json!({"keyword": null})).unwrap_err().field,
-            "keyword"
-        );
+        assert_eq!(run(SEARCH, json!({})).unwrap_err(), FieldError::new("keyword", "`keyword` is required"));
+        assert_eq!(run(SEARCH, json!({"keyword": null})).unwrap_err().field, "keyword");
         let wrong = run(SEARCH, json!({"keyword": "x", "page": "2"})).unwrap_err();
-        assert_eq!(
-            wrong,
-            FieldError::new("page", "`page` must be a whole number, not a string")
-        );
-        assert_eq!(
-            run(SEARCH, json!({"keyword": "x", "page": 1.5}))
-                .unwrap_err()
-                .field,
-            "page"
-        );
-        assert_eq!(
-            run(SEARCH, json!({"keyword": "x", "page": 1e12}))
-                .unwrap_err()
-                .field,
-            "page"
-        );
+        assert_eq!(wrong, FieldError::new("page", "`page` must be a whole number, not a string"));
+        assert_eq!(run(SEARCH, json!({"keyword": "x", "page": 1.5})).unwrap_err().field, "page");
+        assert_eq!(run(SEARCH, json!({"keyword": "x", "page": 1e12})).unwrap_err().field, "page");
         let unknown = run(SEARCH, json!({"keywrd": "x"})).unwrap_err();
         assert_eq!(unknown.field, "keywrd");
         assert!(unknown.message.contains("`keyword`"), "{}", unknown.message);
@@ -343,11 +236,7 @@ mod tests {
         let err = run("mediaops.charter.v1.PutCharterRequest", body).unwrap_err();
         assert_eq!(err.field, "charter.positioning.oneLiner");
         let body = json!({"userIds": ["a", 2]});
-        let err = run(
-            "mediaops.lifestyle.v1.LifestyleAccountAnalyzerRequest",
-            body,
-        )
-        .unwrap_err();
+        let err = run("mediaops.lifestyle.v1.LifestyleAccountAnalyzerRequest", body).unwrap_err();
         assert_eq!(err.field, "userIds[1]");
     }
 }

@@ -17,9 +17,7 @@ use serde_json::{Map, Number, Value as Json};
 pub fn encode(message: &DynamicMessage) -> Json {
     let desc = message.descriptor();
     match desc.full_name() {
-        "google.protobuf.Struct" | "google.protobuf.Value" | "google.protobuf.ListValue" => {
-            free_form(message)
-        }
+        "google.protobuf.Struct" | "google.protobuf.Value" | "google.protobuf.ListValue" => free_form(message),
         _ => {
             let mut object = Map::with_capacity(desc.fields().len());
             for field in desc.fields() {
@@ -47,27 +45,19 @@ fn value_to_json(value: &Value, kind: &Kind) -> Json {
         Value::String(s) => Json::String(s.clone()),
         Value::Bytes(b) => Json::String(base64::engine::general_purpose::STANDARD.encode(b)),
         Value::EnumNumber(n) => match kind {
-            Kind::Enum(e) => e
-                .get_value(*n)
-                .map(|v| Json::String(v.name().to_owned()))
-                .unwrap_or_else(|| Json::from(*n)),
+            Kind::Enum(e) => {
+                e.get_value(*n).map(|v| Json::String(v.name().to_owned())).unwrap_or_else(|| Json::from(*n))
+            }
             _ => Json::from(*n),
         },
         Value::Message(m) => encode(m),
-        Value::List(items) => {
-            Json::Array(items.iter().map(|item| value_to_json(item, kind)).collect())
-        }
+        Value::List(items) => Json::Array(items.iter().map(|item| value_to_json(item, kind)).collect()),
         Value::Map(entries) => {
             let value_kind = match kind {
                 Kind::Message(entry) => entry.map_entry_value_field().kind(),
                 other => other.clone(),
             };
-            Json::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (map_key(k), value_to_json(v, &value_kind)))
-                    .collect(),
-            )
+            Json::Object(entries.iter().map(|(k, v)| (map_key(k), value_to_json(v, &value_kind))).collect())
         }
     }
 }
@@ -101,10 +91,7 @@ const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
 fn whole_numbers_to_integers(json: &mut Json) {
     match json {
         Json::Number(n) => {
-            if let Some(f) = n
-                .as_f64()
-                .filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() <= MAX_EXACT)
-            {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() <= MAX_EXACT) {
                 *n = Number::from(f as i64);
             }
         }
@@ -121,28 +108,18 @@ mod tests {
     use serde_json::json;
 
     fn message(name: &str, json: Json) -> DynamicMessage {
-        DynamicMessage::deserialize(descriptor_pool().get_message_by_name(name).unwrap(), json)
-            .unwrap()
+        DynamicMessage::deserialize(descriptor_pool().get_message_by_name(name).unwrap(), json).unwrap()
     }
 
     #[test]
     fn counts_are_numbers_and_absent_optionals_are_null() {
-        let m = message(
-            "mediaops.common.v1.ImageResult",
-            json!({"source": "x", "status": "success"}),
-        );
-        assert_eq!(
-            encode(&m),
-            json!({"source": "x", "taskId": null, "status": "success", "images": []})
-        );
+        let m = message("mediaops.common.v1.ImageResult", json!({"source": "x", "status": "success"}));
+        assert_eq!(encode(&m), json!({"source": "x", "taskId": null, "status": "success", "images": []}));
         let m = message(
             "mediaops.common.v1.TitleLikeList",
             json!({"items": [{"title": "a", "likeCount": "9007199254740993"}]}),
         );
-        assert_eq!(
-            encode(&m),
-            json!({"items": [{"title": "a", "likeCount": 9007199254740993i64}]})
-        );
+        assert_eq!(encode(&m), json!({"items": [{"title": "a", "likeCount": 9007199254740993i64}]}));
     }
 
     #[test]
@@ -156,13 +133,7 @@ mod tests {
 
     #[test]
     fn spec_snake_case_names_survive() {
-        let m = message(
-            "mediaops.shortvideo.v1.SurgeWork",
-            json!({"title": "t", "share_url": "u"}),
-        );
-        assert_eq!(
-            encode(&m),
-            json!({"title": "t", "category": "", "share_url": "u"})
-        );
+        let m = message("mediaops.shortvideo.v1.SurgeWork", json!({"title": "t", "share_url": "u"}));
+        assert_eq!(encode(&m), json!({"title": "t", "category": "", "share_url": "u"}));
     }
 }

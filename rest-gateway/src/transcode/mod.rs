@@ -17,18 +17,11 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError {
-            field: field.into(),
-            message: message.into(),
-        }
+        FieldError { field: field.into(), message: message.into() }
     }
 }
 
 /// `prefix.name`, or `name` at the top.
 pub(crate) fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}.{name}")
-    }
+    if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
 }

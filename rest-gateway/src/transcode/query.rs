@@ -39,12 +39,7 @@ fn typed(kind: &Kind, raw: &str, name: &str) -> Result<Json, FieldError> {
         raw.parse::<i64>()
             .map(Json::from)
             .ok()
-            .or_else(|| {
-                raw.parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
-                    .map(Json::Number)
-            })
+            .or_else(|| raw.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Json::Number))
             .ok_or_else(|| FieldError::new(name, format!("`{name}` must be a number, not {raw:?}")))
     };
     match kind {
@@ -52,15 +47,9 @@ fn typed(kind: &Kind, raw: &str, name: &str) -> Result<Json, FieldError> {
         Kind::Bool => match raw {
             "true" => Ok(Json::Bool(true)),
             "false" => Ok(Json::Bool(false)),
-            _ => Err(FieldError::new(
-                name,
-                format!("`{name}` must be true or false, not {raw:?}"),
-            )),
+            _ => Err(FieldError::new(name, format!("`{name}` must be true or false, not {raw:?}"))),
         },
-        Kind::Message(_) => Err(FieldError::new(
-            name,
-            format!("`{name}` cannot be given as a parameter"),
-        )),
+        Kind::Message(_) => Err(FieldError::new(name, format!("`{name}` cannot be given as a parameter"))),
         _ => number(raw),
     }
 }
@@ -73,22 +62,15 @@ mod tests {
     #[test]
     fn types_follow_the_fields() {
         let pool = mediaops_proto::descriptor_pool();
-        let desc = pool
-            .get_message_by_name("mediaops.catalog.v1.SearchSkillsRequest")
-            .unwrap();
+        let desc = pool.get_message_by_name("mediaops.catalog.v1.SearchSkillsRequest").unwrap();
         let mut object = Map::new();
         merge_params(&desc, [("q", "热点"), ("category", "全部")], &mut object).unwrap();
-        assert_eq!(
-            Json::Object(object),
-            json!({"q": "热点", "category": "全部"})
-        );
+        assert_eq!(Json::Object(object), json!({"q": "热点", "category": "全部"}));
         let err = merge_params(&desc, [("query", "x")], &mut Map::new()).unwrap_err();
         assert_eq!(err.field, "query");
         assert!(err.message.contains("`q`") || err.message.contains("`category`"));
 
-        let desc = pool
-            .get_message_by_name("mediaops.lifestyle.v1.SearchWorkRequest")
-            .unwrap();
+        let desc = pool.get_message_by_name("mediaops.lifestyle.v1.SearchWorkRequest").unwrap();
         let err = merge_params(&desc, [("page", "two")], &mut Map::new()).unwrap_err();
         assert_eq!(err.field, "page");
     }
