@@ -61,12 +61,8 @@ impl Core {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        let reflection_v1 = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(mediaops_proto::FILE_DESCRIPTOR_SET)
-            .build_v1()?;
-        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(mediaops_proto::FILE_DESCRIPTOR_SET)
-            .build_v1alpha()?;
+        let reflection_v1 = reflection().build_v1()?;
+        let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
         for service in mediaops_proto::descriptor_pool().services() {
             health_reporter.set_service_status(service.full_name(), tonic_health::ServingStatus::Serving).await;
@@ -81,4 +77,14 @@ impl Core {
             .await?;
         Ok(())
     }
+}
+
+/// A reflection builder that knows our files and the standard services we
+/// serve, so `grpcurl list` shows health and both reflection versions too.
+fn reflection() -> tonic_reflection::server::Builder<'static> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(mediaops_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
 }

@@ -1,0 +1,154 @@
+//! The gateway's contract over real HTTP: envelope, status codes and error
+//! codes (ARCHITECTURE.md "Errors"), Bearer parsing (spec 5), request ids.
+
+mod common;
+
+use common::{KEY, Service, failure, success};
+use serde_json::json;
+
+const SEARCH_USER: &str = "/api/apis/lifestyle/search-user/call";
+
+#[tokio::test]
+async fn bad_input_is_a_400_naming_the_field() {
+    let service = Service::start().await;
+    let (status, body) = service.post(SEARCH_USER, json!({"page": 1})).await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["field"], "keyword");
+
+    let (status, body) = service.post(SEARCH_USER, json!({"keyword": "x", "page": "1"})).await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["field"], "page");
+    assert!(error["message"].as_str().unwrap().contains("number"), "{error}");
+
+    let (status, body) = service.post(SEARCH_USER, json!({"keyword": "x", "sortTyp": "hot"})).await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["field"], "sortTyp");
+    assert!(error["message"].as_str().unwrap().contains("`sortType`"), "{error}");
+
+    let (status, body) = service.post(SEARCH_USER, json!({"keyword": "   "})).await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["field"], "keyword", "blank required strings are refused by the core");
+
+    let (status, body) = service.post(SEARCH_USER, json!(["keyword"])).await;
+    failure(status, &body, 400, "invalid_input");
+
+    let response = service
+        .http
+        .post(format!("{}{SEARCH_USER}", service.base))
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("content-type", "application/json")
+        .body("{\"keyword\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert!(body["error"]["message"].as_str().unwrap().contains("not valid JSON"));
+}
+
+#[tokio::test]
+async fn authentication_failures_are_401() {
+    let service = Service::start().await;
+    for key in [None, Some("short"), Some("mk_this_key_was_never_issued_00")] {
+        let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/apis", None, key).await;
+        failure(status, &body, 401, "unauthenticated");
+    }
+    for header in
+        ["Bearer", format!("bearer {KEY}").as_str(), format!("Bearer  {KEY}").as_str(), format!("Token {KEY}").as_str()]
+    {
+        let response = service
+            .http
+            .get(format!("{}/api/apis", service.base))
+            .header("authorization", header)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{header}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_paths_methods_and_media_types() {
+    let service = Service::start().await;
+    let (status, body) = service.post("/api/apis/lifestyle/no-such-slug/call", json!({})).await;
+    failure(status, &body, 404, "not_found");
+    let (status, body) = service.get("/nowhere").await;
+    failure(status, &body, 404, "not_found");
+
+    let (status, body) = service.get(SEARCH_USER).await;
+    failure(status, &body, 405, "method_not_allowed");
+
+    let response = service
+        .http
+        .post(format!("{}{SEARCH_USER}", service.base))
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("content-type", "text/plain")
+        .body("{\"keyword\": \"x\"}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 415);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unsupported_media_type");
+
+    let big = "x".repeat(70 * 1024);
+    let (status, body) = service.post(SEARCH_USER, json!({"keyword": big})).await;
+    failure(status, &body, 413, "payload_too_large");
+}
+
+#[tokio::test]
+async fn envelope_and_request_id() {
+    let service = Service::start().await;
+    let response = service
+        .http
+        .get(format!("{}/api/skills", service.base))
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("x-request-id", "trace-abc-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "trace-abc-123");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["requestId"], "trace-abc-123");
+    let keys: Vec<_> = body.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys, ["success", "requestId", "data", "error"]);
+    success(200, &body);
+
+    let (status, body) = service.post(SEARCH_USER, json!({"keyword": "x"})).await;
+    let error = failure(status, &body, 503, "not_implemented");
+    assert!(error["message"].as_str().unwrap().contains("lifestyle.search-user"));
+
+    let (status, body) = service.post("/api/apis/articles/articles-sync-account/call", json!({"wechatId": "w"})).await;
+    failure(status, &body, 503, "maintenance");
+}
+
+#[tokio::test]
+async fn every_unbuilt_operation_answers_not_implemented_never_canned_data() {
+    let service = Service::start().await;
+    let (_, apis) = service.get("/api/apis").await;
+    for entry in apis["data"]["items"].as_array().unwrap() {
+        let example = &entry["requestSchema"];
+        let mut body = serde_json::Map::new();
+        for required in example["required"].as_array().unwrap() {
+            let name = required.as_str().unwrap();
+            let value = match example["properties"][name]["type"].as_str() {
+                Some("array") => json!(["x"]),
+                Some("integer") | Some("number") => json!(1),
+                _ => json!("x"),
+            };
+            body.insert(name.to_owned(), value);
+        }
+        let (status, response) = service.post(entry["path"].as_str().unwrap(), serde_json::Value::Object(body)).await;
+        let code = if entry["availability"]["status"] == "maintenance" { "maintenance" } else { "not_implemented" };
+        failure(status, &response, 503, code);
+    }
+}
+
+#[tokio::test]
+async fn healthz_reports_the_core() {
+    let service = Service::start().await;
+    let response = service.http.get(format!("{}/healthz", service.base)).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body, json!({"status": "ok", "core": "serving"}));
+}
