@@ -2,6 +2,7 @@
 //! the descriptor pool, its REST path, price and whether it is built. The
 //! README's table is this command's output.
 
+use core_service::catalog::PLATFORM_ORDER;
 use core_service::registry::Registry;
 
 /// What a caller gets from an operation today.
@@ -16,10 +17,17 @@ pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {
     }
 }
 
-/// The table as Markdown: key, method and path, price, status.
+/// The table as Markdown: key, method and path, price, status; data APIs
+/// in the spec's platform order, then skills, dedicated endpoints, catalogs.
 pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
-    for op in registry.operations() {
+    let mut operations: Vec<_> = registry.operations().collect();
+    operations.sort_by_key(|op| {
+        let kind = ["data_api", "skill", "dedicated", "catalog"].iter().position(|k| *k == op.meta.kind);
+        let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
+        (kind, platform)
+    });
+    for op in operations {
         let http = op.meta.http.clone().unwrap_or_default();
         let mut paths = vec![format!("`{} {}`", http.method, http.path)];
         paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));

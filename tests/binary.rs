@@ -1,0 +1,82 @@
+//! The `mediaops` binary as a user runs it: first start prints a bootstrap
+//! key that works, a restart keeps it, and the README's operation table is
+//! what `mediaops operations` prints.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+struct Started {
+    child: Child,
+    lines: Vec<String>,
+    rest: String,
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `mediaops` on free ports in `data_dir` and reads its start-up lines.
+fn start(data_dir: &std::path::Path) -> Started {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mediaops"))
+        .env("MEDIAOPS_DATA_DIR", data_dir)
+        .env("MEDIAOPS_REST_ADDR", "127.0.0.1:0")
+        .env("MEDIAOPS_GRPC_ADDR", "127.0.0.1:0")
+        .env_remove("MEDIAOPS_BOOTSTRAP_KEY")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    let mut rest = String::new();
+    while rest.is_empty() {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "mediaops exited early: {lines:?}");
+        if let Some(addr) = line.trim().strip_prefix("REST  listening on ") {
+            rest = addr.split_whitespace().next().unwrap().to_owned();
+        }
+        lines.push(line.trim().to_owned());
+    }
+    Started { child, lines, rest }
+}
+
+async fn status_of_catalog_call(rest: &str, key: &str) -> u16 {
+    reqwest::Client::new().get(format!("{rest}/api/skills")).bearer_auth(key).send().await.unwrap().status().as_u16()
+}
+
+#[tokio::test]
+async fn first_start_prints_a_working_key_and_restart_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = start(dir.path());
+    let key = first
+        .lines
+        .iter()
+        .find_map(|l| l.split("store it now): ").nth(1))
+        .unwrap_or_else(|| panic!("no key printed: {:?}", first.lines))
+        .to_owned();
+    assert!(key.starts_with("mk_"));
+    assert_eq!(status_of_catalog_call(&first.rest, &key).await, 200);
+    drop(first);
+
+    let second = start(dir.path());
+    assert!(second.lines.iter().any(|l| l.starts_with("API keys exist")), "{:?}", second.lines);
+    assert!(!second.lines.iter().any(|l| l.contains("mk_")), "keys are never printed again");
+    assert_eq!(status_of_catalog_call(&second.rest, &key).await, 200);
+    assert_eq!(status_of_catalog_call(&second.rest, "mk_not_a_real_key_at_all").await, 401);
+}
+
+#[test]
+fn readme_operation_table_is_what_the_binary_prints() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mediaops")).arg("operations").output().unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(table.lines().count(), 2 + 106, "header, rule, one row per operation");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("<!-- operations:begin -->").expect("README has the operations markers")
+        + "<!-- operations:begin -->\n".len();
+    let end = readme.find("<!-- operations:end -->").unwrap();
+    assert_eq!(&readme[start..end], table, "regenerate with: cargo run -q -- operations");
+}
