@@ -24,7 +24,7 @@ use crate::usage::UsageCounters;
 use crate::validate::RequiredFields;
 
 /// Metadata key of the request id, in both directions.
-pub const REQUEST_ID: &str = "x-request-id";
+pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
 
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {
@@ -103,14 +103,8 @@ impl Pipeline {
     }
 }
 
-/// The client's `x-request-id` when it is short printable ASCII, else a new UUID.
 fn request_id(metadata: &MetadataMap) -> String {
-    metadata
-        .get(REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map(str::to_owned)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+    mediaops_proto::request_id::accept_or_new(metadata.get(REQUEST_ID).and_then(|v| v.to_str().ok()))
 }
 
 fn insert_request_id(metadata: &mut MetadataMap, request_id: &str) {

@@ -10,6 +10,7 @@ pub mod bearer;
 pub mod codec;
 pub mod error_code;
 pub mod options;
+pub mod request_id;
 
 include!(concat!(env!("OUT_DIR"), "/_includes.rs"));
 

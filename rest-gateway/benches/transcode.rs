@@ -47,15 +47,22 @@ fn transcode(c: &mut Criterion) {
     group.bench_function("response proto->json (20 items)", |b| {
         b.iter(|| {
             let message = DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap();
-            serde_json::to_string(&encode::encode(&message)).unwrap()
+            serde_json::to_string(&encode::JsonMessage(&message)).unwrap()
         })
+    });
+    let decoded = DynamicMessage::decode(response_desc.clone(), response_bytes.as_slice()).unwrap();
+    group.bench_function("response proto decode only", |b| {
+        b.iter(|| DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap())
+    });
+    group.bench_function("response json encode only", |b| {
+        b.iter(|| serde_json::to_string(&encode::JsonMessage(black_box(&decoded))).unwrap())
     });
     group.bench_function("round trip", |b| {
         b.iter(|| {
             let json: serde_json::Value = serde_json::from_str(black_box(request_text)).unwrap();
             let request = decode::decode(&request_desc, &json, &required).unwrap().encode_to_vec();
             let message = DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap();
-            (request, serde_json::to_string(&encode::encode(&message)).unwrap())
+            (request, serde_json::to_string(&encode::JsonMessage(&message)).unwrap())
         })
     });
     group.finish();

@@ -30,7 +30,7 @@ pub async fn handle(
 ) -> Response {
     let request_id = envelope::request_id(request.headers());
     match run(&state, &route, params, request, &request_id).await {
-        Ok(data) => envelope::success(&request_id, data),
+        Ok(data) => envelope::success(&request_id, encode::JsonMessage(&data)),
         Err(error) => {
             tracing::info!(request_id, operation = route.operation_key, code = %error.code, "request failed");
             envelope::failure(&request_id, &error)
@@ -44,7 +44,7 @@ async fn run(
     params: Option<PathParams>,
     request: axum::extract::Request,
     request_id: &str,
-) -> Result<Json, ApiError> {
+) -> Result<DynamicMessage, ApiError> {
     let (parts, body) = request.into_parts();
     let authorization = parts.headers.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     mediaops_proto::bearer::parse_bearer(authorization)
@@ -92,10 +92,9 @@ async fn run(
         .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), authorization, request_id)
         .await
         .map_err(|status| relative_to_body(route, ApiError::from_status(&status)))?;
-    let output = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
+    DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
         ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
-    })?;
-    Ok(encode::encode(&output))
+    })
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {

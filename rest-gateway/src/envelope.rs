@@ -13,7 +13,7 @@ use serde_json::{Value as Json, json};
 use crate::transcode::FieldError;
 
 /// Header carrying the request id both ways.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+pub const REQUEST_ID_HEADER: &str = mediaops_proto::request_id::HEADER;
 
 /// A failed call, as the client will see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,9 +71,22 @@ impl From<FieldError> for ApiError {
     }
 }
 
+/// The success envelope, serialized in field order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Success<'a, T> {
+    success: bool,
+    request_id: &'a str,
+    data: T,
+    error: (),
+}
+
 /// `200 {success: true, requestId, data, error: null}`.
-pub fn success(request_id: &str, data: Json) -> Response {
-    respond(StatusCode::OK, request_id, json!({"success": true, "requestId": request_id, "data": data, "error": null}))
+pub fn success(request_id: &str, data: impl serde::Serialize) -> Response {
+    match serde_json::to_string(&Success { success: true, request_id, data, error: () }) {
+        Ok(body) => respond(StatusCode::OK, request_id, body),
+        Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the response: {e}"))),
+    }
 }
 
 /// `<status> {success: false, requestId, data: null, error}`.
@@ -82,27 +95,21 @@ pub fn failure(request_id: &str, error: &ApiError) -> Response {
     respond(
         status,
         request_id,
-        json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()}),
+        json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()}).to_string(),
     )
 }
 
-fn respond(status: StatusCode, request_id: &str, body: Json) -> Response {
-    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+fn respond(status: StatusCode, request_id: &str, body: String) -> Response {
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     if let Ok(value) = HeaderValue::from_str(request_id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
     response
 }
 
-/// The client's `X-Request-Id` when it is 1-128 printable ASCII characters,
-/// else a new UUID.
+/// The client's `X-Request-Id` when acceptable, else a new UUID.
 pub fn request_id(headers: &axum::http::HeaderMap) -> String {
-    headers
-        .get(REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map(str::to_owned)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+    mediaops_proto::request_id::accept_or_new(headers.get(REQUEST_ID_HEADER).and_then(|v| v.to_str().ok()))
 }
 
 #[cfg(test)]

@@ -11,55 +11,93 @@
 
 use base64::Engine;
 use prost_reflect::{DynamicMessage, Kind, MapKey, ReflectMessage, Value};
-use serde_json::{Map, Number, Value as Json};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Number, Value as Json};
 
-/// Encodes a message as a JSON object.
+/// A message seen as JSON: serializes straight to the output, building no
+/// intermediate JSON tree (the gateway's hot path).
+#[derive(Clone, Copy)]
+pub struct JsonMessage<'a>(pub &'a DynamicMessage);
+
+/// Encodes a message as a JSON value (for tests and callers that need a tree).
 pub fn encode(message: &DynamicMessage) -> Json {
-    let desc = message.descriptor();
-    match desc.full_name() {
-        "google.protobuf.Struct" | "google.protobuf.Value" | "google.protobuf.ListValue" => free_form(message),
-        _ => {
-            let mut object = Map::with_capacity(desc.fields().len());
-            for field in desc.fields() {
-                let value = if field.supports_presence() && !message.has_field(&field) {
-                    Json::Null
-                } else {
-                    value_to_json(&message.get_field(&field), &field.kind())
-                };
-                object.insert(field.json_name().to_owned(), value);
+    serde_json::to_value(JsonMessage(message)).unwrap_or(Json::Null)
+}
+
+impl Serialize for JsonMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.0;
+        let desc = message.descriptor();
+        match desc.full_name() {
+            "google.protobuf.Struct" | "google.protobuf.Value" | "google.protobuf.ListValue" => {
+                free_form(message).serialize(serializer)
             }
-            Json::Object(object)
+            _ => {
+                let mut map = serializer.serialize_map(Some(desc.fields().len()))?;
+                for field in desc.fields() {
+                    if field.supports_presence() && !message.has_field(&field) {
+                        map.serialize_entry(field.json_name(), &())?;
+                    } else {
+                        let value = message.get_field(&field);
+                        map.serialize_entry(field.json_name(), &JsonValue { value: &value, kind: &field.kind() })?;
+                    }
+                }
+                map.end()
+            }
         }
     }
 }
 
-fn value_to_json(value: &Value, kind: &Kind) -> Json {
-    match value {
-        Value::Bool(b) => Json::Bool(*b),
-        Value::I32(n) => Json::from(*n),
-        Value::I64(n) => Json::from(*n),
-        Value::U32(n) => Json::from(*n),
-        Value::U64(n) => Json::from(*n),
-        Value::F32(n) => float(f64::from(*n)),
-        Value::F64(n) => float(*n),
-        Value::String(s) => Json::String(s.clone()),
-        Value::Bytes(b) => Json::String(base64::engine::general_purpose::STANDARD.encode(b)),
-        Value::EnumNumber(n) => match kind {
-            Kind::Enum(e) => {
-                e.get_value(*n).map(|v| Json::String(v.name().to_owned())).unwrap_or_else(|| Json::from(*n))
+struct JsonValue<'a> {
+    value: &'a Value,
+    kind: &'a Kind,
+}
+
+impl Serialize for JsonValue<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::I32(n) => serializer.serialize_i32(*n),
+            Value::I64(n) => serializer.serialize_i64(*n),
+            Value::U32(n) => serializer.serialize_u32(*n),
+            Value::U64(n) => serializer.serialize_u64(*n),
+            Value::F32(n) => float(f64::from(*n), serializer),
+            Value::F64(n) => float(*n, serializer),
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Bytes(b) => serializer.serialize_str(&base64::engine::general_purpose::STANDARD.encode(b)),
+            Value::EnumNumber(n) => match self.kind {
+                Kind::Enum(e) => match e.get_value(*n) {
+                    Some(v) => serializer.serialize_str(v.name()),
+                    None => serializer.serialize_i32(*n),
+                },
+                _ => serializer.serialize_i32(*n),
+            },
+            Value::Message(m) => JsonMessage(m).serialize(serializer),
+            Value::List(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&JsonValue { value: item, kind: self.kind })?;
+                }
+                seq.end()
             }
-            _ => Json::from(*n),
-        },
-        Value::Message(m) => encode(m),
-        Value::List(items) => Json::Array(items.iter().map(|item| value_to_json(item, kind)).collect()),
-        Value::Map(entries) => {
-            let value_kind = match kind {
-                Kind::Message(entry) => entry.map_entry_value_field().kind(),
-                other => other.clone(),
-            };
-            Json::Object(entries.iter().map(|(k, v)| (map_key(k), value_to_json(v, &value_kind))).collect())
+            Value::Map(entries) => {
+                let value_kind = match self.kind {
+                    Kind::Message(entry) => entry.map_entry_value_field().kind(),
+                    other => other.clone(),
+                };
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(&map_key(k), &JsonValue { value: v, kind: &value_kind })?;
+                }
+                map.end()
+            }
         }
     }
+}
+
+/// NaN and infinities have no JSON form: `null`.
+fn float<S: Serializer>(n: f64, serializer: S) -> Result<S::Ok, S::Error> {
+    if n.is_finite() { serializer.serialize_f64(n) } else { serializer.serialize_unit() }
 }
 
 fn map_key(key: &MapKey) -> String {
@@ -71,10 +109,6 @@ fn map_key(key: &MapKey) -> String {
         MapKey::U64(n) => n.to_string(),
         MapKey::String(s) => s.clone(),
     }
-}
-
-fn float(n: f64) -> Json {
-    Number::from_f64(n).map(Json::Number).unwrap_or(Json::Null)
 }
 
 /// A `Struct`/`Value`/`ListValue` through prost-reflect's proto3 JSON, then
