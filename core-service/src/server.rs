@@ -41,6 +41,7 @@ impl Core {
             ensure_bootstrap_key(keys.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
         let usage = Arc::new(UsageCounters::default());
 
+        tokio::task::spawn_blocking(crate::catalog::search::warm_up);
         let mut registry = Registry::from_pool(pool)?;
         Arc::new(Catalog::build(pool, usage.clone())?).register(&mut registry)?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir));

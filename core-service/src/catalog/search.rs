@@ -15,6 +15,12 @@ fn jieba() -> &'static jieba_rs::Jieba {
     JIEBA.get_or_init(jieba_rs::Jieba::new)
 }
 
+/// Loads the segmentation dictionary (about 0.7 s) off the request path;
+/// the core calls it on a blocking thread at start.
+pub fn warm_up() {
+    jieba();
+}
+
 /// The search terms of a query: segmented, lower-cased, without punctuation,
 /// white space or duplicates.
 pub fn terms(query: &str) -> Vec<String> {
