@@ -1,6 +1,10 @@
 //! `mediaops`: the all-in-one binary. With no subcommand it serves the core
 //! (gRPC, :50051) and the REST gateway (:8080) in one process on embedded
-//! defaults and prints the bootstrap API key on first start.
+//! defaults and prints the bootstrap API key on first start. It also carries
+//! the administration commands (keys, points, usage), which work on the
+//! configured ledger directly.
+
+mod admin_cli;
 
 use clap::{Parser, Subcommand};
 use core_service::CoreSettings;
@@ -20,8 +24,24 @@ struct Cli {
 enum Command {
     /// Serve gRPC and REST in one process (the default).
     Serve,
+    /// Serve only the gRPC core (split deployments).
+    Core,
+    /// Serve only the REST gateway, in front of a core.
+    Gateway {
+        /// The core's gRPC address (overrides MEDIAOPS_CORE_ADDR).
+        #[arg(long)]
+        core_addr: Option<String>,
+    },
     /// Print every operation with its path, price and build status (Markdown).
     Operations,
+    /// API keys: create, disable, list.
+    #[command(subcommand)]
+    Keys(admin_cli::KeysCommand),
+    /// Points: grant, balance.
+    #[command(subcommand)]
+    Points(admin_cli::PointsCommand),
+    /// An account's usage log (newest first) and per-operation counts.
+    Usage(admin_cli::UsageArgs),
 }
 
 #[tokio::main]
@@ -33,22 +53,27 @@ async fn main() -> anyhow::Result<()> {
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(&core, &GatewaySettings::load(cli.config.as_deref())?).await,
+        Command::Core => serve_core(&core).await,
+        Command::Gateway { core_addr } => {
+            let mut gateway = GatewaySettings::load(cli.config.as_deref())?;
+            if let Some(addr) = core_addr {
+                gateway.core_addr = addr;
+            }
+            serve_gateway(&gateway).await
+        }
         Command::Operations => {
-            let dir = tempdir_for_listing()?;
-            let settings = CoreSettings { data_dir: dir.clone(), bootstrap_key: None, ..core };
-            let opened = core_service::Core::open(&settings).await?;
+            // A throwaway core, so listing never touches real state.
+            let dir = tempfile::tempdir()?;
+            let settings = CoreSettings { data_dir: dir.path().to_path_buf(), bootstrap_key: None, ..core };
+            let ledger = std::sync::Arc::new(core_service::billing::embedded::EmbeddedLedger::open(dir.path())?);
+            let opened = core_service::Core::open_with_ledger(&settings, ledger, |_| Ok(())).await?;
             print!("{}", mediaops::operations::markdown(opened.registry()));
-            std::fs::remove_dir_all(dir)?;
             Ok(())
         }
+        Command::Keys(command) => admin_cli::keys(&core, command).await,
+        Command::Points(command) => admin_cli::points(&core, command).await,
+        Command::Usage(args) => admin_cli::usage(&core, args).await,
     }
-}
-
-/// Listing opens a throwaway core so it never touches real state.
-fn tempdir_for_listing() -> anyhow::Result<std::path::PathBuf> {
-    let dir = std::env::temp_dir().join(format!("mediaops-operations-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
 
 async fn serve(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<()> {
@@ -59,4 +84,26 @@ async fn serve(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result
     tokio::signal::ctrl_c().await?;
     println!("shutting down");
     running.shutdown().await
+}
+
+async fn serve_core(settings: &CoreSettings) -> anyhow::Result<()> {
+    let core = core_service::Core::open(settings).await?;
+    println!("{}", core.bootstrap);
+    let listener = tokio::net::TcpListener::bind(&settings.grpc_addr).await?;
+    println!("gRPC  listening on {}", listener.local_addr()?);
+    core.serve(listener, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}
+
+async fn serve_gateway(settings: &GatewaySettings) -> anyhow::Result<()> {
+    let client = rest_gateway::CoreClient::connect_lazy(&settings.core_addr)?;
+    let router = rest_gateway::router(client, settings.max_body_bytes)?;
+    let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
+    println!("REST  listening on http://{} (core {})", listener.local_addr()?, settings.core_addr);
+    rest_gateway::serve(listener, router, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
 }

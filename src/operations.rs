@@ -23,14 +23,19 @@ pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
     let mut operations: Vec<_> = registry.operations().collect();
     operations.sort_by_key(|op| {
-        let kind = ["data_api", "skill", "dedicated", "catalog"].iter().position(|k| *k == op.meta.kind);
+        let kind = ["data_api", "skill", "dedicated", "catalog", "admin"].iter().position(|k| *k == op.meta.kind);
         let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
         (kind, platform)
     });
     for op in operations {
-        let http = op.meta.http.clone().unwrap_or_default();
-        let mut paths = vec![format!("`{} {}`", http.method, http.path)];
-        paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));
+        let paths = match &op.meta.http {
+            Some(http) => {
+                let mut paths = vec![format!("`{} {}`", http.method, http.path)];
+                paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));
+                paths
+            }
+            None => vec![format!("gRPC only: `{}` (admin token)", op.method.full_name())],
+        };
         out.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             op.key(),

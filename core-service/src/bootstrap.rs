@@ -1,12 +1,13 @@
-//! The bootstrap API key of the one-process default (issue: spine, item 8).
+//! The bootstrap API key of the one-process default (spine issue, item 8).
 //!
 //! `MEDIAOPS_BOOTSTRAP_KEY` set: that key is stored (if absent) for the
-//! account `bootstrap` with `MEDIAOPS_BOOTSTRAP_POINTS`. Not set and no key
-//! stored yet: a key is generated, stored, and returned to be printed once.
-//! Otherwise nothing happens: keys are stored hashed and cannot be shown again.
+//! account `bootstrap`, which is granted `MEDIAOPS_BOOTSTRAP_POINTS` when the
+//! key is new. Not set and no key stored yet: a key is generated, stored,
+//! granted the points, and returned to be printed once. Otherwise nothing
+//! happens: keys are stored hashed and cannot be shown again.
 
-use crate::auth::KeyStore;
 use crate::auth::keys::{display_prefix, generate_key};
+use crate::billing::Ledger;
 use crate::error::ServiceError;
 
 /// Account id of the bootstrap key.
@@ -23,33 +24,30 @@ pub enum Bootstrap {
     Existing,
 }
 
-/// Runs the bootstrap rule against `keys`.
-pub async fn ensure_bootstrap_key(
-    keys: &dyn KeyStore,
-    configured: Option<&str>,
-    points: i64,
-) -> Result<Bootstrap, ServiceError> {
+/// Runs the bootstrap rule against `ledger`.
+pub async fn ensure_bootstrap_key(ledger: &dyn Ledger, configured: Option<&str>, points: i64) -> Result<Bootstrap, ServiceError> {
     if let Some(key) = configured {
-        keys.insert_key(key, BOOTSTRAP_ACCOUNT, points).await?;
+        if ledger.insert_key(key, BOOTSTRAP_ACCOUNT).await? && points > 0 {
+            ledger.grant(BOOTSTRAP_ACCOUNT, points).await?;
+        }
         return Ok(Bootstrap::Configured(display_prefix(key)));
     }
-    if keys.key_count().await? > 0 {
+    if !ledger.list_keys().await?.is_empty() {
         return Ok(Bootstrap::Existing);
     }
     let key = generate_key();
-    keys.insert_key(&key, BOOTSTRAP_ACCOUNT, points).await?;
+    ledger.insert_key(&key, BOOTSTRAP_ACCOUNT).await?;
+    if points > 0 {
+        ledger.grant(BOOTSTRAP_ACCOUNT, points).await?;
+    }
     Ok(Bootstrap::Generated(key))
 }
 
 impl std::fmt::Display for Bootstrap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Bootstrap::Generated(key) => {
-                write!(f, "bootstrap API key (shown once, store it now): {key}")
-            }
-            Bootstrap::Configured(prefix) => {
-                write!(f, "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})")
-            }
+            Bootstrap::Generated(key) => write!(f, "bootstrap API key (shown once, store it now): {key}"),
+            Bootstrap::Configured(prefix) => write!(f, "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})"),
             Bootstrap::Existing => write!(f, "API keys exist; set MEDIAOPS_BOOTSTRAP_KEY to add a known key"),
         }
     }
@@ -58,17 +56,19 @@ impl std::fmt::Display for Bootstrap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::embedded::EmbeddedKeyStore;
+    use crate::billing::embedded::EmbeddedLedger;
 
     #[tokio::test]
-    async fn generates_once_then_keeps_quiet() {
+    async fn generates_once_then_keeps_quiet_and_grants_once() {
         let dir = tempfile::tempdir().unwrap();
-        let keys = EmbeddedKeyStore::open(dir.path()).unwrap();
-        let Bootstrap::Generated(key) = ensure_bootstrap_key(&keys, None, 5).await.unwrap() else { panic!() };
-        assert_eq!(keys.authenticate(&key).await.unwrap().account_id, BOOTSTRAP_ACCOUNT);
-        assert_eq!(ensure_bootstrap_key(&keys, None, 5).await.unwrap(), Bootstrap::Existing);
+        let ledger = EmbeddedLedger::open(dir.path()).unwrap();
+        let Bootstrap::Generated(key) = ensure_bootstrap_key(&ledger, None, 5).await.unwrap() else { panic!() };
+        assert_eq!(ledger.authenticate(&key).await.unwrap().account_id, BOOTSTRAP_ACCOUNT);
+        assert_eq!(ensure_bootstrap_key(&ledger, None, 5).await.unwrap(), Bootstrap::Existing);
         let configured = "mk_configuredconfigured";
-        assert!(matches!(ensure_bootstrap_key(&keys, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
-        assert!(keys.authenticate(configured).await.is_ok());
+        assert!(matches!(ensure_bootstrap_key(&ledger, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
+        assert!(matches!(ensure_bootstrap_key(&ledger, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
+        assert!(ledger.authenticate(configured).await.is_ok());
+        assert_eq!(ledger.balance(BOOTSTRAP_ACCOUNT).await.unwrap(), Some(10), "5 for the generated key, 5 once for the configured one");
     }
 }

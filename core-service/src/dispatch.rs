@@ -1,77 +1,101 @@
 //! The call pipeline in front of every operation, and the gRPC service that
 //! runs it for every RPC of the registry.
 //!
-//! Order (ARCHITECTURE.md): authenticate the key → refuse operations under
-//! maintenance → validate the request → run the handler. Operations without a
-//! handler answer 503 `not_implemented` naming the operation. The billing
-//! issue adds reserve/commit/release around "run".
+//! Order (ARCHITECTURE.md; billing issue item 2):
+//! 1. authenticate the key (401), or the admin token for `kind: admin` RPCs;
+//! 2. refuse operations under maintenance (503, nothing run or charged);
+//! 3. validate the request (400; never reaches billing);
+//! 4. refuse operations not built yet (503 `not_implemented`, not charged);
+//! 5. price it from its metadata ([`crate::billing::pricing`]);
+//! 6. `Idempotency-Key`: replay a stored answer, or refuse a concurrent or
+//!    different request under the same key (409);
+//! 7. reserve the price (402 when the balance is short: nothing runs);
+//! 8. run, within the operation timeout;
+//! 9. commit on success, release on any failure (502 upstream failures
+//!    included); record usage.
+//!
+//! A ledger that cannot be reached fails the call with 503
+//! `billing_unavailable`: nothing runs for free.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::error_code::ErrorCode;
 use prost_reflect::DynamicMessage;
+use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
-use crate::auth::KeyStore;
+use crate::auth::Principal;
+use crate::billing::pricing::Pricing;
+use crate::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
 use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
-use crate::usage::UsageCounters;
 use crate::validate::RequiredFields;
 
 /// Metadata key of the request id, in both directions.
 pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
 
+/// Metadata key (and HTTP header) of the idempotency key.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// Timing bounds of a call.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// After this an unsettled reservation is released.
+    pub reservation_ttl: Duration,
+    /// A handler running longer fails with 502 and its charge is released.
+    /// Always below `reservation_ttl`, so a commit never finds its
+    /// reservation expired.
+    pub operation_timeout: Duration,
+}
+
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {
     pub registry: Registry,
-    pub keys: Arc<dyn KeyStore>,
+    pub ledger: Arc<dyn Ledger>,
     pub required: RequiredFields,
-    pub usage: Arc<UsageCounters>,
+    pub pricing: Pricing,
+    /// Bearer token of the admin RPCs; `None` disables them.
+    pub admin_token: Option<String>,
+    pub limits: Limits,
+}
+
+/// What a finished call leaves for the log.
+struct Outcome {
+    account: String,
+    points: i64,
 }
 
 impl Pipeline {
     /// Runs one call of `op` end to end; the error carries the request id.
-    async fn call(
-        &self,
-        op: &Arc<OperationInfo>,
-        request: tonic::Request<Bytes>,
-    ) -> Result<tonic::Response<Bytes>, tonic::Status> {
+    async fn call(&self, op: &Arc<OperationInfo>, request: tonic::Request<Bytes>) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
         let outcome = self.run(op, &request_id, request).await;
         let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
-        let mut response = match outcome {
-            Ok((bytes, account)) => {
-                tracing::info!(request_id, operation = op.key(), account, elapsed_ms, "ok");
-                tonic::Response::new(bytes)
+        match outcome {
+            Ok((bytes, Outcome { account, points })) => {
+                tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
+                let mut response = tonic::Response::new(bytes);
+                insert_request_id(response.metadata_mut(), &request_id);
+                Ok(response)
             }
             Err(error) => {
                 tracing::info!(request_id, operation = op.key(), code = %error.code, elapsed_ms, "failed");
                 let mut status = error.to_status();
                 insert_request_id(status.metadata_mut(), &request_id);
-                return Err(status);
+                Err(status)
             }
-        };
-        insert_request_id(response.metadata_mut(), &request_id);
-        Ok(response)
+        }
     }
 
-    async fn run(
-        &self,
-        op: &Arc<OperationInfo>,
-        request_id: &str,
-        request: tonic::Request<Bytes>,
-    ) -> Result<(Bytes, String), ServiceError> {
-        let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok());
-        let key = mediaops_proto::bearer::parse_bearer(authorization)
-            .map_err(|e| ServiceError::unauthenticated(e.message()))?;
-        let principal = self.keys.authenticate(key).await?;
-
+    async fn run(&self, op: &Arc<OperationInfo>, request_id: &str, request: tonic::Request<Bytes>) -> Result<(Bytes, Outcome), ServiceError> {
+        let metadata = request.metadata().clone();
+        let principal = self.authenticate(op, &metadata).await?;
         if op.under_maintenance() {
             let note = op.meta.availability.as_ref().map(|a| a.note.as_str()).unwrap_or_default();
             return Err(ServiceError::new(
@@ -79,27 +103,140 @@ impl Pipeline {
                 format!("{} is under maintenance and was not run or charged: {note}", op.key()),
             ));
         }
-
         let body = request.into_inner();
         let message = DynamicMessage::decode(op.method.input(), body.clone()).map_err(|e| {
-            ServiceError::new(
-                ErrorCode::InvalidInput,
-                format!("the request is not a valid {}: {e}", op.method.input().full_name()),
-            )
+            ServiceError::new(ErrorCode::InvalidInput, format!("the request is not a valid {}: {e}", op.method.input().full_name()))
         })?;
         self.required.check(&message)?;
-
-        let handler = self.registry.handler(&op.grpc_path).ok_or_else(|| {
-            ServiceError::new(
+        if !self.registry.is_implemented(&op.grpc_path) {
+            return Err(ServiceError::new(
                 ErrorCode::NotImplemented,
-                format!("{} is modelled but not implemented yet: no data source is built for it", op.key()),
-            )
-        })?;
-        let account = principal.account_id.clone();
+                format!("{} is modelled but not implemented yet: no data source is built for it; nothing was charged", op.key()),
+            ));
+        }
+        let price = self.pricing.rule(&op.grpc_path).price(&message)?;
         let ctx = CallContext { request_id: request_id.to_owned(), principal, operation: op.clone() };
-        let response = handler(ctx, body).await?;
-        self.usage.record(op.key());
-        Ok((response, account))
+
+        let idempotency = idempotency_key(&metadata)?;
+        if let Some(key) = &idempotency {
+            let fingerprint = hex::encode(Sha256::new().chain_update(op.key()).chain_update(&body).finalize());
+            match self.ledger.idempotency_begin(ctx.account_id(), key, &fingerprint, self.limits.reservation_ttl).await? {
+                IdempotencyBegin::New => {}
+                IdempotencyBegin::Replay { same_request: true, response } => {
+                    self.record(&ctx, 0, "replayed").await;
+                    return Ok((Bytes::from(response), Outcome { account: ctx.principal.account_id, points: 0 }));
+                }
+                IdempotencyBegin::Replay { same_request: false, .. } => {
+                    return Err(ServiceError::new(
+                        ErrorCode::Conflict,
+                        "this Idempotency-Key was used for a different request in the last 24 hours",
+                    ));
+                }
+                IdempotencyBegin::InProgress => {
+                    return Err(ServiceError::new(ErrorCode::Conflict, "a request with this Idempotency-Key is still running; retry later"));
+                }
+            }
+        }
+
+        let result = self.charge_and_run(&ctx, price, body).await;
+        if let Some(key) = &idempotency {
+            let stored = result.as_ref().ok().map(|(bytes, _)| bytes.as_ref());
+            if let Err(e) = self.ledger.idempotency_finish(ctx.account_id(), key, stored).await {
+                tracing::warn!(request_id, error = %e, "idempotency record not finished");
+            }
+        }
+        let outcome = match &result {
+            Ok((_, points)) => ("ok", *points),
+            Err(error) => (error.code.as_str(), 0),
+        };
+        self.record(&ctx, outcome.1, outcome.0).await;
+        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points }))
+    }
+
+    /// Reserve → run → commit or release. Returns the answer and the points kept.
+    async fn charge_and_run(&self, ctx: &CallContext, price: i64, body: Bytes) -> Result<(Bytes, i64), ServiceError> {
+        let handler = self.registry.handler(&ctx.operation.grpc_path).expect("checked before");
+        let reservation = uuid::Uuid::new_v4().to_string();
+        let account = ctx.account_id().to_owned();
+        if price > 0 {
+            match self.ledger.reserve(&account, &reservation, price, self.limits.reservation_ttl).await? {
+                Reserved::Held { .. } => {}
+                Reserved::Insufficient { balance } => {
+                    return Err(ServiceError::new(
+                        ErrorCode::InsufficientPoints,
+                        format!("{} costs {price} points and the balance is {balance}; nothing was run or charged", ctx.operation.key()),
+                    ));
+                }
+            }
+        }
+        let result = match tokio::time::timeout(self.limits.operation_timeout, handler(ctx.clone(), body)).await {
+            Ok(result) => result,
+            Err(_) => Err(ServiceError::new(
+                ErrorCode::UpstreamUnavailable,
+                format!("{} did not finish within {} s; nothing was charged", ctx.operation.key(), self.limits.operation_timeout.as_secs()),
+            )),
+        };
+        if price == 0 {
+            return result.map(|bytes| (bytes, 0));
+        }
+        match result {
+            Ok(bytes) => {
+                if let Err(e) = self.ledger.commit(&account, &reservation).await {
+                    // The work is done; the reservation expires and is
+                    // released, so the call ends up free rather than lost.
+                    tracing::error!(request_id = ctx.request_id, error = %e, "commit failed; the reservation will be released");
+                }
+                Ok((bytes, price))
+            }
+            Err(error) => {
+                if let Err(e) = self.ledger.release(&account, &reservation).await {
+                    tracing::warn!(request_id = ctx.request_id, error = %e, "release failed; the reservation expires instead");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The caller: an API key's account, or the admin for admin RPCs.
+    async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
+        let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
+        let token = mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
+        if op.meta.kind == "admin" {
+            let Some(expected) = &self.admin_token else {
+                return Err(ServiceError::new(ErrorCode::Forbidden, "the admin API is disabled: set MEDIAOPS_ADMIN_TOKEN"));
+            };
+            let given = token?;
+            let equal = given.len() == expected.len() && given.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+            return if equal {
+                Ok(Principal { account_id: "admin".into(), key_prefix: "admin".into() })
+            } else {
+                Err(ServiceError::unauthenticated("wrong admin token"))
+            };
+        }
+        self.ledger.authenticate(token?).await
+    }
+
+    async fn record(&self, ctx: &CallContext, points: i64, outcome: &str) {
+        let record = UsageRecord {
+            request_id: ctx.request_id.clone(),
+            account_id: ctx.principal.account_id.clone(),
+            operation_key: ctx.operation.key().to_owned(),
+            points,
+            outcome: outcome.to_owned(),
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        };
+        if let Err(e) = self.ledger.record_usage(&record).await {
+            tracing::warn!(request_id = ctx.request_id, error = %e, "usage not recorded");
+        }
+    }
+}
+
+/// The `idempotency-key` metadata: 1-255 printable ASCII characters.
+fn idempotency_key(metadata: &MetadataMap) -> Result<Option<String>, ServiceError> {
+    let Some(value) = metadata.get(IDEMPOTENCY_KEY) else { return Ok(None) };
+    match value.to_str() {
+        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(key.to_owned())),
+        _ => Err(ServiceError::invalid_field("Idempotency-Key", "Idempotency-Key must be 1-255 printable ASCII characters")),
     }
 }
 

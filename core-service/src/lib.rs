@@ -3,7 +3,10 @@
 //! front of each, the catalogs generated from the proto descriptors, and the
 //! positioning-charter store.
 
+pub mod account;
+pub mod admin;
 pub mod auth;
+pub mod billing;
 pub mod bootstrap;
 pub mod catalog;
 pub mod charter;
@@ -14,7 +17,6 @@ pub mod registry;
 pub mod server;
 pub mod settings;
 pub mod structs;
-pub mod usage;
 pub mod validate;
 
 pub use error::ServiceError;

@@ -8,18 +8,22 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
-use crate::auth::KeyStore;
-use crate::auth::embedded::EmbeddedKeyStore;
+use crate::billing::Ledger;
+use crate::billing::embedded::EmbeddedLedger;
+use crate::billing::pricing::Pricing;
+use crate::billing::redis::RedisLedger;
 use crate::bootstrap::{Bootstrap, ensure_bootstrap_key};
 use crate::catalog::Catalog;
 use crate::catalog::value_lists::ValueLists;
 use crate::charter::CharterService;
 use crate::charter::store::FileCharterStore;
-use crate::dispatch::{OperationService, Pipeline};
+use crate::dispatch::{Limits, OperationService, Pipeline};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
-use crate::usage::UsageCounters;
 use crate::validate::RequiredFields;
+
+/// How often every core releases expired reservations.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A core ready to serve.
 pub struct Core {
@@ -29,25 +33,51 @@ pub struct Core {
 }
 
 impl Core {
-    /// Opens the embedded state in `settings.data_dir`, runs the bootstrap
-    /// key rule and registers every built operation.
+    /// Opens the ledger (Redis when `MEDIAOPS_REDIS_URL` is set, else the
+    /// embedded one in the data dir), runs the bootstrap key rule and
+    /// registers every built operation.
     pub async fn open(settings: &CoreSettings) -> anyhow::Result<Core> {
         settings.check()?;
+        let ledger = open_ledger(settings).await?;
+        Core::open_with_ledger(settings, ledger, |_| Ok(())).await
+    }
+
+    /// [`Core::open`] over a given ledger; `extra` may register more
+    /// handlers (tests use it to drive billing through operations that are
+    /// not built yet).
+    pub async fn open_with_ledger(
+        settings: &CoreSettings,
+        ledger: Arc<dyn Ledger>,
+        extra: impl FnOnce(&mut Registry) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(&settings.data_dir)
             .map_err(|e| anyhow::anyhow!("cannot create data dir {}: {e}", settings.data_dir.display()))?;
         let pool = mediaops_proto::descriptor_pool();
-        let keys: Arc<dyn KeyStore> = Arc::new(EmbeddedKeyStore::open(&settings.data_dir)?);
         let bootstrap =
-            ensure_bootstrap_key(keys.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
-        let usage = Arc::new(UsageCounters::default());
-
+            ensure_bootstrap_key(ledger.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
         tokio::task::spawn_blocking(crate::catalog::search::warm_up);
+
         let mut registry = Registry::from_pool(pool)?;
-        Arc::new(Catalog::build(pool, usage.clone())?).register(&mut registry)?;
+        Arc::new(Catalog::build(pool, ledger.clone())?).register(&mut registry)?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
+        crate::account::register(ledger.clone(), &mut registry)?;
+        crate::admin::register(ledger.clone(), &mut registry)?;
+        extra(&mut registry)?;
 
-        let pipeline = Arc::new(Pipeline { registry, keys, required: RequiredFields::from_pool(pool), usage });
+        let limits = Limits {
+            reservation_ttl: std::time::Duration::from_secs(settings.reservation_ttl_secs),
+            operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
+        };
+        spawn_sweeper(Arc::downgrade(&ledger));
+        let pipeline = Arc::new(Pipeline {
+            pricing: Pricing::from_registry(&registry),
+            registry,
+            ledger,
+            required: RequiredFields::from_pool(pool),
+            admin_token: settings.admin_token.clone(),
+            limits,
+        });
         Ok(Core { pipeline, bootstrap })
     }
 
@@ -88,4 +118,28 @@ fn reflection() -> tonic_reflection::server::Builder<'static> {
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
+}
+
+/// The ledger the settings name.
+pub async fn open_ledger(settings: &CoreSettings) -> anyhow::Result<Arc<dyn Ledger>> {
+    Ok(match &settings.redis_url {
+        Some(url) => Arc::new(RedisLedger::connect(url, &settings.redis_prefix).await?),
+        None => Arc::new(EmbeddedLedger::open(&settings.data_dir)?),
+    })
+}
+
+/// Releases expired reservations every [`SWEEP_EVERY`] while the ledger
+/// lives (the task holds only a weak reference, so it ends with the core).
+fn spawn_sweeper(ledger: std::sync::Weak<dyn Ledger>) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(SWEEP_EVERY).await;
+            let Some(ledger) = ledger.upgrade() else { break };
+            match ledger.release_expired().await {
+                Ok(0) => {}
+                Ok(released) => tracing::warn!(released, "released expired reservations"),
+                Err(e) => tracing::warn!(error = %e, "reservation sweep failed"),
+            }
+        }
+    });
 }

@@ -20,8 +20,20 @@ pub struct CoreSettings {
     /// Points granted to the bootstrap key's account when it is created
     /// (`MEDIAOPS_BOOTSTRAP_POINTS`).
     pub bootstrap_points: i64,
-    /// Redis for billing state (`MEDIAOPS_REDIS_URL`; billing issue).
+    /// Redis for billing state (`MEDIAOPS_REDIS_URL`); unset = the embedded ledger.
     pub redis_url: Option<String>,
+    /// Prefix of every Redis key (`MEDIAOPS_REDIS_PREFIX`), so several
+    /// deployments can share one Redis.
+    pub redis_prefix: String,
+    /// Bearer token of the admin gRPC service (`MEDIAOPS_ADMIN_TOKEN`);
+    /// unset = the admin service answers 403.
+    pub admin_token: Option<String>,
+    /// Seconds after which an unsettled reservation is released
+    /// (`MEDIAOPS_RESERVATION_TTL_SECS`).
+    pub reservation_ttl_secs: u64,
+    /// Seconds an operation may run before it fails with 502 and its charge
+    /// is released (`MEDIAOPS_OPERATION_TIMEOUT_SECS`); below the TTL.
+    pub operation_timeout_secs: u64,
     /// PostgreSQL for the store (`MEDIAOPS_DATABASE_URL`; store issue).
     pub database_url: Option<String>,
     /// As-of clock, `YYYY-MM-DD` or RFC 3339 (`MEDIAOPS_NOW`).
@@ -36,6 +48,10 @@ impl Default for CoreSettings {
             bootstrap_key: None,
             bootstrap_points: 10_000,
             redis_url: None,
+            redis_prefix: "mediaops".into(),
+            admin_token: None,
+            reservation_ttl_secs: 120,
+            operation_timeout_secs: 60,
             database_url: None,
             now: None,
         }
@@ -67,9 +83,14 @@ impl CoreSettings {
 
     /// Checks values that the types alone do not.
     pub fn check(&self) -> anyhow::Result<()> {
-        if self.redis_url.is_some() {
-            anyhow::bail!(
-                "MEDIAOPS_REDIS_URL is set, but the Redis ledger is not built yet (billing issue); unset it to use the embedded state"
+        anyhow::ensure!(
+            self.operation_timeout_secs >= 1 && self.operation_timeout_secs < self.reservation_ttl_secs,
+            "MEDIAOPS_OPERATION_TIMEOUT_SECS must be at least 1 and below MEDIAOPS_RESERVATION_TTL_SECS"
+        );
+        if let Some(token) = &self.admin_token {
+            anyhow::ensure!(
+                mediaops_proto::bearer::is_well_formed_key(token),
+                "MEDIAOPS_ADMIN_TOKEN must be 16-256 characters of A-Z a-z 0-9 - . _ ~ + / ="
             );
         }
         if self.database_url.is_some() {
@@ -113,7 +134,8 @@ mod tests {
             f(&mut s);
             s.check()
         };
-        assert!(with(|s| s.redis_url = Some("redis://127.0.0.1".into())).is_err());
+        assert!(with(|s| s.operation_timeout_secs = 500).is_err());
+        assert!(with(|s| s.admin_token = Some("short".into())).is_err());
         assert!(with(|s| s.database_url = Some("postgres://x".into())).is_err());
         assert!(with(|s| s.now = Some("2024-06-21".into())).is_ok());
         assert!(with(|s| s.now = Some("2024-06-21T10:00:00+08:00".into())).is_ok());

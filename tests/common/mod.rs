@@ -90,11 +90,13 @@ impl Service {
     }
 }
 
-/// Adds a key for another account before the service opens `data_dir`.
+/// Adds a key for another account, with 100 points, before the service
+/// opens `data_dir`.
 pub async fn add_key(data_dir: &Path, key: &str, account: &str) {
-    use core_service::auth::KeyStore;
-    let keys = core_service::auth::embedded::EmbeddedKeyStore::open(data_dir).unwrap();
-    keys.insert_key(key, account, 100).await.unwrap();
+    use core_service::billing::Ledger;
+    let ledger = core_service::billing::embedded::EmbeddedLedger::open(data_dir).unwrap();
+    ledger.insert_key(key, account).await.unwrap();
+    ledger.grant(account, 100).await.unwrap();
 }
 
 /// Asserts the failure envelope and returns its error object.

@@ -16,7 +16,7 @@ const TASK_FAMILIES: [&str; 6] =
     ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
 const CONTROLS: [&str; 7] = ["text", "textarea", "number", "tags", "url", "date", "select"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
-const KINDS: [&str; 4] = ["data_api", "skill", "dedicated", "catalog"];
+const KINDS: [&str; 5] = ["data_api", "skill", "dedicated", "catalog", "admin"];
 const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 3] = ["GET", "POST", "PUT"];
@@ -34,6 +34,11 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     ensure!(meta.unit_price >= 0, "{rpc}: unit_price is negative");
     one_of("kind", &meta.kind, &KINDS, rpc)?;
     one_of("price_class", &meta.price_class, &PRICE_CLASSES, rpc)?;
+    if meta.kind == "admin" {
+        ensure!(meta.http.is_none(), "{rpc}: admin operations are gRPC only and take no http rule");
+        ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: admin operations are free and not skills");
+        return Ok(());
+    }
     let Some(http) = &meta.http else { bail!("{rpc}: no http rule") };
     one_of("http.method", &http.method, &HTTP_METHODS, rpc)?;
     ensure!(http.path.starts_with("/api/"), "{rpc}: path {:?} is not under /api/", http.path);

@@ -9,6 +9,7 @@ pub mod search;
 pub mod ui;
 pub mod value_lists;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::catalog::v1::{
@@ -21,7 +22,7 @@ use prost_reflect::{DescriptorPool, MethodDescriptor};
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use crate::structs::to_struct;
-use crate::usage::UsageCounters;
+use crate::billing::Ledger;
 use value_lists::ValueLists;
 
 /// The skill categories of spec 2.3, in catalog order.
@@ -50,13 +51,13 @@ pub const ALL_CATEGORIES: &str = "全部";
 pub struct Catalog {
     apis: Vec<ApiEntry>,
     skills: Vec<SkillEntry>,
-    usage: Arc<UsageCounters>,
+    ledger: Arc<dyn Ledger>,
 }
 
 impl Catalog {
     /// Builds every entry. Fails when an operation's metadata uses a value
     /// outside the enumerations of spec 2.4, so bad metadata never serves.
-    pub fn build(pool: &DescriptorPool, usage: Arc<UsageCounters>) -> anyhow::Result<Catalog> {
+    pub fn build(pool: &DescriptorPool, ledger: Arc<dyn Ledger>) -> anyhow::Result<Catalog> {
         let lists = ValueLists::from_pool(pool);
         let mut apis = Vec::new();
         let mut skills = Vec::new();
@@ -69,7 +70,7 @@ impl Catalog {
                 skills.push(skill_entry(&method, &meta, &lists));
             }
         }
-        Ok(Catalog { apis, skills, usage })
+        Ok(Catalog { apis, skills, ledger })
     }
 
     /// `GET /api/apis`: every data API, or those of one platform token.
@@ -84,16 +85,18 @@ impl Catalog {
     }
 
     /// `GET /api/skills`: every skill of a category (全部 or empty = all).
-    pub fn list_skills(&self, request: &ListSkillsRequest) -> Result<ListSkillsResponse, ServiceError> {
+    pub async fn list_skills(&self, request: &ListSkillsRequest) -> Result<ListSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
-        let items: Vec<_> = self.skills_in(category).map(|e| self.with_usage(e)).collect();
+        let usage = self.ledger.usage_counts().await?;
+        let items: Vec<_> = self.skills_in(category).map(|e| with_usage(e, &usage)).collect();
         Ok(ListSkillsResponse { total: items.len() as i32, items })
     }
 
     /// `GET /api/skills/search`: skills of a category ranked by relevance to
     /// `q` (see [`search`]); an empty `q` lists the category unranked.
-    pub fn search_skills(&self, request: &SearchSkillsRequest) -> Result<SearchSkillsResponse, ServiceError> {
+    pub async fn search_skills(&self, request: &SearchSkillsRequest) -> Result<SearchSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
+        let usage = self.ledger.usage_counts().await?;
         let terms = search::terms(&request.q);
         let mut items: Vec<SkillEntry> = self
             .skills_in(category)
@@ -102,7 +105,7 @@ impl Catalog {
                 if !request.q.trim().is_empty() && score == 0.0 {
                     return None;
                 }
-                let mut entry = self.with_usage(entry);
+                let mut entry = with_usage(entry, &usage);
                 entry.match_score = Some(score);
                 entry.match_reasons = reasons;
                 Some(entry)
@@ -128,10 +131,6 @@ impl Catalog {
         self.skills.iter().filter(move |e| category.is_none_or(|c| e.category == c))
     }
 
-    fn with_usage(&self, entry: &SkillEntry) -> SkillEntry {
-        SkillEntry { usage_count: self.usage.count(&entry.operation_key), ..entry.clone() }
-    }
-
     /// Registers the three catalog RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
         let catalog = self.clone();
@@ -141,16 +140,21 @@ impl Catalog {
         })?;
         let catalog = self.clone();
         registry.handle("mediaops.catalog.v1.CatalogService.ListSkills", move |_ctx, req: ListSkillsRequest| {
-            let response = catalog.list_skills(&req);
-            async move { response }
+            let catalog = catalog.clone();
+            async move { catalog.list_skills(&req).await }
         })?;
         let catalog = self;
         registry.handle("mediaops.catalog.v1.CatalogService.SearchSkills", move |_ctx, req: SearchSkillsRequest| {
-            let response = catalog.search_skills(&req);
-            async move { response }
+            let catalog = catalog.clone();
+            async move { catalog.search_skills(&req).await }
         })?;
         Ok(())
     }
+}
+
+/// `entry` with its `usageCount` (successful calls, from the ledger).
+fn with_usage(entry: &SkillEntry, usage: &HashMap<String, i64>) -> SkillEntry {
+    SkillEntry { usage_count: usage.get(&entry.operation_key).copied().unwrap_or(0), ..entry.clone() }
 }
 
 /// `None` for all; a category of spec 2.3; else 400 naming `category`.
@@ -232,7 +236,9 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        Catalog::build(mediaops_proto::descriptor_pool(), Arc::new(UsageCounters::default())).unwrap()
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = crate::billing::embedded::EmbeddedLedger::open(dir.path()).unwrap();
+        Catalog::build(mediaops_proto::descriptor_pool(), Arc::new(ledger)).unwrap()
     }
 
     #[test]
@@ -250,19 +256,19 @@ mod tests {
         assert!(search.availability.is_none());
     }
 
-    #[test]
-    fn unknown_category_is_named() {
-        let err = catalog().list_skills(&ListSkillsRequest { category: "别的".into() }).unwrap_err();
+    #[tokio::test]
+    async fn unknown_category_is_named() {
+        let err = catalog().list_skills(&ListSkillsRequest { category: "别的".into() }).await.unwrap_err();
         assert_eq!(err.field.as_deref(), Some("category"));
-        let all = catalog().list_skills(&ListSkillsRequest { category: ALL_CATEGORIES.into() }).unwrap();
-        let safety = catalog().list_skills(&ListSkillsRequest { category: "内容安全".into() }).unwrap();
+        let all = catalog().list_skills(&ListSkillsRequest { category: ALL_CATEGORIES.into() }).await.unwrap();
+        let safety = catalog().list_skills(&ListSkillsRequest { category: "内容安全".into() }).await.unwrap();
         assert!(safety.total > 0 && safety.total < all.total);
     }
 
-    #[test]
-    fn search_ranks_and_explains() {
-        let found =
-            catalog().search_skills(&SearchSkillsRequest { q: "违禁词".into(), category: String::new() }).unwrap();
+    #[tokio::test]
+    async fn search_ranks_and_explains() {
+        let request = SearchSkillsRequest { q: "违禁词".into(), category: String::new() };
+        let found = catalog().search_skills(&request).await.unwrap();
         assert!(found.total >= 1);
         assert!(found.items.windows(2).all(|w| w[0].match_score >= w[1].match_score));
         assert!(!found.items[0].match_reasons.is_empty());

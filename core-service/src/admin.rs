@@ -1,0 +1,123 @@
+//! Administration of keys, points and usage (billing issue, item 7): the
+//! functions behind both the admin gRPC service (`mediaops.admin.v1`, gRPC
+//! only, admin token) and the `mediaops keys|points|usage` CLI.
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::admin::v1 as pb;
+
+use crate::auth::check_account_id;
+use crate::auth::keys::{generate_key, hash_key};
+use crate::billing::{KeyInfo, Ledger, UsageRecord};
+use crate::error::ServiceError;
+use crate::registry::Registry;
+
+fn key_info(info: KeyInfo) -> pb::KeyInfo {
+    pb::KeyInfo {
+        key_id: info.key_id,
+        prefix: info.prefix,
+        account_id: info.account_id,
+        disabled: info.disabled,
+        created_at: info.created_at,
+    }
+}
+
+fn usage_record(r: UsageRecord) -> pb::UsageRecord {
+    pb::UsageRecord {
+        request_id: r.request_id,
+        account_id: r.account_id,
+        operation_key: r.operation_key,
+        points: r.points,
+        outcome: r.outcome,
+        at: r.at,
+    }
+}
+
+/// Creates a key for `account_id` and grants `points` (when > 0).
+pub async fn create_key(ledger: &dyn Ledger, account_id: &str, points: i64) -> Result<pb::CreateKeyResponse, ServiceError> {
+    check_account_id(account_id)?;
+    if points < 0 {
+        return Err(ServiceError::invalid_field("points", "points must not be negative"));
+    }
+    let key = generate_key();
+    ledger.insert_key(&key, account_id).await?;
+    let balance = if points > 0 { ledger.grant(account_id, points).await? } else { ledger.balance(account_id).await?.unwrap_or(0) };
+    let id = &hash_key(&key)[..12];
+    let info = ledger.list_keys().await?.into_iter().find(|k| k.key_id == id).map(key_info);
+    Ok(pb::CreateKeyResponse { key, info, balance })
+}
+
+/// Disables a key named by its key id (≥ 8 hex characters) or by the key
+/// itself; false when no key matches.
+pub async fn disable_key(ledger: &dyn Ledger, key: &str) -> Result<bool, ServiceError> {
+    let is_key_id = key.len() >= 8 && key.len() <= 64 && key.bytes().all(|b| b.is_ascii_hexdigit());
+    let key_id = if is_key_id { key.to_ascii_lowercase() } else { hash_key(key)[..12].to_owned() };
+    if key_id.len() < 8 {
+        return Err(ServiceError::invalid_field("key", "give the key or a key id of at least 8 hex characters"));
+    }
+    ledger.disable_key(&key_id).await
+}
+
+/// Every key (ids and prefixes only).
+pub async fn list_keys(ledger: &dyn Ledger) -> Result<pb::ListKeysResponse, ServiceError> {
+    Ok(pb::ListKeysResponse { keys: ledger.list_keys().await?.into_iter().map(key_info).collect() })
+}
+
+/// Adds `points` (> 0) to an account.
+pub async fn grant(ledger: &dyn Ledger, account_id: &str, points: i64) -> Result<pb::AccountBalance, ServiceError> {
+    check_account_id(account_id)?;
+    if points <= 0 {
+        return Err(ServiceError::invalid_field("points", "points to grant must be more than 0"));
+    }
+    let points = ledger.grant(account_id, points).await?;
+    Ok(pb::AccountBalance { account_id: account_id.to_owned(), points })
+}
+
+/// An account's balance; 404 for an unknown account.
+pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::AccountBalance, ServiceError> {
+    let points = ledger.balance(account_id).await?.ok_or_else(|| ServiceError::not_found(format!("no account {account_id:?}")))?;
+    Ok(pb::AccountBalance { account_id: account_id.to_owned(), points })
+}
+
+/// An account's usage log (newest first; default 50) and the per-operation counters.
+pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<pb::ListUsageResponse, ServiceError> {
+    let limit = if limit <= 0 { 50 } else { limit as usize };
+    let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
+    Ok(pb::ListUsageResponse { records, usage_counts: ledger.usage_counts().await?.into_iter().collect() })
+}
+
+/// Registers the admin RPCs (authenticated by the admin token in the pipeline).
+pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
+    const SERVICE: &str = "mediaops.admin.v1.AdminService";
+    let l = ledger.clone();
+    registry.handle(&format!("{SERVICE}.CreateKey"), move |_, r: pb::CreateKeyRequest| {
+        let l = l.clone();
+        async move { create_key(l.as_ref(), &r.account_id, r.points).await }
+    })?;
+    let l = ledger.clone();
+    registry.handle(&format!("{SERVICE}.DisableKey"), move |_, r: pb::DisableKeyRequest| {
+        let l = l.clone();
+        async move { Ok(pb::DisableKeyResponse { disabled: disable_key(l.as_ref(), &r.key).await? }) }
+    })?;
+    let l = ledger.clone();
+    registry.handle(&format!("{SERVICE}.ListKeys"), move |_, _: pb::ListKeysRequest| {
+        let l = l.clone();
+        async move { list_keys(l.as_ref()).await }
+    })?;
+    let l = ledger.clone();
+    registry.handle(&format!("{SERVICE}.GrantPoints"), move |_, r: pb::GrantPointsRequest| {
+        let l = l.clone();
+        async move { grant(l.as_ref(), &r.account_id, r.points).await }
+    })?;
+    let l = ledger.clone();
+    registry.handle(&format!("{SERVICE}.GetBalance"), move |_, r: pb::GetAccountBalanceRequest| {
+        let l = l.clone();
+        async move { balance(l.as_ref(), &r.account_id).await }
+    })?;
+    let l = ledger;
+    registry.handle(&format!("{SERVICE}.ListUsage"), move |_, r: pb::ListUsageRequest| {
+        let l = l.clone();
+        async move { usage(l.as_ref(), &r.account_id, r.limit).await }
+    })?;
+    Ok(())
+}

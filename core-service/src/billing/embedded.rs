@@ -1,0 +1,379 @@
+//! The embedded ledger of the one-process default: state in memory behind a
+//! mutex, persisted to `<data_dir>/ledger.json` (atomic rewrite + fsync)
+//! before any change is acknowledged. Concurrent changes share one write
+//! (group commit). The usage log is appended to `<data_dir>/usage.jsonl`.
+//!
+//! One process owns a data directory: `<data_dir>/ledger.lock` is locked
+//! for the ledger's lifetime, and a second opener gets a clear error.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, UsageRecord, now_ms, unavailable};
+use crate::auth::Principal;
+use crate::auth::keys::{display_prefix, hash_key};
+use crate::error::ServiceError;
+use crate::persist;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct State {
+    /// Bumped by every change; what a flush has written is compared to it.
+    generation: u64,
+    accounts: BTreeMap<String, Account>,
+    /// SHA-256 hex of the key → key.
+    keys: BTreeMap<String, KeyRecord>,
+    /// (account, reservation id) → reservation.
+    reservations: BTreeMap<String, Reservation>,
+    /// account \u{1f} idempotency key → record.
+    idempotency: BTreeMap<String, IdempotencyRecord>,
+    usage_counts: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Account {
+    points: i64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct KeyRecord {
+    account_id: String,
+    prefix: String,
+    disabled: bool,
+    created_at: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Reservation {
+    account_id: String,
+    points: i64,
+    expires_ms: i64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct IdempotencyRecord {
+    fingerprint: String,
+    /// Base64 of the stored answer; `None` while the request runs.
+    response: Option<String>,
+    expires_ms: i64,
+}
+
+fn reservation_key(account_id: &str, id: &str) -> String {
+    format!("{account_id}\u{1f}{id}")
+}
+
+/// The embedded [`Ledger`].
+pub struct EmbeddedLedger {
+    path: PathBuf,
+    usage_path: PathBuf,
+    state: Mutex<State>,
+    flushed: AtomicU64,
+    flush: tokio::sync::Mutex<()>,
+    usage_file: Mutex<std::fs::File>,
+    _lock: std::fs::File,
+}
+
+impl EmbeddedLedger {
+    /// Opens the ledger of `data_dir`, migrating a `keys.json` of the first
+    /// release. Reservations left by a previous process are released: it
+    /// died before settling them, so those calls are not charged.
+    pub fn open(data_dir: &Path) -> anyhow::Result<EmbeddedLedger> {
+        std::fs::create_dir_all(data_dir)?;
+        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(data_dir.join("ledger.lock"))?;
+        lock.try_lock().map_err(|_| {
+            anyhow::anyhow!(
+                "the embedded ledger in {} is in use by another mediaops process; stop it first, or use the admin gRPC API",
+                data_dir.display()
+            )
+        })?;
+        let path = data_dir.join("ledger.json");
+        let mut state: State = match persist::read_if_exists(&path)? {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| anyhow::anyhow!("{} is not a valid ledger file: {e}", path.display()))?,
+            None => State::default(),
+        };
+        let orphans = std::mem::take(&mut state.reservations);
+        for reservation in orphans.into_values() {
+            state.accounts.entry(reservation.account_id).or_default().points += reservation.points;
+        }
+        let usage_path = data_dir.join("usage.jsonl");
+        let usage_file = std::fs::OpenOptions::new().create(true).append(true).open(&usage_path)?;
+        let ledger = EmbeddedLedger {
+            path,
+            usage_path,
+            state: Mutex::new(state),
+            flushed: AtomicU64::new(0),
+            flush: tokio::sync::Mutex::new(()),
+            usage_file: Mutex::new(usage_file),
+            _lock: lock,
+        };
+        let bytes = serde_json::to_vec(&*ledger.lock_state())?;
+        persist::write_atomic(&ledger.path, &bytes)?;
+        Ok(ledger)
+    }
+
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies `change` and returns its result once it is on disk.
+    async fn change<R>(&self, change: impl FnOnce(&mut State) -> R) -> Result<R, ServiceError> {
+        let (result, generation) = {
+            let mut state = self.lock_state();
+            let result = change(&mut state);
+            state.generation += 1;
+            (result, state.generation)
+        };
+        self.durable(generation).await?;
+        Ok(result)
+    }
+
+    /// Group commit: the first waiter writes everything changed so far; the
+    /// others find their change already written.
+    async fn durable(&self, generation: u64) -> Result<(), ServiceError> {
+        let _flush = self.flush.lock().await;
+        if self.flushed.load(Ordering::Acquire) >= generation {
+            return Ok(());
+        }
+        let (bytes, written) = {
+            let state = self.lock_state();
+            (serde_json::to_vec(&*state).map_err(unavailable)?, state.generation)
+        };
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || persist::write_atomic(&path, &bytes))
+            .await
+            .map_err(unavailable)?
+            .map_err(|e| unavailable(format!("cannot write the ledger file: {e}")))?;
+        self.flushed.store(written, Ordering::Release);
+        Ok(())
+    }
+
+    fn read<R>(&self, read: impl FnOnce(&State) -> R) -> R {
+        read(&self.lock_state())
+    }
+}
+
+/// Releases the account's expired reservations; returns how many.
+fn release_expired_of(state: &mut State, account: Option<&str>, now: i64) -> usize {
+    let expired: Vec<String> = state
+        .reservations
+        .iter()
+        .filter(|(_, r)| r.expires_ms <= now && account.is_none_or(|a| a == r.account_id))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in &expired {
+        if let Some(r) = state.reservations.remove(key) {
+            state.accounts.entry(r.account_id).or_default().points += r.points;
+        }
+    }
+    expired.len()
+}
+
+#[async_trait::async_trait]
+impl Ledger for EmbeddedLedger {
+    async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
+        self.read(|state| match state.keys.get(&hash_key(key)) {
+            Some(record) if !record.disabled => {
+                Ok(Principal { account_id: record.account_id.clone(), key_prefix: record.prefix.clone() })
+            }
+            Some(_) => Err(ServiceError::unauthenticated("this API key is disabled")),
+            None => Err(ServiceError::unauthenticated("unknown API key")),
+        })
+    }
+
+    async fn insert_key(&self, key: &str, account_id: &str) -> Result<bool, ServiceError> {
+        let hash = hash_key(key);
+        let record = KeyRecord {
+            account_id: account_id.to_owned(),
+            prefix: display_prefix(key),
+            disabled: false,
+            created_at: chrono::Utc::now().to_rfc3339(),
+        };
+        self.change(|state| {
+            if state.keys.contains_key(&hash) {
+                return false;
+            }
+            state.accounts.entry(account_id.to_owned()).or_default();
+            state.keys.insert(hash, record);
+            true
+        })
+        .await
+    }
+
+    async fn disable_key(&self, key_id: &str) -> Result<bool, ServiceError> {
+        self.change(|state| match state.keys.iter_mut().find(|(hash, _)| hash.starts_with(key_id) && key_id.len() >= 8) {
+            Some((_, record)) => {
+                record.disabled = true;
+                true
+            }
+            None => false,
+        })
+        .await
+    }
+
+    async fn list_keys(&self) -> Result<Vec<KeyInfo>, ServiceError> {
+        let mut keys: Vec<KeyInfo> = self.read(|state| {
+            state
+                .keys
+                .iter()
+                .map(|(hash, r)| KeyInfo {
+                    key_id: hash[..12].to_owned(),
+                    prefix: r.prefix.clone(),
+                    account_id: r.account_id.clone(),
+                    disabled: r.disabled,
+                    created_at: r.created_at.clone(),
+                })
+                .collect()
+        });
+        keys.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        Ok(keys)
+    }
+
+    async fn grant(&self, account_id: &str, points: i64) -> Result<i64, ServiceError> {
+        self.change(|state| {
+            let account = state.accounts.entry(account_id.to_owned()).or_default();
+            account.points += points;
+            account.points
+        })
+        .await
+    }
+
+    async fn balance(&self, account_id: &str) -> Result<Option<i64>, ServiceError> {
+        Ok(self.read(|state| state.accounts.get(account_id).map(|a| a.points)))
+    }
+
+    async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
+        let now = now_ms();
+        self.change(|state| {
+            release_expired_of(state, Some(account_id), now);
+            let account = state.accounts.entry(account_id.to_owned()).or_default();
+            if account.points < points {
+                return Reserved::Insufficient { balance: account.points };
+            }
+            account.points -= points;
+            let balance = account.points;
+            let reservation =
+                Reservation { account_id: account_id.to_owned(), points, expires_ms: now + ttl.as_millis() as i64 };
+            state.reservations.insert(reservation_key(account_id, id), reservation);
+            Reserved::Held { balance }
+        })
+        .await
+    }
+
+    async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
+        self.change(|state| state.reservations.remove(&reservation_key(account_id, id)).is_some()).await
+    }
+
+    async fn release(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
+        self.change(|state| match state.reservations.remove(&reservation_key(account_id, id)) {
+            Some(r) => {
+                state.accounts.entry(r.account_id).or_default().points += r.points;
+                true
+            }
+            None => false,
+        })
+        .await
+    }
+
+    async fn release_expired(&self) -> Result<usize, ServiceError> {
+        let now = now_ms();
+        if self.read(|state| state.reservations.values().all(|r| r.expires_ms > now)) {
+            return Ok(0);
+        }
+        self.change(|state| release_expired_of(state, None, now)).await
+    }
+
+    async fn idempotency_begin(
+        &self,
+        account_id: &str,
+        key: &str,
+        fingerprint: &str,
+        pending_ttl: Duration,
+    ) -> Result<IdempotencyBegin, ServiceError> {
+        let now = now_ms();
+        let slot = format!("{account_id}\u{1f}{key}");
+        self.change(|state| {
+            state.idempotency.retain(|_, r| r.expires_ms > now);
+            match state.idempotency.get(&slot) {
+                Some(IdempotencyRecord { response: None, .. }) => IdempotencyBegin::InProgress,
+                Some(IdempotencyRecord { response: Some(b64), fingerprint: stored, .. }) => {
+                    use base64::Engine;
+                    IdempotencyBegin::Replay {
+                        same_request: stored == fingerprint,
+                        response: base64::engine::general_purpose::STANDARD.decode(b64).unwrap_or_default(),
+                    }
+                }
+                None => {
+                    let record = IdempotencyRecord {
+                        fingerprint: fingerprint.to_owned(),
+                        response: None,
+                        expires_ms: now + pending_ttl.as_millis() as i64,
+                    };
+                    state.idempotency.insert(slot, record);
+                    IdempotencyBegin::New
+                }
+            }
+        })
+        .await
+    }
+
+    async fn idempotency_finish(&self, account_id: &str, key: &str, response: Option<&[u8]>) -> Result<(), ServiceError> {
+        use base64::Engine;
+        let slot = format!("{account_id}\u{1f}{key}");
+        let encoded = response.map(|r| base64::engine::general_purpose::STANDARD.encode(r));
+        let expires_ms = now_ms() + super::IDEMPOTENCY_TTL.as_millis() as i64;
+        self.change(|state| match encoded {
+            Some(b64) => {
+                if let Some(record) = state.idempotency.get_mut(&slot) {
+                    record.response = Some(b64);
+                    record.expires_ms = expires_ms;
+                }
+            }
+            None => {
+                state.idempotency.remove(&slot);
+            }
+        })
+        .await
+    }
+
+    async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError> {
+        let mut line = serde_json::to_vec(record).map_err(unavailable)?;
+        line.push(b'\n');
+        {
+            let mut file = self.usage_file.lock().unwrap_or_else(|e| e.into_inner());
+            file.write_all(&line).map_err(|e| unavailable(format!("cannot append the usage log: {e}")))?;
+        }
+        if record.outcome == "ok" {
+            self.change(|state| *state.usage_counts.entry(record.operation_key.clone()).or_default() += 1).await?;
+        }
+        Ok(())
+    }
+
+    async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {
+        Ok(self.read(|state| state.usage_counts.iter().map(|(k, v)| (k.clone(), *v)).collect()))
+    }
+
+    async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError> {
+        let path = self.usage_path.clone();
+        let account_id = account_id.to_owned();
+        tokio::task::spawn_blocking(move || -> Result<Vec<UsageRecord>, ServiceError> {
+            let text = std::fs::read_to_string(&path).map_err(unavailable)?;
+            let mut records: Vec<UsageRecord> = text
+                .lines()
+                .filter_map(|line| serde_json::from_str::<UsageRecord>(line).ok())
+                .filter(|r| r.account_id == account_id)
+                .collect();
+            records.reverse();
+            records.truncate(limit.min(super::USAGE_LOG_LIMIT));
+            Ok(records)
+        })
+        .await
+        .map_err(unavailable)?
+    }
+}

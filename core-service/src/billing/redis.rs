@@ -1,0 +1,310 @@
+//! The Redis ledger (production). Keys, under a configurable prefix `P`:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `P:key:<sha256>` | hash | `account`, `prefix`, `disabled`, `created_at` of one API key |
+//! | `P:keys` | zset | key hashes by creation time (listing) |
+//! | `P:accounts` | set | account ids |
+//! | `P:{acct}:balance` | string | points |
+//! | `P:{acct}:res` / `P:{acct}:resexp` | hash / zset | held points / expiry (ms) per reservation id |
+//! | `P:res-accounts` | set | accounts that may hold reservations (the sweeper's index) |
+//! | `P:{acct}:idem:<sha256>` | hash | `fingerprint`, `response` of an idempotent request |
+//! | `P:usage-counts` | hash | successful calls per operation |
+//! | `P:{acct}:usage` | list | usage log, newest first, capped |
+//!
+//! Every debit decision is one Lua script over the account's keys, which
+//! share the `{acct}` hash tag and therefore one Cluster slot. Admin
+//! operations on keys touch several slots and are not atomic as a whole.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Script, Value};
+
+use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
+use crate::auth::Principal;
+use crate::auth::keys::{display_prefix, hash_key};
+use crate::error::ServiceError;
+
+/// How long one Redis command may take before the call fails closed.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The Redis [`Ledger`].
+pub struct RedisLedger {
+    redis: ConnectionManager,
+    prefix: String,
+    reserve: Script,
+    settle: Script,
+    sweep: Script,
+    idempotency_begin: Script,
+}
+
+fn failed(e: redis::RedisError) -> ServiceError {
+    unavailable(format!("Redis: {e}"))
+}
+
+impl RedisLedger {
+    /// Connects to `url` (`redis://host:port/db`) and checks it answers.
+    /// The connection manager reconnects by itself after an outage; while
+    /// Redis is down every call fails with 503 `billing_unavailable`.
+    pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisLedger> {
+        let client = redis::Client::open(url).map_err(|e| anyhow::anyhow!("MEDIAOPS_REDIS_URL {url:?}: {e}"))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(RESPONSE_TIMEOUT))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let mut redis = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
+        let _: String = redis::cmd("PING").query_async(&mut redis).await?;
+        Ok(RedisLedger {
+            redis,
+            prefix: prefix.to_owned(),
+            reserve: Script::new(include_str!("lua/reserve.lua")),
+            settle: Script::new(include_str!("lua/settle.lua")),
+            sweep: Script::new(include_str!("lua/sweep.lua")),
+            idempotency_begin: Script::new(include_str!("lua/idempotency_begin.lua")),
+        })
+    }
+
+    fn key(&self, hash: &str) -> String {
+        format!("{}:key:{hash}", self.prefix)
+    }
+    fn keys_index(&self) -> String {
+        format!("{}:keys", self.prefix)
+    }
+    fn accounts(&self) -> String {
+        format!("{}:accounts", self.prefix)
+    }
+    fn account(&self, account_id: &str, what: &str) -> String {
+        format!("{}:{{{account_id}}}:{what}", self.prefix)
+    }
+    fn reservation_keys(&self, account_id: &str) -> [String; 3] {
+        [self.account(account_id, "balance"), self.account(account_id, "res"), self.account(account_id, "resexp")]
+    }
+    fn res_accounts(&self) -> String {
+        format!("{}:res-accounts", self.prefix)
+    }
+    fn idempotency(&self, account_id: &str, key: &str) -> String {
+        self.account(account_id, &format!("idem:{}", hash_key(key)))
+    }
+    fn usage_counts_key(&self) -> String {
+        format!("{}:usage-counts", self.prefix)
+    }
+
+    async fn settle(&self, account_id: &str, id: &str, release: bool) -> Result<bool, ServiceError> {
+        let mut invocation = self.settle.prepare_invoke();
+        for key in self.reservation_keys(account_id) {
+            invocation.key(key);
+        }
+        let settled: i64 = invocation.arg(id).arg(if release { "1" } else { "0" }).invoke_async(&mut self.redis.clone()).await.map_err(failed)?;
+        Ok(settled == 1)
+    }
+}
+
+#[async_trait::async_trait]
+impl Ledger for RedisLedger {
+    async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
+        let record: HashMap<String, String> = self.redis.clone().hgetall(self.key(&hash_key(key))).await.map_err(failed)?;
+        match (record.get("account"), record.get("disabled").map(String::as_str)) {
+            (Some(account), Some("0")) => Ok(Principal {
+                account_id: account.clone(),
+                key_prefix: record.get("prefix").cloned().unwrap_or_default(),
+            }),
+            (Some(_), _) => Err(ServiceError::unauthenticated("this API key is disabled")),
+            (None, _) => Err(ServiceError::unauthenticated("unknown API key")),
+        }
+    }
+
+    async fn insert_key(&self, key: &str, account_id: &str) -> Result<bool, ServiceError> {
+        let mut redis = self.redis.clone();
+        let hash = hash_key(key);
+        let record = self.key(&hash);
+        let created: bool = redis.hset_nx(&record, "account", account_id).await.map_err(failed)?;
+        if !created {
+            return Ok(false);
+        }
+        let now = chrono::Utc::now();
+        redis::pipe()
+            .hset_multiple(&record, &[("prefix", display_prefix(key)), ("disabled", "0".into()), ("created_at", now.to_rfc3339())])
+            .zadd(self.keys_index(), &hash, now.timestamp_millis())
+            .sadd(self.accounts(), account_id)
+            .set_nx(self.account(account_id, "balance"), 0)
+            .exec_async(&mut redis)
+            .await
+            .map_err(failed)?;
+        Ok(true)
+    }
+
+    async fn disable_key(&self, key_id: &str) -> Result<bool, ServiceError> {
+        if key_id.len() < 8 {
+            return Ok(false);
+        }
+        let mut redis = self.redis.clone();
+        let hashes: Vec<String> = redis.zrange(self.keys_index(), 0, -1).await.map_err(failed)?;
+        let Some(hash) = hashes.into_iter().find(|h| h.starts_with(key_id)) else { return Ok(false) };
+        let _: () = redis.hset(self.key(&hash), "disabled", "1").await.map_err(failed)?;
+        Ok(true)
+    }
+
+    async fn list_keys(&self) -> Result<Vec<KeyInfo>, ServiceError> {
+        let mut redis = self.redis.clone();
+        let hashes: Vec<String> = redis.zrange(self.keys_index(), 0, -1).await.map_err(failed)?;
+        let mut pipe = redis::pipe();
+        for hash in &hashes {
+            pipe.hgetall(self.key(hash));
+        }
+        let records: Vec<HashMap<String, String>> = pipe.query_async(&mut redis).await.map_err(failed)?;
+        Ok(hashes
+            .iter()
+            .zip(records)
+            .map(|(hash, r)| KeyInfo {
+                key_id: hash[..12].to_owned(),
+                prefix: r.get("prefix").cloned().unwrap_or_default(),
+                account_id: r.get("account").cloned().unwrap_or_default(),
+                disabled: r.get("disabled").map(String::as_str) == Some("1"),
+                created_at: r.get("created_at").cloned().unwrap_or_default(),
+            })
+            .collect())
+    }
+
+    async fn grant(&self, account_id: &str, points: i64) -> Result<i64, ServiceError> {
+        let mut redis = self.redis.clone();
+        let (balance,): (i64,) = redis::pipe()
+            .incr(self.account(account_id, "balance"), points)
+            .sadd(self.accounts(), account_id)
+            .ignore()
+            .query_async(&mut redis)
+            .await
+            .map_err(failed)?;
+        Ok(balance)
+    }
+
+    async fn balance(&self, account_id: &str) -> Result<Option<i64>, ServiceError> {
+        let mut redis = self.redis.clone();
+        let (known, balance): (bool, Option<i64>) = redis::pipe()
+            .sismember(self.accounts(), account_id)
+            .get(self.account(account_id, "balance"))
+            .query_async(&mut redis)
+            .await
+            .map_err(failed)?;
+        Ok(known.then(|| balance.unwrap_or(0)))
+    }
+
+    async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
+        let mut redis = self.redis.clone();
+        let _: () = redis.sadd(self.res_accounts(), account_id).await.map_err(failed)?;
+        let now = now_ms();
+        let mut invocation = self.reserve.prepare_invoke();
+        for key in self.reservation_keys(account_id) {
+            invocation.key(key);
+        }
+        let (held, balance): (i64, i64) = invocation
+            .arg(points)
+            .arg(id)
+            .arg(now)
+            .arg(now + ttl.as_millis() as i64)
+            .invoke_async(&mut redis)
+            .await
+            .map_err(failed)?;
+        Ok(if held == 1 { Reserved::Held { balance } } else { Reserved::Insufficient { balance } })
+    }
+
+    async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
+        self.settle(account_id, id, false).await
+    }
+
+    async fn release(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
+        self.settle(account_id, id, true).await
+    }
+
+    async fn release_expired(&self) -> Result<usize, ServiceError> {
+        let mut redis = self.redis.clone();
+        let accounts: Vec<String> = redis.smembers(self.res_accounts()).await.map_err(failed)?;
+        let now = now_ms();
+        let mut released = 0;
+        for account_id in accounts {
+            let mut invocation = self.sweep.prepare_invoke();
+            for key in self.reservation_keys(&account_id) {
+                invocation.key(key);
+            }
+            let count: i64 = invocation.arg(now).invoke_async(&mut redis).await.map_err(failed)?;
+            released += count as usize;
+            let open: i64 = redis.zcard(self.account(&account_id, "resexp")).await.map_err(failed)?;
+            if open == 0 {
+                let _: () = redis.srem(self.res_accounts(), &account_id).await.map_err(failed)?;
+            }
+        }
+        Ok(released)
+    }
+
+    async fn idempotency_begin(
+        &self,
+        account_id: &str,
+        key: &str,
+        fingerprint: &str,
+        pending_ttl: Duration,
+    ) -> Result<IdempotencyBegin, ServiceError> {
+        let reply: Vec<Value> = self
+            .idempotency_begin
+            .key(self.idempotency(account_id, key))
+            .arg(fingerprint)
+            .arg(pending_ttl.as_millis() as i64)
+            .invoke_async(&mut self.redis.clone())
+            .await
+            .map_err(failed)?;
+        let text = |v: &Value| match v {
+            Value::BulkString(bytes) => bytes.clone(),
+            Value::SimpleString(s) => s.clone().into_bytes(),
+            _ => Vec::new(),
+        };
+        match reply.first().map(text).as_deref() {
+            Some(b"new") => Ok(IdempotencyBegin::New),
+            Some(b"pending") => Ok(IdempotencyBegin::InProgress),
+            Some(b"done") if reply.len() == 3 => Ok(IdempotencyBegin::Replay {
+                same_request: text(&reply[1]) == fingerprint.as_bytes(),
+                response: text(&reply[2]),
+            }),
+            _ => Err(unavailable("unexpected idempotency reply from Redis")),
+        }
+    }
+
+    async fn idempotency_finish(&self, account_id: &str, key: &str, response: Option<&[u8]>) -> Result<(), ServiceError> {
+        let mut redis = self.redis.clone();
+        let record = self.idempotency(account_id, key);
+        match response {
+            Some(bytes) => redis::pipe()
+                .hset(&record, "response", bytes)
+                .pexpire(&record, super::IDEMPOTENCY_TTL.as_millis() as i64)
+                .exec_async(&mut redis)
+                .await
+                .map_err(failed),
+            None => redis.del(&record).await.map_err(failed),
+        }
+    }
+
+    async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError> {
+        let mut redis = self.redis.clone();
+        let log = self.account(&record.account_id, "usage");
+        let line = serde_json::to_string(record).map_err(unavailable)?;
+        let mut pipe = redis::pipe();
+        if record.outcome == "ok" {
+            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
+        }
+        pipe.lpush(&log, line).ignore().ltrim(&log, 0, USAGE_LOG_LIMIT as isize - 1).ignore();
+        pipe.exec_async(&mut redis).await.map_err(failed)
+    }
+
+    async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {
+        self.redis.clone().hgetall(self.usage_counts_key()).await.map_err(failed)
+    }
+
+    async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError> {
+        let limit = limit.clamp(1, USAGE_LOG_LIMIT);
+        let lines: Vec<String> =
+            self.redis.clone().lrange(self.account(account_id, "usage"), 0, limit as isize - 1).await.map_err(failed)?;
+        Ok(lines.iter().filter_map(|line| serde_json::from_str(line).ok()).collect())
+    }
+}

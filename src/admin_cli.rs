@@ -1,0 +1,99 @@
+//! `mediaops keys|points|usage`: administration on the configured ledger
+//! (Redis when `MEDIAOPS_REDIS_URL` is set, else the embedded ledger in
+//! `MEDIAOPS_DATA_DIR`, which must not be in use by a running server; use
+//! the admin gRPC service then). Output is JSON, one document per command.
+
+use clap::{Args, Subcommand};
+use core_service::CoreSettings;
+
+#[derive(Subcommand)]
+pub enum KeysCommand {
+    /// Create a key for an account (creating the account) and print it once.
+    Create {
+        #[arg(long)]
+        account: String,
+        /// Points to grant the account.
+        #[arg(long, default_value_t = 0)]
+        points: i64,
+    },
+    /// Disable a key, named by its key id (from `keys list`) or the key itself.
+    Disable { key: String },
+    /// List keys: ids, prefixes, accounts; never the keys.
+    List,
+}
+
+#[derive(Subcommand)]
+pub enum PointsCommand {
+    /// Add points to an account.
+    Grant {
+        #[arg(long)]
+        account: String,
+        points: i64,
+    },
+    /// Show an account's balance.
+    Balance {
+        #[arg(long)]
+        account: String,
+    },
+}
+
+#[derive(Args)]
+pub struct UsageArgs {
+    #[arg(long)]
+    account: String,
+    /// How many records, newest first.
+    #[arg(long, default_value_t = 50)]
+    limit: i32,
+}
+
+fn print(value: serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}
+
+pub async fn keys(settings: &CoreSettings, command: KeysCommand) -> anyhow::Result<()> {
+    let ledger = core_service::server::open_ledger(settings).await?;
+    let ledger = ledger.as_ref();
+    match command {
+        KeysCommand::Create { account, points } => {
+            let created = core_service::admin::create_key(ledger, &account, points).await?;
+            let info = created.info.unwrap_or_default();
+            print(serde_json::json!({"key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance}));
+        }
+        KeysCommand::Disable { key } => {
+            let disabled = core_service::admin::disable_key(ledger, &key).await?;
+            anyhow::ensure!(disabled, "no key matches {key:?}");
+            print(serde_json::json!({"disabled": true}));
+        }
+        KeysCommand::List => {
+            let keys = core_service::admin::list_keys(ledger).await?.keys;
+            let rows: Vec<_> = keys
+                .into_iter()
+                .map(|k| serde_json::json!({"keyId": k.key_id, "prefix": k.prefix, "accountId": k.account_id, "disabled": k.disabled, "createdAt": k.created_at}))
+                .collect();
+            print(serde_json::Value::Array(rows));
+        }
+    }
+    Ok(())
+}
+
+pub async fn points(settings: &CoreSettings, command: PointsCommand) -> anyhow::Result<()> {
+    let ledger = core_service::server::open_ledger(settings).await?;
+    let balance = match command {
+        PointsCommand::Grant { account, points } => core_service::admin::grant(ledger.as_ref(), &account, points).await?,
+        PointsCommand::Balance { account } => core_service::admin::balance(ledger.as_ref(), &account).await?,
+    };
+    print(serde_json::json!({"accountId": balance.account_id, "points": balance.points}));
+    Ok(())
+}
+
+pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<()> {
+    let ledger = core_service::server::open_ledger(settings).await?;
+    let usage = core_service::admin::usage(ledger.as_ref(), &args.account, args.limit).await?;
+    let records: Vec<_> = usage
+        .records
+        .into_iter()
+        .map(|r| serde_json::json!({"requestId": r.request_id, "operationKey": r.operation_key, "points": r.points, "outcome": r.outcome, "at": r.at}))
+        .collect();
+    print(serde_json::json!({"accountId": args.account, "records": records, "usageCounts": usage.usage_counts}));
+    Ok(())
+}
