@@ -13,6 +13,7 @@ use prost::Message;
 use prost_reflect::DynamicMessage;
 use serde_json::{Map, Value as Json};
 
+use crate::core_client::CallMetadata;
 use crate::envelope::{self, ApiError};
 
 /// Path parameters of the matched route, e.g. `[("id", "brand")]`.
@@ -87,9 +88,11 @@ async fn run(
 
     let message = decode::decode(&route.input, &Json::Object(object), &state.required)
         .map_err(|e| relative_to_body(route, e.into()))?;
+    let idempotency_key = parts.headers.get("idempotency-key").map(|v| v.to_str().unwrap_or("\u{0}"));
+    let metadata = CallMetadata { authorization, request_id, idempotency_key };
     let response = state
         .core
-        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), authorization, request_id)
+        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), &metadata)
         .await
         .map_err(|status| relative_to_body(route, ApiError::from_status(&status)))?;
     DynamicMessage::decode(route.output.clone(), response).map_err(|e| {

@@ -13,6 +13,16 @@ use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
+/// What the gateway passes on to the core with each call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallMetadata<'a> {
+    /// `Bearer <key>` exactly as the client sent it.
+    pub authorization: &'a str,
+    pub request_id: &'a str,
+    /// The client's `Idempotency-Key` header, if any.
+    pub idempotency_key: Option<&'a str>,
+}
+
 /// A lazily connected channel to the core; cheap to clone.
 #[derive(Clone)]
 pub struct CoreClient {
@@ -31,24 +41,24 @@ impl CoreClient {
         Ok(CoreClient { channel: endpoint.connect_lazy() })
     }
 
-    /// Calls the unary RPC at `grpc_path` with an encoded request.
-    pub async fn unary(
-        &self,
-        grpc_path: &str,
-        body: Bytes,
-        authorization: &str,
-        request_id: &str,
-    ) -> Result<Bytes, tonic::Status> {
+    /// Calls the unary RPC at `grpc_path` with an encoded request; the
+    /// caller's `authorization`, the request id and, when given, the
+    /// `Idempotency-Key` travel as metadata.
+    pub async fn unary(&self, grpc_path: &str, body: Bytes, call: &CallMetadata<'_>) -> Result<Bytes, tonic::Status> {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
         let mut request = tonic::Request::new(body);
         let metadata = request.metadata_mut();
-        if let Ok(value) = MetadataValue::try_from(authorization) {
-            metadata.insert("authorization", value);
-        }
-        if let Ok(value) = MetadataValue::try_from(request_id) {
-            metadata.insert("x-request-id", value);
+        let pairs = [
+            ("authorization", Some(call.authorization)),
+            ("x-request-id", Some(call.request_id)),
+            ("idempotency-key", call.idempotency_key),
+        ];
+        for (name, value) in pairs {
+            if let Some(value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {
+                metadata.insert(name, value);
+            }
         }
         Ok(grpc.unary(request, path, BytesCodec).await?.into_inner())
     }

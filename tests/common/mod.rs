@@ -14,6 +14,12 @@ use serde_json::Value;
 /// The bootstrap key every test server starts with.
 pub const KEY: &str = "mk_test_bootstrap_key_0001";
 
+/// The admin token every test server starts with.
+pub const ADMIN_TOKEN: &str = "admin_test_token_0000000001";
+
+/// Points the bootstrap account starts with.
+pub const BOOTSTRAP_POINTS: i64 = 10_000;
+
 /// A running service and what a test needs to call it.
 pub struct Service {
     pub running: mediaops::Running,
@@ -36,6 +42,8 @@ impl Service {
             grpc_addr: "127.0.0.1:0".into(),
             data_dir: data_dir.path().to_path_buf(),
             bootstrap_key: Some(KEY.into()),
+            bootstrap_points: BOOTSTRAP_POINTS,
+            admin_token: Some(ADMIN_TOKEN.into()),
             ..CoreSettings::default()
         };
         let gateway = GatewaySettings {

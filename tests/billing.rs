@@ -1,0 +1,92 @@
+//! Billing as clients see it over real HTTP and gRPC: the balance endpoint,
+//! free operations, the admin service (gRPC only, admin token) and the key
+//! lifecycle. Charging itself is covered on both ledgers in
+//! core-service/tests/charging.rs.
+
+mod common;
+
+use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, failure, success};
+use mediaops::proto::mediaops::admin::v1::{
+    CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest, ListUsageRequest,
+    admin_service_client::AdminServiceClient,
+};
+use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
+use prost::Message;
+use serde_json::json;
+
+fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+}
+
+async fn admin(service: &Service) -> AdminServiceClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(service.grpc.clone()).unwrap().connect().await.unwrap();
+    AdminServiceClient::new(channel)
+}
+
+#[tokio::test]
+async fn the_caller_sees_its_balance_and_free_calls_cost_nothing() {
+    let service = Service::start().await;
+    let (status, body) = service.get("/api/account/balance").await;
+    assert_eq!(success(status, &body), json!({"accountId": "bootstrap", "points": BOOTSTRAP_POINTS}));
+    service.get("/api/apis").await;
+    service.get("/api/skills/search?q=x").await;
+    service.get("/api/ip-profile/charter").await;
+    let (_, body) = service.get("/api/account/balance").await;
+    assert_eq!(body["data"]["points"], BOOTSTRAP_POINTS, "catalogs and charter reads are free");
+}
+
+#[tokio::test]
+async fn admin_service_needs_the_admin_token_and_is_not_on_rest() {
+    let service = Service::start().await;
+    let mut client = admin(&service).await;
+    let status = client.list_keys(ListKeysRequest {}).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unauthenticated);
+    let status = client.list_keys(with_token(ListKeysRequest {}, KEY)).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "an API key is not the admin token");
+    assert_eq!(ErrorObject::decode(status.details()).unwrap().code, "unauthenticated");
+    for path in ["/api/admin/keys", "/mediaops.admin.v1.AdminService/ListKeys"] {
+        let (status, body) = service.post(path, json!({})).await;
+        failure(status, &body, 404, "not_found");
+    }
+    let (_, apis) = service.get("/api/apis").await;
+    assert!(!apis.to_string().contains("admin."), "admin operations are not in the catalog");
+}
+
+#[tokio::test]
+async fn keys_are_created_granted_listed_and_disabled() {
+    let service = Service::start().await;
+    let mut client = admin(&service).await;
+    let created = client
+        .create_key(with_token(CreateKeyRequest { account_id: "team-a".into(), points: 5 }, ADMIN_TOKEN))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(created.balance, 5);
+    let key = created.key.clone();
+    let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some(&key)).await;
+    assert_eq!(success(status, &body), json!({"accountId": "team-a", "points": 5}));
+
+    let granted = client.grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 20 }, ADMIN_TOKEN)).await.unwrap();
+    assert_eq!(granted.get_ref().points, 25);
+    let bad = client.grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 0 }, ADMIN_TOKEN)).await.unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    let missing = client.get_balance(with_token(GetAccountBalanceRequest { account_id: "nobody".into() }, ADMIN_TOKEN)).await.unwrap_err();
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+
+    let keys = client.list_keys(with_token(ListKeysRequest {}, ADMIN_TOKEN)).await.unwrap().into_inner().keys;
+    assert_eq!(keys.len(), 2, "bootstrap and team-a");
+    let listed = format!("{keys:?}");
+    assert!(!listed.contains(&key) && !listed.contains(KEY), "keys are listed by id and prefix only");
+    let team = keys.iter().find(|k| k.account_id == "team-a").unwrap();
+
+    let disabled = client.disable_key(with_token(DisableKeyRequest { key: team.key_id.clone() }, ADMIN_TOKEN)).await.unwrap();
+    assert!(disabled.get_ref().disabled);
+    let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some(&key)).await;
+    assert!(failure(status, &body, 401, "unauthenticated")["message"].as_str().unwrap().contains("disabled"));
+
+    let usage = client.list_usage(with_token(ListUsageRequest { account_id: "team-a".into(), limit: 10 }, ADMIN_TOKEN)).await.unwrap().into_inner();
+    assert_eq!(usage.records.len(), 1, "the one balance call before the key was disabled");
+    assert_eq!((usage.records[0].operation_key.as_str(), usage.records[0].outcome.as_str()), ("account.balance", "ok"));
+}
