@@ -57,7 +57,9 @@ pub async fn keys(settings: &CoreSettings, command: KeysCommand) -> anyhow::Resu
         KeysCommand::Create { account, points } => {
             let created = core_service::admin::create_key(ledger, &account, points).await?;
             let info = created.info.unwrap_or_default();
-            print(serde_json::json!({"key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance}));
+            print(
+                serde_json::json!({"key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance}),
+            );
         }
         KeysCommand::Disable { key } => {
             let disabled = core_service::admin::disable_key(ledger, &key).await?;
@@ -79,7 +81,9 @@ pub async fn keys(settings: &CoreSettings, command: KeysCommand) -> anyhow::Resu
 pub async fn points(settings: &CoreSettings, command: PointsCommand) -> anyhow::Result<()> {
     let ledger = core_service::server::open_ledger(settings).await?;
     let balance = match command {
-        PointsCommand::Grant { account, points } => core_service::admin::grant(ledger.as_ref(), &account, points).await?,
+        PointsCommand::Grant { account, points } => {
+            core_service::admin::grant(ledger.as_ref(), &account, points).await?
+        }
         PointsCommand::Balance { account } => core_service::admin::balance(ledger.as_ref(), &account).await?,
     };
     print(serde_json::json!({"accountId": balance.account_id, "points": balance.points}));

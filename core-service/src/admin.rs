@@ -34,14 +34,22 @@ fn usage_record(r: UsageRecord) -> pb::UsageRecord {
 }
 
 /// Creates a key for `account_id` and grants `points` (when > 0).
-pub async fn create_key(ledger: &dyn Ledger, account_id: &str, points: i64) -> Result<pb::CreateKeyResponse, ServiceError> {
+pub async fn create_key(
+    ledger: &dyn Ledger,
+    account_id: &str,
+    points: i64,
+) -> Result<pb::CreateKeyResponse, ServiceError> {
     check_account_id(account_id)?;
     if points < 0 {
         return Err(ServiceError::invalid_field("points", "points must not be negative"));
     }
     let key = generate_key();
     ledger.insert_key(&key, account_id).await?;
-    let balance = if points > 0 { ledger.grant(account_id, points).await? } else { ledger.balance(account_id).await?.unwrap_or(0) };
+    let balance = if points > 0 {
+        ledger.grant(account_id, points).await?
+    } else {
+        ledger.balance(account_id).await?.unwrap_or(0)
+    };
     let id = &hash_key(&key)[..12];
     let info = ledger.list_keys().await?.into_iter().find(|k| k.key_id == id).map(key_info);
     Ok(pb::CreateKeyResponse { key, info, balance })
@@ -75,7 +83,10 @@ pub async fn grant(ledger: &dyn Ledger, account_id: &str, points: i64) -> Result
 
 /// An account's balance; 404 for an unknown account.
 pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::AccountBalance, ServiceError> {
-    let points = ledger.balance(account_id).await?.ok_or_else(|| ServiceError::not_found(format!("no account {account_id:?}")))?;
+    let points = ledger
+        .balance(account_id)
+        .await?
+        .ok_or_else(|| ServiceError::not_found(format!("no account {account_id:?}")))?;
     Ok(pb::AccountBalance { account_id: account_id.to_owned(), points })
 }
 

@@ -25,7 +25,11 @@ pub enum Bootstrap {
 }
 
 /// Runs the bootstrap rule against `ledger`.
-pub async fn ensure_bootstrap_key(ledger: &dyn Ledger, configured: Option<&str>, points: i64) -> Result<Bootstrap, ServiceError> {
+pub async fn ensure_bootstrap_key(
+    ledger: &dyn Ledger,
+    configured: Option<&str>,
+    points: i64,
+) -> Result<Bootstrap, ServiceError> {
     if let Some(key) = configured {
         if ledger.insert_key(key, BOOTSTRAP_ACCOUNT).await? && points > 0 {
             ledger.grant(BOOTSTRAP_ACCOUNT, points).await?;
@@ -47,7 +51,9 @@ impl std::fmt::Display for Bootstrap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Bootstrap::Generated(key) => write!(f, "bootstrap API key (shown once, store it now): {key}"),
-            Bootstrap::Configured(prefix) => write!(f, "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})"),
+            Bootstrap::Configured(prefix) => {
+                write!(f, "bootstrap API key from MEDIAOPS_BOOTSTRAP_KEY is active ({prefix})")
+            }
             Bootstrap::Existing => write!(f, "API keys exist; set MEDIAOPS_BOOTSTRAP_KEY to add a known key"),
         }
     }
@@ -69,6 +75,10 @@ mod tests {
         assert!(matches!(ensure_bootstrap_key(&ledger, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
         assert!(matches!(ensure_bootstrap_key(&ledger, Some(configured), 5).await.unwrap(), Bootstrap::Configured(_)));
         assert!(ledger.authenticate(configured).await.is_ok());
-        assert_eq!(ledger.balance(BOOTSTRAP_ACCOUNT).await.unwrap(), Some(10), "5 for the generated key, 5 once for the configured one");
+        assert_eq!(
+            ledger.balance(BOOTSTRAP_ACCOUNT).await.unwrap(),
+            Some(10),
+            "5 for the generated key, 5 once for the configured one"
+        );
     }
 }

@@ -72,7 +72,11 @@ struct Outcome {
 
 impl Pipeline {
     /// Runs one call of `op` end to end; the error carries the request id.
-    async fn call(&self, op: &Arc<OperationInfo>, request: tonic::Request<Bytes>) -> Result<tonic::Response<Bytes>, tonic::Status> {
+    async fn call(
+        &self,
+        op: &Arc<OperationInfo>,
+        request: tonic::Request<Bytes>,
+    ) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
         let outcome = self.run(op, &request_id, request).await;
@@ -93,7 +97,12 @@ impl Pipeline {
         }
     }
 
-    async fn run(&self, op: &Arc<OperationInfo>, request_id: &str, request: tonic::Request<Bytes>) -> Result<(Bytes, Outcome), ServiceError> {
+    async fn run(
+        &self,
+        op: &Arc<OperationInfo>,
+        request_id: &str,
+        request: tonic::Request<Bytes>,
+    ) -> Result<(Bytes, Outcome), ServiceError> {
         let metadata = request.metadata().clone();
         let principal = self.authenticate(op, &metadata).await?;
         if op.under_maintenance() {
@@ -105,13 +114,19 @@ impl Pipeline {
         }
         let body = request.into_inner();
         let message = DynamicMessage::decode(op.method.input(), body.clone()).map_err(|e| {
-            ServiceError::new(ErrorCode::InvalidInput, format!("the request is not a valid {}: {e}", op.method.input().full_name()))
+            ServiceError::new(
+                ErrorCode::InvalidInput,
+                format!("the request is not a valid {}: {e}", op.method.input().full_name()),
+            )
         })?;
         self.required.check(&message)?;
         if !self.registry.is_implemented(&op.grpc_path) {
             return Err(ServiceError::new(
                 ErrorCode::NotImplemented,
-                format!("{} is modelled but not implemented yet: no data source is built for it; nothing was charged", op.key()),
+                format!(
+                    "{} is modelled but not implemented yet: no data source is built for it; nothing was charged",
+                    op.key()
+                ),
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&message)?;
@@ -120,7 +135,11 @@ impl Pipeline {
         let idempotency = idempotency_key(&metadata)?;
         if let Some(key) = &idempotency {
             let fingerprint = hex::encode(Sha256::new().chain_update(op.key()).chain_update(&body).finalize());
-            match self.ledger.idempotency_begin(ctx.account_id(), key, &fingerprint, self.limits.reservation_ttl).await? {
+            match self
+                .ledger
+                .idempotency_begin(ctx.account_id(), key, &fingerprint, self.limits.reservation_ttl)
+                .await?
+            {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
                     self.record(&ctx, 0, "replayed").await;
@@ -133,7 +152,10 @@ impl Pipeline {
                     ));
                 }
                 IdempotencyBegin::InProgress => {
-                    return Err(ServiceError::new(ErrorCode::Conflict, "a request with this Idempotency-Key is still running; retry later"));
+                    return Err(ServiceError::new(
+                        ErrorCode::Conflict,
+                        "a request with this Idempotency-Key is still running; retry later",
+                    ));
                 }
             }
         }
@@ -164,7 +186,10 @@ impl Pipeline {
                 Reserved::Insufficient { balance } => {
                     return Err(ServiceError::new(
                         ErrorCode::InsufficientPoints,
-                        format!("{} costs {price} points and the balance is {balance}; nothing was run or charged", ctx.operation.key()),
+                        format!(
+                            "{} costs {price} points and the balance is {balance}; nothing was run or charged",
+                            ctx.operation.key()
+                        ),
                     ));
                 }
             }
@@ -173,7 +198,11 @@ impl Pipeline {
             Ok(result) => result,
             Err(_) => Err(ServiceError::new(
                 ErrorCode::UpstreamUnavailable,
-                format!("{} did not finish within {} s; nothing was charged", ctx.operation.key(), self.limits.operation_timeout.as_secs()),
+                format!(
+                    "{} did not finish within {} s; nothing was charged",
+                    ctx.operation.key(),
+                    self.limits.operation_timeout.as_secs()
+                ),
             )),
         };
         if price == 0 {
@@ -200,13 +229,18 @@ impl Pipeline {
     /// The caller: an API key's account, or the admin for admin RPCs.
     async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
-        let token = mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
+        let token =
+            mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
         if op.meta.kind == "admin" {
             let Some(expected) = &self.admin_token else {
-                return Err(ServiceError::new(ErrorCode::Forbidden, "the admin API is disabled: set MEDIAOPS_ADMIN_TOKEN"));
+                return Err(ServiceError::new(
+                    ErrorCode::Forbidden,
+                    "the admin API is disabled: set MEDIAOPS_ADMIN_TOKEN",
+                ));
             };
             let given = token?;
-            let equal = given.len() == expected.len() && given.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+            let equal = given.len() == expected.len()
+                && given.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
             return if equal {
                 Ok(Principal { account_id: "admin".into(), key_prefix: "admin".into() })
             } else {
@@ -235,8 +269,13 @@ impl Pipeline {
 fn idempotency_key(metadata: &MetadataMap) -> Result<Option<String>, ServiceError> {
     let Some(value) = metadata.get(IDEMPOTENCY_KEY) else { return Ok(None) };
     match value.to_str() {
-        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(key.to_owned())),
-        _ => Err(ServiceError::invalid_field("Idempotency-Key", "Idempotency-Key must be 1-255 printable ASCII characters")),
+        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(key.to_owned()))
+        }
+        _ => Err(ServiceError::invalid_field(
+            "Idempotency-Key",
+            "Idempotency-Key must be 1-255 printable ASCII characters",
+        )),
     }
 }
 

@@ -24,7 +24,9 @@ use mediaops_proto::mediaops::common::v1::{Error as ErrorObject, SyncReceipt};
 use mediaops_proto::mediaops::lifestyle::v1::{
     LifestyleSyncNotesRequest, SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,
 };
-use mediaops_proto::mediaops::trend::v1::{HotTopicsRequest, HotTopicsResponse, trend_service_client::TrendServiceClient};
+use mediaops_proto::mediaops::trend::v1::{
+    HotTopicsRequest, HotTopicsResponse, trend_service_client::TrendServiceClient,
+};
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::transport::Channel;
@@ -47,7 +49,10 @@ async fn fake_upstream() -> String {
                     tokio::time::sleep(Duration::from_secs(30)).await;
                 }
                 let body = "{\"code\":500,\"msg\":\"upstream exploded\"}";
-                let response = format!("HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let response = format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = socket.write_all(response.as_bytes()).await;
             });
         }
@@ -70,7 +75,13 @@ fn stand_ins(upstream: String, runs: Arc<AtomicUsize>) -> impl FnOnce(&mut Regis
                         tokio::time::sleep(Duration::from_secs(10)).await;
                         return Ok(SearchNoteResponse::default());
                     }
-                    _ => return Ok(SearchNoteResponse { source: "stand-in".into(), keyword: req.keyword, ..Default::default() }),
+                    _ => {
+                        return Ok(SearchNoteResponse {
+                            source: "stand-in".into(),
+                            keyword: req.keyword,
+                            ..Default::default()
+                        });
+                    }
                 };
                 let client = reqwest::Client::builder().timeout(Duration::from_millis(500)).build().unwrap();
                 let outcome = client.get(format!("{upstream}{path}")).send().await;
@@ -86,10 +97,13 @@ fn stand_ins(upstream: String, runs: Arc<AtomicUsize>) -> impl FnOnce(&mut Regis
             counter.fetch_add(1, Ordering::SeqCst);
             async move { Ok(HotTopicsResponse::default()) }
         })?;
-        registry.handle("mediaops.lifestyle.v1.LifestyleService.LifestyleSyncNotes", move |_ctx, _req: LifestyleSyncNotesRequest| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            async move { Ok(SyncReceipt { status: "syncing".into(), accepted: true, retry_after_minutes: 30 }) }
-        })?;
+        registry.handle(
+            "mediaops.lifestyle.v1.LifestyleService.LifestyleSyncNotes",
+            move |_ctx, _req: LifestyleSyncNotesRequest| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                async move { Ok(SyncReceipt { status: "syncing".into(), accepted: true, retry_after_minutes: 30 }) }
+            },
+        )?;
         Ok(())
     }
 }
@@ -113,7 +127,9 @@ async fn start(ledger: Arc<dyn Ledger>, points: i64) -> TestCore {
         ..CoreSettings::default()
     };
     let runs = Arc::new(AtomicUsize::new(0));
-    let core = Core::open_with_ledger(&settings, ledger.clone(), stand_ins(fake_upstream().await, runs.clone())).await.unwrap();
+    let core = Core::open_with_ledger(&settings, ledger.clone(), stand_ins(fake_upstream().await, runs.clone()))
+        .await
+        .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -175,7 +191,10 @@ async fn success_is_charged_once_and_the_caller_sees_its_balance() {
         let answer = search(&core, "露营").await.unwrap();
         assert_eq!(answer.keyword, "露营");
         assert_eq!(balance(&core).await, 6, "search-note costs 4 (spec 4.3)");
-        let own = AccountServiceClient::new(core.channel.clone()).get_balance(authorized(GetBalanceRequest {})).await.unwrap();
+        let own = AccountServiceClient::new(core.channel.clone())
+            .get_balance(authorized(GetBalanceRequest {}))
+            .await
+            .unwrap();
         assert_eq!((own.get_ref().account_id.as_str(), own.get_ref().points), (ACCOUNT, 6));
         let log = core.ledger.usage_log(ACCOUNT, 10).await.unwrap();
         let charged: Vec<_> = log.iter().filter(|r| r.operation_key == "lifestyle.search-note").collect();
@@ -189,7 +208,11 @@ async fn a_short_balance_is_402_and_nothing_runs() {
         let core = start(ledger, 3).await;
         let status = search(&core, "露营").await.unwrap_err();
         assert_eq!(code_of(&status), "insufficient_points");
-        assert!(status.message().contains("costs 4") && status.message().contains("balance is 3"), "{}", status.message());
+        assert!(
+            status.message().contains("costs 4") && status.message().contains("balance is 3"),
+            "{}",
+            status.message()
+        );
         assert_eq!(core.runs.load(Ordering::SeqCst), 0, "nothing was executed");
         assert_eq!(balance(&core).await, 3);
     }
@@ -205,7 +228,11 @@ async fn upstream_failures_and_timeouts_release_the_charge() {
             assert_eq!(balance(&core).await, 10, "{keyword} charged nothing");
         }
         let log = core.ledger.usage_log(ACCOUNT, 10).await.unwrap();
-        assert!(log.iter().filter(|r| r.operation_key == "lifestyle.search-note").all(|r| r.points == 0 && r.outcome == "upstream_unavailable"));
+        assert!(
+            log.iter()
+                .filter(|r| r.operation_key == "lifestyle.search-note")
+                .all(|r| r.points == 0 && r.outcome == "upstream_unavailable")
+        );
     }
 }
 
@@ -216,7 +243,10 @@ async fn prices_come_from_the_metadata() {
         let mut trend = TrendServiceClient::new(core.channel.clone());
         trend.hot_topics(authorized(HotTopicsRequest::default())).await.unwrap();
         assert_eq!(balance(&core).await, 88, "all three platforms by default: 12");
-        let two = HotTopicsRequest { platforms: vec!["articles".into(), "lifestyle".into(), "articles".into()], ..Default::default() };
+        let two = HotTopicsRequest {
+            platforms: vec!["articles".into(), "lifestyle".into(), "articles".into()],
+            ..Default::default()
+        };
         trend.hot_topics(authorized(two)).await.unwrap();
         assert_eq!(balance(&core).await, 80, "4 per distinct platform");
         let bad = HotTopicsRequest { platforms: vec!["weibo".into()], ..Default::default() };
@@ -225,10 +255,13 @@ async fn prices_come_from_the_metadata() {
         assert_eq!(ErrorObject::decode(status.details()).unwrap().field.as_deref(), Some("platforms[0]"));
 
         let sync = LifestyleSyncNotesRequest { red_id: "r1".into() };
-        let receipt = LifestyleServiceClient::new(core.channel.clone()).lifestyle_sync_notes(authorized(sync)).await.unwrap();
+        let receipt =
+            LifestyleServiceClient::new(core.channel.clone()).lifestyle_sync_notes(authorized(sync)).await.unwrap();
         assert_eq!(receipt.get_ref().retry_after_minutes, 30);
-        let comments = mediaops_proto::mediaops::lifestyle::v1::CommentsRequest { note_id: "n".into(), cursor: String::new() };
-        let status = LifestyleServiceClient::new(core.channel.clone()).comments(authorized(comments)).await.unwrap_err();
+        let comments =
+            mediaops_proto::mediaops::lifestyle::v1::CommentsRequest { note_id: "n".into(), cursor: String::new() };
+        let status =
+            LifestyleServiceClient::new(core.channel.clone()).comments(authorized(comments)).await.unwrap_err();
         assert_eq!(code_of(&status), "maintenance");
         assert_eq!(balance(&core).await, 80, "sync and maintenance are not charged; 400 never reaches billing");
     }
@@ -347,7 +380,18 @@ struct OwnRedis {
 impl OwnRedis {
     fn start(port: u16, dir: tempfile::TempDir) -> OwnRedis {
         let child = std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
             .arg("--dir")
             .arg(dir.path())
             .stdout(std::process::Stdio::null())
@@ -378,7 +422,8 @@ async fn billing_fails_closed_while_redis_is_down_and_recovers() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let server = OwnRedis::start(port, tempfile::tempdir().unwrap());
     server.wait_ready().await;
-    let ledger: Arc<dyn Ledger> = Arc::new(RedisLedger::connect(&format!("redis://127.0.0.1:{port}"), "mediaops").await.unwrap());
+    let ledger: Arc<dyn Ledger> =
+        Arc::new(RedisLedger::connect(&format!("redis://127.0.0.1:{port}"), "mediaops").await.unwrap());
     let core = start(ledger, 100).await;
     search(&core, "x").await.unwrap();
     assert_eq!(core.runs.load(Ordering::SeqCst), 1);

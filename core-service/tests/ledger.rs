@@ -21,7 +21,8 @@ async fn ledgers() -> Vec<(&'static str, Arc<dyn Ledger>, Option<tempfile::TempD
     let dir = tempfile::tempdir().unwrap();
     let embedded: Arc<dyn Ledger> = Arc::new(EmbeddedLedger::open(dir.path()).unwrap());
     let prefix = format!("mediaops-test-{}", uuid::Uuid::new_v4().simple());
-    let redis: Arc<dyn Ledger> = Arc::new(RedisLedger::connect(&redis_url(), &prefix).await.expect("Redis at 127.0.0.1:6379"));
+    let redis: Arc<dyn Ledger> =
+        Arc::new(RedisLedger::connect(&redis_url(), &prefix).await.expect("Redis at 127.0.0.1:6379"));
     vec![("embedded", embedded, Some(dir)), ("redis", redis, None)]
 }
 
@@ -121,15 +122,26 @@ mod cases {
             IdempotencyBegin::Replay { same_request: true, response: b"\x00answer\xff".to_vec() }
         );
         assert!(matches!(begin("k1", "fp-b").await.unwrap(), IdempotencyBegin::Replay { same_request: false, .. }));
-        assert_eq!(ledger.idempotency_begin("acct_other", "k1", "fp-a", TTL).await.unwrap(), IdempotencyBegin::New, "keys are per account");
+        assert_eq!(
+            ledger.idempotency_begin("acct_other", "k1", "fp-a", TTL).await.unwrap(),
+            IdempotencyBegin::New,
+            "keys are per account"
+        );
 
         assert_eq!(begin("k2", "fp").await.unwrap(), IdempotencyBegin::New);
         ledger.idempotency_finish("acct_d", "k2", None).await.unwrap();
         assert_eq!(begin("k2", "fp").await.unwrap(), IdempotencyBegin::New, "a failed request can be retried");
 
-        assert_eq!(ledger.idempotency_begin("acct_d", "k3", "fp", Duration::from_millis(100)).await.unwrap(), IdempotencyBegin::New);
+        assert_eq!(
+            ledger.idempotency_begin("acct_d", "k3", "fp", Duration::from_millis(100)).await.unwrap(),
+            IdempotencyBegin::New
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
-        assert_eq!(begin("k3", "fp").await.unwrap(), IdempotencyBegin::New, "a crashed pending request does not block forever");
+        assert_eq!(
+            begin("k3", "fp").await.unwrap(),
+            IdempotencyBegin::New,
+            "a crashed pending request does not block forever"
+        );
     }
 
     pub async fn usage_counts_and_log(ledger: &dyn Ledger) {

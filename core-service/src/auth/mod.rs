@@ -20,6 +20,9 @@ pub fn check_account_id(account_id: &str) -> Result<(), crate::error::ServiceErr
     if ok {
         Ok(())
     } else {
-        Err(crate::error::ServiceError::invalid_field("accountId", "an account id is 1-64 characters of A-Z a-z 0-9 _ . -"))
+        Err(crate::error::ServiceError::invalid_field(
+            "accountId",
+            "an account id is 1-64 characters of A-Z a-z 0-9 _ . -",
+        ))
     }
 }

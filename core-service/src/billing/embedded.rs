@@ -85,7 +85,8 @@ impl EmbeddedLedger {
     /// died before settling them, so those calls are not charged.
     pub fn open(data_dir: &Path) -> anyhow::Result<EmbeddedLedger> {
         std::fs::create_dir_all(data_dir)?;
-        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(data_dir.join("ledger.lock"))?;
+        let lock =
+            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(data_dir.join("ledger.lock"))?;
         lock.try_lock().map_err(|_| {
             anyhow::anyhow!(
                 "the embedded ledger in {} is in use by another mediaops process; stop it first, or use the admin gRPC API",
@@ -207,12 +208,14 @@ impl Ledger for EmbeddedLedger {
     }
 
     async fn disable_key(&self, key_id: &str) -> Result<bool, ServiceError> {
-        self.change(|state| match state.keys.iter_mut().find(|(hash, _)| hash.starts_with(key_id) && key_id.len() >= 8) {
-            Some((_, record)) => {
-                record.disabled = true;
-                true
+        self.change(|state| {
+            match state.keys.iter_mut().find(|(hash, _)| hash.starts_with(key_id) && key_id.len() >= 8) {
+                Some((_, record)) => {
+                    record.disabled = true;
+                    true
+                }
+                None => false,
             }
-            None => false,
         })
         .await
     }
@@ -323,7 +326,12 @@ impl Ledger for EmbeddedLedger {
         .await
     }
 
-    async fn idempotency_finish(&self, account_id: &str, key: &str, response: Option<&[u8]>) -> Result<(), ServiceError> {
+    async fn idempotency_finish(
+        &self,
+        account_id: &str,
+        key: &str,
+        response: Option<&[u8]>,
+    ) -> Result<(), ServiceError> {
         use base64::Engine;
         let slot = format!("{account_id}\u{1f}{key}");
         let encoded = response.map(|r| base64::engine::general_purpose::STANDARD.encode(r));

@@ -125,7 +125,12 @@ pub trait Ledger: Send + Sync + 'static {
     ) -> Result<IdempotencyBegin, ServiceError>;
     /// Stores the answer for [`IDEMPOTENCY_TTL`] (`Some`), or forgets the key
     /// so a retry runs again (`None`, after a failure).
-    async fn idempotency_finish(&self, account_id: &str, key: &str, response: Option<&[u8]>) -> Result<(), ServiceError>;
+    async fn idempotency_finish(
+        &self,
+        account_id: &str,
+        key: &str,
+        response: Option<&[u8]>,
+    ) -> Result<(), ServiceError>;
     /// Counts the call for its operation and appends it to the account's log.
     async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError>;
     /// Successful calls per operation key.

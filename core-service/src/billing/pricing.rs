@@ -36,7 +36,8 @@ impl PriceRule {
         if billing.listed_not_charged {
             return PriceRule::Fixed(0);
         }
-        let field = (!billing.platforms_field.is_empty()).then(|| input.get_field_by_name(&billing.platforms_field)).flatten();
+        let field =
+            (!billing.platforms_field.is_empty()).then(|| input.get_field_by_name(&billing.platforms_field)).flatten();
         match field {
             Some(field) => {
                 let allowed = mediaops_proto::options::field(&field)
@@ -119,7 +120,10 @@ mod tests {
         let trend = "mediaops.trend.v1.TrendService";
         assert_eq!(price_of(trend, "HotTopics", json!({})).unwrap(), 12, "default: all three platforms");
         assert_eq!(price_of(trend, "HotTopics", json!({"platforms": ["articles"]})).unwrap(), 4);
-        assert_eq!(price_of(trend, "HotTopics", json!({"platforms": ["articles", "lifestyle", "articles"]})).unwrap(), 8);
+        assert_eq!(
+            price_of(trend, "HotTopics", json!({"platforms": ["articles", "lifestyle", "articles"]})).unwrap(),
+            8
+        );
         let err = price_of(trend, "HotTopics", json!({"platforms": ["weibo"]})).unwrap_err();
         assert_eq!(err.field.as_deref(), Some("platforms[0]"));
         let skills = "mediaops.skills.v1.SkillsService";

@@ -99,7 +99,12 @@ impl RedisLedger {
         for key in self.reservation_keys(account_id) {
             invocation.key(key);
         }
-        let settled: i64 = invocation.arg(id).arg(if release { "1" } else { "0" }).invoke_async(&mut self.redis.clone()).await.map_err(failed)?;
+        let settled: i64 = invocation
+            .arg(id)
+            .arg(if release { "1" } else { "0" })
+            .invoke_async(&mut self.redis.clone())
+            .await
+            .map_err(failed)?;
         Ok(settled == 1)
     }
 }
@@ -107,7 +112,8 @@ impl RedisLedger {
 #[async_trait::async_trait]
 impl Ledger for RedisLedger {
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
-        let record: HashMap<String, String> = self.redis.clone().hgetall(self.key(&hash_key(key))).await.map_err(failed)?;
+        let record: HashMap<String, String> =
+            self.redis.clone().hgetall(self.key(&hash_key(key))).await.map_err(failed)?;
         match (record.get("account"), record.get("disabled").map(String::as_str)) {
             (Some(account), Some("0")) => Ok(Principal {
                 account_id: account.clone(),
@@ -128,7 +134,10 @@ impl Ledger for RedisLedger {
         }
         let now = chrono::Utc::now();
         redis::pipe()
-            .hset_multiple(&record, &[("prefix", display_prefix(key)), ("disabled", "0".into()), ("created_at", now.to_rfc3339())])
+            .hset_multiple(
+                &record,
+                &[("prefix", display_prefix(key)), ("disabled", "0".into()), ("created_at", now.to_rfc3339())],
+            )
             .zadd(self.keys_index(), &hash, now.timestamp_millis())
             .sadd(self.accounts(), account_id)
             .set_nx(self.account(account_id, "balance"), 0)
@@ -271,7 +280,12 @@ impl Ledger for RedisLedger {
         }
     }
 
-    async fn idempotency_finish(&self, account_id: &str, key: &str, response: Option<&[u8]>) -> Result<(), ServiceError> {
+    async fn idempotency_finish(
+        &self,
+        account_id: &str,
+        key: &str,
+        response: Option<&[u8]>,
+    ) -> Result<(), ServiceError> {
         let mut redis = self.redis.clone();
         let record = self.idempotency(account_id, key);
         match response {
@@ -303,8 +317,12 @@ impl Ledger for RedisLedger {
 
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError> {
         let limit = limit.clamp(1, USAGE_LOG_LIMIT);
-        let lines: Vec<String> =
-            self.redis.clone().lrange(self.account(account_id, "usage"), 0, limit as isize - 1).await.map_err(failed)?;
+        let lines: Vec<String> = self
+            .redis
+            .clone()
+            .lrange(self.account(account_id, "usage"), 0, limit as isize - 1)
+            .await
+            .map_err(failed)?;
         Ok(lines.iter().filter_map(|line| serde_json::from_str(line).ok()).collect())
     }
 }

@@ -19,10 +19,10 @@ use mediaops_proto::mediaops::catalog::v1::{
 use mediaops_proto::mediaops::options::v1::Operation;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
+use crate::billing::Ledger;
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use crate::structs::to_struct;
-use crate::billing::Ledger;
 use value_lists::ValueLists;
 
 /// The skill categories of spec 2.3, in catalog order.
