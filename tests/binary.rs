@@ -82,3 +82,52 @@ fn readme_operation_table_is_what_the_binary_prints() {
     let end = readme.find("<!-- operations:end -->").unwrap();
     assert_eq!(&readme[start..end], table, "regenerate with: cargo run -q -- operations");
 }
+
+/// Runs `mediaops <args>` on `data_dir` and returns (success, stdout, stderr).
+fn cli(data_dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mediaops"))
+        .args(args)
+        .env("MEDIAOPS_DATA_DIR", data_dir)
+        .env_remove("MEDIAOPS_REDIS_URL")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn admin_cli_creates_keys_and_grants_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, out, err) = cli(dir.path(), &["keys", "create", "--account", "team-a", "--points", "50"]);
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let key = created["key"].as_str().unwrap().to_owned();
+    assert_eq!(created["balance"], 50);
+
+    let (ok, out, _) = cli(dir.path(), &["points", "grant", "--account", "team-a", "25"]);
+    assert!(ok);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()["points"], 75);
+    let (ok, out, _) = cli(dir.path(), &["keys", "list"]);
+    assert!(ok && out.contains("team-a") && !out.contains(&key), "keys are listed by id only: {out}");
+    let (ok, _, err) = cli(dir.path(), &["points", "grant", "--account", "team-a", "0"]);
+    assert!(!ok && err.contains("more than 0"), "{err}");
+
+    let server = start(dir.path());
+    let response = reqwest::Client::new()
+        .get(format!("{}/api/account/balance", server.rest))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["data"], serde_json::json!({"accountId": "team-a", "points": 75}));
+    let (ok, _, err) = cli(dir.path(), &["keys", "list"]);
+    assert!(
+        !ok && err.contains("in use by another mediaops process"),
+        "the running server owns the embedded ledger: {err}"
+    );
+}
