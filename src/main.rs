@@ -5,6 +5,7 @@
 //! configured ledger directly.
 
 mod admin_cli;
+mod import_cli;
 
 use clap::{Parser, Subcommand};
 use core_service::CoreSettings;
@@ -42,6 +43,8 @@ enum Command {
     Points(admin_cli::PointsCommand),
     /// An account's usage log (newest first) and per-operation counts.
     Usage(admin_cli::UsageArgs),
+    /// Import files into the content store: `import bilibili-popular <path>…`.
+    Import(import_cli::ImportArgs),
 }
 
 #[tokio::main]
@@ -73,6 +76,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Keys(command) => admin_cli::keys(&core, command).await,
         Command::Points(command) => admin_cli::points(&core, command).await,
         Command::Usage(args) => admin_cli::usage(&core, args).await,
+        Command::Import(args) => import_cli::import(&core, args).await,
     }
 }
 

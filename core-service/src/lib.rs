@@ -16,6 +16,7 @@ pub mod persist;
 pub mod registry;
 pub mod server;
 pub mod settings;
+pub mod store;
 pub mod structs;
 pub mod validate;
 

@@ -38,6 +38,11 @@ impl Core {
     /// registers every built operation.
     pub async fn open(settings: &CoreSettings) -> anyhow::Result<Core> {
         settings.check()?;
+        anyhow::ensure!(
+            settings.database_url.is_none(),
+            "MEDIAOPS_DATABASE_URL is set, but no operation reads from the content store yet (content store issue); \
+             unset it to serve (`mediaops import` already writes to it)"
+        );
         let ledger = open_ledger(settings).await?;
         Core::open_with_ledger(settings, ledger, |_| Ok(())).await
     }

@@ -1,0 +1,183 @@
+//! The canonical content model (issue 5, item 2): one shape for every
+//! platform token of spec part 1 (`lifestyle`, `shortvideo`, `articles`,
+//! `videosite`, `intlshort`, `channels`, `clipapp`, …).
+//!
+//! Each account and work has a natural key, `(platform, platform_id)`:
+//! `platform_id` is the platform's primary id (videosite: `mid` for
+//! accounts, `bvId` for works); the other id forms the spec uses are kept
+//! beside it so a lookup by any of them finds the row. Counters are
+//! `Option<i64>`: `None` means "not known", never 0. Times are UTC; the
+//! operations render them as the spec's `YYYY-MM-DD HH:mm:ss` in
+//! Asia/Shanghai.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The id forms of an account the spec uses; any of them finds the account.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountIds {
+    pub account_id: Option<String>,
+    pub sec_uid: Option<String>,
+    pub uid: Option<String>,
+    pub mid: Option<String>,
+    pub red_id: Option<String>,
+    pub kwai_id: Option<String>,
+    pub unique_id: Option<String>,
+    /// WeChat official-account English id.
+    pub wechat_id: Option<String>,
+}
+
+/// An account (creator, uploader, official account).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Account {
+    /// Platform token (spec part 1), e.g. `videosite`.
+    pub platform: String,
+    /// The platform's primary id; with `platform`, the natural key.
+    pub platform_id: String,
+    pub ids: AccountIds,
+    pub nickname: String,
+    pub signature: Option<String>,
+    pub fans: Option<i64>,
+    pub following: Option<i64>,
+    /// Number of works published.
+    pub works: Option<i64>,
+    pub likes: Option<i64>,
+    pub collects: Option<i64>,
+    pub region: Option<String>,
+    /// Category or track (赛道).
+    pub category: Option<String>,
+    /// Avatar (or cover) image URL.
+    pub avatar: Option<String>,
+}
+
+/// An account's counters at one moment; one row per (account, captured_at).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccountSnapshot {
+    pub captured_at: DateTime<Utc>,
+    pub fans: Option<i64>,
+    pub likes: Option<i64>,
+    pub works: Option<i64>,
+    pub reads: Option<i64>,
+}
+
+/// The id forms of a work the spec uses; any of them finds the work.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkIds {
+    pub work_id: Option<String>,
+    pub note_id: Option<String>,
+    pub video_id: Option<String>,
+    pub bv_id: Option<String>,
+    pub photo_id: Option<String>,
+    pub work_uuid: Option<String>,
+}
+
+/// A work: note, video, article, clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Work {
+    /// Platform token (spec part 1).
+    pub platform: String,
+    /// The platform's primary id; with `platform`, the natural key.
+    pub platform_id: String,
+    pub ids: WorkIds,
+    pub title: String,
+    /// Description or caption.
+    pub description: Option<String>,
+    /// The author's `platform_id` (an [`Account`] of the same platform,
+    /// which need not be stored yet).
+    pub author_id: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub url: Option<String>,
+    pub cover: Option<String>,
+    pub video_url: Option<String>,
+    /// `video`, `note`, `article`, … as the platform says.
+    pub work_type: Option<String>,
+    pub category: Option<String>,
+    /// Tags or topics, in the platform's order.
+    pub tags: Vec<String>,
+    /// Seconds.
+    pub duration_secs: Option<i64>,
+}
+
+/// A work's counters at one moment; one row per (work, captured_at).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkSnapshot {
+    pub captured_at: DateTime<Utc>,
+    pub likes: Option<i64>,
+    pub collects: Option<i64>,
+    pub comments: Option<i64>,
+    pub shares: Option<i64>,
+    /// Plays, reads or views, whichever the platform counts.
+    pub views: Option<i64>,
+    /// "在看" (articles).
+    pub watch: Option<i64>,
+    /// Platform-specific counters (videosite: `coin`, `danmaku`), a JSON object.
+    pub extra: Option<serde_json::Value>,
+}
+
+/// A comment on a work.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Comment {
+    pub platform: String,
+    pub platform_id: String,
+    /// The work's `platform_id`.
+    pub work_id: String,
+    pub text: String,
+    pub likes: Option<i64>,
+    pub author_id: Option<String>,
+    pub author_name: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    /// The parent comment's `platform_id` for replies.
+    pub parent_id: Option<String>,
+}
+
+/// One entry of a hot list as captured at one moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HotListEntry {
+    /// Which list, e.g. `microblog-hot`.
+    pub source: String,
+    pub captured_at: DateTime<Utc>,
+    /// 1-based.
+    pub rank: i64,
+    pub title: String,
+    pub hot_value: Option<i64>,
+    pub url: Option<String>,
+    /// Anything else the list carries, a JSON object.
+    pub extra: Option<serde_json::Value>,
+}
+
+/// A stored account with its most recent snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRecord {
+    pub account: Account,
+    pub latest: Option<AccountSnapshot>,
+}
+
+/// A stored work with its most recent snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkRecord {
+    pub work: Work,
+    pub latest: Option<WorkSnapshot>,
+}
+
+/// Rows per table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub accounts: u64,
+    pub account_snapshots: u64,
+    pub works: u64,
+    pub work_snapshots: u64,
+    pub comments: u64,
+    pub hot_list_entries: u64,
+}
+
+/// One page of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchPage<T> {
+    /// All matches, not just this page.
+    pub total: u64,
+    pub items: Vec<T>,
+}

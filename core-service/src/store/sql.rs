@@ -1,0 +1,278 @@
+//! SQL text and row-to-model mapping shared by both backends. Statements
+//! are written with PostgreSQL's `$n` placeholders; [`for_sqlite`] turns
+//! them into SQLite's `?n`. The mapping is a macro because sqlx rows of
+//! different backends share no decode bounds short of a page of `where`
+//! clauses.
+
+use std::sync::LazyLock;
+
+/// Account columns (table alias `a`) and its newest snapshot (alias `s`).
+pub const ACCOUNT_COLUMNS: &str = "a.id, a.platform, a.platform_id, a.account_id, a.sec_uid, a.uid, a.mid, a.red_id, \
+     a.kwai_id, a.unique_id, a.wechat_id, a.nickname, a.signature, a.fans, a.following, a.works, a.likes, \
+     a.collects, a.region, a.category, a.avatar";
+
+/// Newest account snapshot columns (alias `s`).
+pub const ACCOUNT_SNAPSHOT_COLUMNS: &str =
+    "s.captured_at AS s_captured_at, s.fans AS s_fans, s.likes AS s_likes, s.works AS s_works, s.reads AS s_reads";
+
+/// Work columns (alias `w`).
+pub const WORK_COLUMNS: &str = "w.id, w.platform, w.platform_id, w.work_id, w.note_id, w.video_id, w.bv_id, \
+     w.photo_id, w.work_uuid, w.title, w.description, w.author_id, w.published_at, w.url, w.cover, w.video_url, \
+     w.work_type, w.category, w.tags, w.duration_secs";
+
+/// Work snapshot columns (alias `s`) except `extra`, which each backend
+/// selects as text named `s_extra`.
+pub const WORK_SNAPSHOT_COLUMNS: &str = "s.captured_at AS s_captured_at, s.likes AS s_likes, \
+     s.collects AS s_collects, s.comments AS s_comments, s.shares AS s_shares, s.views AS s_views, s.watch AS s_watch";
+
+/// Builds an [`AccountRecord`](crate::store::model::AccountRecord) from a
+/// row selected with [`ACCOUNT_COLUMNS`] and [`ACCOUNT_SNAPSHOT_COLUMNS`].
+macro_rules! account_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        let account = $crate::store::model::Account {
+            platform: row.try_get("platform")?,
+            platform_id: row.try_get("platform_id")?,
+            ids: $crate::store::model::AccountIds {
+                account_id: row.try_get("account_id")?,
+                sec_uid: row.try_get("sec_uid")?,
+                uid: row.try_get("uid")?,
+                mid: row.try_get("mid")?,
+                red_id: row.try_get("red_id")?,
+                kwai_id: row.try_get("kwai_id")?,
+                unique_id: row.try_get("unique_id")?,
+                wechat_id: row.try_get("wechat_id")?,
+            },
+            nickname: row.try_get("nickname")?,
+            signature: row.try_get("signature")?,
+            fans: row.try_get("fans")?,
+            following: row.try_get("following")?,
+            works: row.try_get("works")?,
+            likes: row.try_get("likes")?,
+            collects: row.try_get("collects")?,
+            region: row.try_get("region")?,
+            category: row.try_get("category")?,
+            avatar: row.try_get("avatar")?,
+        };
+        let captured: Option<chrono::DateTime<chrono::Utc>> = row.try_get("s_captured_at")?;
+        let latest = match captured {
+            Some(captured_at) => Some($crate::store::model::AccountSnapshot {
+                captured_at,
+                fans: row.try_get("s_fans")?,
+                likes: row.try_get("s_likes")?,
+                works: row.try_get("s_works")?,
+                reads: row.try_get("s_reads")?,
+            }),
+            None => None,
+        };
+        $crate::store::model::AccountRecord { account, latest }
+    }};
+}
+
+/// Builds a [`WorkRecord`](crate::store::model::WorkRecord) from a row
+/// selected with [`WORK_COLUMNS`], [`WORK_SNAPSHOT_COLUMNS`] and `s_extra`.
+macro_rules! work_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        let tags: String = row.try_get("tags")?;
+        let work = $crate::store::model::Work {
+            platform: row.try_get("platform")?,
+            platform_id: row.try_get("platform_id")?,
+            ids: $crate::store::model::WorkIds {
+                work_id: row.try_get("work_id")?,
+                note_id: row.try_get("note_id")?,
+                video_id: row.try_get("video_id")?,
+                bv_id: row.try_get("bv_id")?,
+                photo_id: row.try_get("photo_id")?,
+                work_uuid: row.try_get("work_uuid")?,
+            },
+            title: row.try_get("title")?,
+            description: row.try_get("description")?,
+            author_id: row.try_get("author_id")?,
+            published_at: row.try_get("published_at")?,
+            url: row.try_get("url")?,
+            cover: row.try_get("cover")?,
+            video_url: row.try_get("video_url")?,
+            work_type: row.try_get("work_type")?,
+            category: row.try_get("category")?,
+            tags: serde_json::from_str(&tags).unwrap_or_default(),
+            duration_secs: row.try_get("duration_secs")?,
+        };
+        let captured: Option<chrono::DateTime<chrono::Utc>> = row.try_get("s_captured_at")?;
+        let latest = match captured {
+            Some(captured_at) => {
+                let extra: Option<String> = row.try_get("s_extra")?;
+                Some($crate::store::model::WorkSnapshot {
+                    captured_at,
+                    likes: row.try_get("s_likes")?,
+                    collects: row.try_get("s_collects")?,
+                    comments: row.try_get("s_comments")?,
+                    shares: row.try_get("s_shares")?,
+                    views: row.try_get("s_views")?,
+                    watch: row.try_get("s_watch")?,
+                    extra: extra.and_then(|e| serde_json::from_str(&e).ok()),
+                })
+            }
+            None => None,
+        };
+        $crate::store::model::WorkRecord { work, latest }
+    }};
+}
+
+pub(crate) use {account_record, work_record};
+
+/// Tags as stored: a JSON array of strings.
+pub fn tags_json(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".into())
+}
+
+/// A statement with `$n` placeholders in SQLite's `?n` form (the shared
+/// statements hold no `$` elsewhere).
+pub fn for_sqlite(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
+/// Account id-form columns, in [`crate::store::model::AccountIds`] order.
+pub const ACCOUNT_ID_COLUMNS: [&str; 8] =
+    ["account_id", "sec_uid", "uid", "mid", "red_id", "kwai_id", "unique_id", "wechat_id"];
+
+/// Work id-form columns, in [`crate::store::model::WorkIds`] order.
+pub const WORK_ID_COLUMNS: [&str; 6] = ["work_id", "note_id", "video_id", "bv_id", "photo_id", "work_uuid"];
+
+/// `INSERT … ON CONFLICT (platform, platform_id) DO UPDATE` where nullable
+/// columns keep the stored value when the new one is NULL, `keep_if_empty`
+/// columns keep it when the new one equals the given empty value, and
+/// `updated_at` always takes the new value.
+fn upsert(table: &str, nullable: &[&str], keep_if_empty: &[(&str, &str)], returning: &str) -> String {
+    let mut columns = vec!["platform", "platform_id"];
+    columns.extend(nullable.iter().copied());
+    columns.extend(keep_if_empty.iter().map(|(c, _)| *c));
+    columns.push("updated_at");
+    let values: Vec<String> = (1..=columns.len()).map(|i| format!("${i}")).collect();
+    let mut set: Vec<String> = nullable.iter().map(|c| format!("{c} = COALESCE(excluded.{c}, {table}.{c})")).collect();
+    set.extend(
+        keep_if_empty.iter().map(|(c, empty)| {
+            format!("{c} = CASE WHEN excluded.{c} = '{empty}' THEN {table}.{c} ELSE excluded.{c} END")
+        }),
+    );
+    set.push("updated_at = excluded.updated_at".into());
+    format!(
+        "INSERT INTO {table} ({}) VALUES ({}) ON CONFLICT (platform, platform_id) DO UPDATE SET {}{returning}",
+        columns.join(", "),
+        values.join(", "),
+        set.join(", ")
+    )
+}
+
+/// Upserts an account; binds: platform, platform_id, the 8 id forms,
+/// signature, fans, following, works, likes, collects, region, category,
+/// avatar, nickname, updated_at.
+pub static UPSERT_ACCOUNT: LazyLock<String> = LazyLock::new(|| {
+    let mut nullable: Vec<&str> = ACCOUNT_ID_COLUMNS.to_vec();
+    nullable.extend(["signature", "fans", "following", "works", "likes", "collects", "region", "category", "avatar"]);
+    upsert("accounts", &nullable, &[("nickname", "")], "")
+});
+
+/// Upserts a work and returns its `id, title, description, tags` as
+/// stored; binds: platform, platform_id, the 6 id forms, description,
+/// author_id, published_at, url, cover, video_url, work_type, category,
+/// duration_secs, title, tags (JSON), updated_at.
+pub static UPSERT_WORK: LazyLock<String> = LazyLock::new(|| {
+    let mut nullable: Vec<&str> = WORK_ID_COLUMNS.to_vec();
+    nullable.extend([
+        "description",
+        "author_id",
+        "published_at",
+        "url",
+        "cover",
+        "video_url",
+        "work_type",
+        "category",
+        "duration_secs",
+    ]);
+    upsert("works", &nullable, &[("title", ""), ("tags", "[]")], " RETURNING id, title, description, tags")
+});
+
+/// `platform = $1 AND $2 IN (every id form)` for accounts.
+pub static ACCOUNT_BY_ANY_ID: LazyLock<String> =
+    LazyLock::new(|| format!("a.platform = $1 AND $2 IN ({})", prefixed("a", &ACCOUNT_ID_COLUMNS)));
+
+/// `platform = $1 AND $2 IN (every id form)` for works.
+pub static WORK_BY_ANY_ID: LazyLock<String> =
+    LazyLock::new(|| format!("w.platform = $1 AND $2 IN ({})", prefixed("w", &WORK_ID_COLUMNS)));
+
+fn prefixed(alias: &str, columns: &[&str]) -> String {
+    columns.iter().map(|c| format!("{alias}.{c}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Binds an account in [`UPSERT_ACCOUNT`] order.
+macro_rules! bind_account {
+    ($query:expr, $a:expr, $now:expr) => {{
+        let a = $a;
+        $query
+            .bind(&a.platform)
+            .bind(&a.platform_id)
+            .bind(&a.ids.account_id)
+            .bind(&a.ids.sec_uid)
+            .bind(&a.ids.uid)
+            .bind(&a.ids.mid)
+            .bind(&a.ids.red_id)
+            .bind(&a.ids.kwai_id)
+            .bind(&a.ids.unique_id)
+            .bind(&a.ids.wechat_id)
+            .bind(&a.signature)
+            .bind(a.fans)
+            .bind(a.following)
+            .bind(a.works)
+            .bind(a.likes)
+            .bind(a.collects)
+            .bind(&a.region)
+            .bind(&a.category)
+            .bind(&a.avatar)
+            .bind(&a.nickname)
+            .bind($now)
+    }};
+}
+
+/// Binds a work in [`UPSERT_WORK`] order.
+macro_rules! bind_work {
+    ($query:expr, $w:expr, $now:expr) => {{
+        let w = $w;
+        $query
+            .bind(&w.platform)
+            .bind(&w.platform_id)
+            .bind(&w.ids.work_id)
+            .bind(&w.ids.note_id)
+            .bind(&w.ids.video_id)
+            .bind(&w.ids.bv_id)
+            .bind(&w.ids.photo_id)
+            .bind(&w.ids.work_uuid)
+            .bind(&w.description)
+            .bind(&w.author_id)
+            .bind(w.published_at)
+            .bind(&w.url)
+            .bind(&w.cover)
+            .bind(&w.video_url)
+            .bind(&w.work_type)
+            .bind(&w.category)
+            .bind(w.duration_secs)
+            .bind(&w.title)
+            .bind($crate::store::sql::tags_json(&w.tags))
+            .bind($now)
+    }};
+}
+
+pub(crate) use {bind_account, bind_work};
+
+/// Checks a natural key before it reaches the database.
+pub fn check_key(platform: &str, platform_id: &str) -> crate::store::StoreResult<()> {
+    if platform.trim().is_empty() {
+        return Err(crate::store::StoreError::invalid("platform", "must not be empty"));
+    }
+    if platform_id.trim().is_empty() {
+        return Err(crate::store::StoreError::invalid("platformId", "must not be empty"));
+    }
+    Ok(())
+}
