@@ -7,8 +7,8 @@ mod common;
 
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, failure, success};
 use mediaops::proto::mediaops::admin::v1::{
-    CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest, ListUsageRequest,
-    admin_service_client::AdminServiceClient,
+    CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest,
+    ListUsageRequest, admin_service_client::AdminServiceClient,
 };
 use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
 use prost::Message;
@@ -68,11 +68,20 @@ async fn keys_are_created_granted_listed_and_disabled() {
     let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some(&key)).await;
     assert_eq!(success(status, &body), json!({"accountId": "team-a", "points": 5}));
 
-    let granted = client.grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 20 }, ADMIN_TOKEN)).await.unwrap();
+    let granted = client
+        .grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 20 }, ADMIN_TOKEN))
+        .await
+        .unwrap();
     assert_eq!(granted.get_ref().points, 25);
-    let bad = client.grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 0 }, ADMIN_TOKEN)).await.unwrap_err();
+    let bad = client
+        .grant_points(with_token(GrantPointsRequest { account_id: "team-a".into(), points: 0 }, ADMIN_TOKEN))
+        .await
+        .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
-    let missing = client.get_balance(with_token(GetAccountBalanceRequest { account_id: "nobody".into() }, ADMIN_TOKEN)).await.unwrap_err();
+    let missing = client
+        .get_balance(with_token(GetAccountBalanceRequest { account_id: "nobody".into() }, ADMIN_TOKEN))
+        .await
+        .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound);
 
     let keys = client.list_keys(with_token(ListKeysRequest {}, ADMIN_TOKEN)).await.unwrap().into_inner().keys;
@@ -81,12 +90,17 @@ async fn keys_are_created_granted_listed_and_disabled() {
     assert!(!listed.contains(&key) && !listed.contains(KEY), "keys are listed by id and prefix only");
     let team = keys.iter().find(|k| k.account_id == "team-a").unwrap();
 
-    let disabled = client.disable_key(with_token(DisableKeyRequest { key: team.key_id.clone() }, ADMIN_TOKEN)).await.unwrap();
+    let disabled =
+        client.disable_key(with_token(DisableKeyRequest { key: team.key_id.clone() }, ADMIN_TOKEN)).await.unwrap();
     assert!(disabled.get_ref().disabled);
     let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some(&key)).await;
     assert!(failure(status, &body, 401, "unauthenticated")["message"].as_str().unwrap().contains("disabled"));
 
-    let usage = client.list_usage(with_token(ListUsageRequest { account_id: "team-a".into(), limit: 10 }, ADMIN_TOKEN)).await.unwrap().into_inner();
+    let usage = client
+        .list_usage(with_token(ListUsageRequest { account_id: "team-a".into(), limit: 10 }, ADMIN_TOKEN))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(usage.records.len(), 1, "the one balance call before the key was disabled");
     assert_eq!((usage.records[0].operation_key.as_str(), usage.records[0].outcome.as_str()), ("account.balance", "ok"));
 }

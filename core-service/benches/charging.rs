@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use core_service::billing::Ledger;
 use core_service::billing::redis::RedisLedger;
 use core_service::{Core, CoreSettings};
-use mediaops_proto::mediaops::lifestyle::v1::{SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient};
+use mediaops_proto::mediaops::lifestyle::v1::{
+    SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,
+};
 
 const KEY: &str = "mk_bench_key_000000000000001";
 const CALLS: usize = 4000;
@@ -20,7 +22,10 @@ const TASKS: usize = 64;
 
 fn report(name: &str, calls: usize, elapsed: Duration) -> f64 {
     let per_call = elapsed.as_secs_f64() / calls as f64 * 1e6;
-    println!("{name:<40} {calls:>6} calls  {:>9.0} calls/s  {per_call:>8.1} µs/call", calls as f64 / elapsed.as_secs_f64());
+    println!(
+        "{name:<40} {calls:>6} calls  {:>9.0} calls/s  {per_call:>8.1} µs/call",
+        calls as f64 / elapsed.as_secs_f64()
+    );
     per_call
 }
 
@@ -32,7 +37,8 @@ async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
         .map(|t| {
             let client = client.clone();
             let script = script.clone();
-            let keys: Vec<String> = ["balance", "res", "resexp"].iter().map(|k| format!("{prefix}:{{bare{t}}}:{k}")).collect();
+            let keys: Vec<String> =
+                ["balance", "res", "resexp"].iter().map(|k| format!("{prefix}:{{bare{t}}}:{k}")).collect();
             tokio::spawn(async move {
                 let mut conn = client.get_multiplexed_async_connection().await.unwrap();
                 let _: () = redis::cmd("SET").arg(&keys[0]).arg(i64::MAX / 2).query_async(&mut conn).await.unwrap();
@@ -41,7 +47,8 @@ async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
                     for key in &keys {
                         invocation.key(key);
                     }
-                    let _: (i64, i64) = invocation.arg(1).arg(i).arg(0).arg(i64::MAX).invoke_async(&mut conn).await.unwrap();
+                    let _: (i64, i64) =
+                        invocation.arg(1).arg(i).arg(0).arg(i64::MAX).invoke_async(&mut conn).await.unwrap();
                 }
             })
         })
@@ -100,6 +107,10 @@ async fn main() -> anyhow::Result<()> {
     let charged_seq = report("charged gRPC call, sequential", CALLS, charged(channel.clone(), 1).await);
     let bare_par = report(&format!("bare EVALSHA reserve, {TASKS} tasks"), CALLS, bare(&url, &prefix, TASKS).await);
     let charged_par = report(&format!("charged gRPC call, {TASKS} tasks"), CALLS, charged(channel, TASKS).await);
-    println!("ratio charged/bare per call: sequential {:.1}×, {TASKS} tasks {:.1}×", charged_seq / bare_seq, charged_par / bare_par);
+    println!(
+        "ratio charged/bare per call: sequential {:.1}×, {TASKS} tasks {:.1}×",
+        charged_seq / bare_seq,
+        charged_par / bare_par
+    );
     Ok(())
 }
