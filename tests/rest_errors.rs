@@ -125,8 +125,13 @@ async fn envelope_and_request_id() {
 #[tokio::test]
 async fn every_unbuilt_operation_answers_not_implemented_never_canned_data() {
     let service = Service::start().await;
+    // Data APIs built so far; every other one must refuse with 503.
+    const BUILT: [&str; 1] = ["tool.check-banned-words"];
     let (_, apis) = service.get("/api/apis").await;
     for entry in apis["data"]["items"].as_array().unwrap() {
+        if BUILT.contains(&entry["operationKey"].as_str().unwrap()) {
+            continue;
+        }
         let example = &entry["requestSchema"];
         let mut body = serde_json::Map::new();
         for required in example["required"].as_array().unwrap() {

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod articles;
 pub mod auth;
 pub mod billing;
 pub mod bootstrap;
@@ -14,6 +15,7 @@ pub mod dispatch;
 pub mod error;
 pub mod persist;
 pub mod registry;
+pub mod safety;
 pub mod server;
 pub mod settings;
 pub mod store;

@@ -66,6 +66,12 @@ impl Core {
         Arc::new(Catalog::build(pool, ledger.clone())?).register(&mut registry)?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
+        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(Arc::new(
+            crate::articles::themes::store::FileThemeStore::new(&settings.data_dir),
+        ))))
+        .register(&mut registry)?;
+        let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
+        Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
         extra(&mut registry)?;

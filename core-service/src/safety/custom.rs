@@ -1,0 +1,259 @@
+//! Per-account word lists: the [`CustomWordStore`] trait and its file-backed
+//! implementation (`<data_dir>/banned-words/<account>.json`, one file per
+//! account holding every scope, replaced atomically). A scope is `all`
+//! (every platform) or one platform name.
+//!
+//! The rules of a list (docs/banned-words.md "Per-account lists"), checked by
+//! [`validate`] before anything is stored:
+//! - at most [`MAX_WORDS`] added words and [`MAX_WORDS`] allowed phrases;
+//! - each word or phrase 1 to [`MAX_WORD_CHARS`] characters, not empty after
+//!   normalization; duplicates (same normalized form) keep the first;
+//! - an added word's category is one of the lexicon's, empty meaning
+//!   [`CUSTOM_CATEGORY`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Mutex;
+
+use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
+use super::normalize::normalize_word;
+use super::platform::Platform;
+use crate::error::ServiceError;
+use crate::persist;
+
+/// Most added words, and most allowed phrases, in one list.
+pub const MAX_WORDS: usize = 2000;
+/// Longest word or phrase, in characters.
+pub const MAX_WORD_CHARS: usize = 50;
+/// Scope name of the account-wide list.
+pub const ALL_PLATFORMS: &str = "all";
+
+/// An added word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedWord {
+    pub word: String,
+    pub category: String,
+}
+
+/// One scope's list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WordList {
+    pub add: Vec<AddedWord>,
+    pub allow: Vec<String>,
+    /// RFC 3339 UTC of the last store.
+    pub updated_at: Option<String>,
+}
+
+impl WordList {
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.allow.is_empty()
+    }
+}
+
+/// Every list of one account, by scope (`all` or a platform name).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountLists {
+    pub lists: BTreeMap<String, WordList>,
+}
+
+impl AccountLists {
+    /// The lists that apply on `platform`: the account-wide one, then the
+    /// platform's (either may be absent).
+    pub fn for_platform(&self, platform: Platform) -> impl Iterator<Item = &WordList> {
+        [ALL_PLATFORMS, platform.name()].into_iter().filter_map(|scope| self.lists.get(scope))
+    }
+}
+
+/// The scope name of an optional platform.
+pub fn scope_name(platform: Option<Platform>) -> &'static str {
+    platform.map_or(ALL_PLATFORMS, Platform::name)
+}
+
+/// Checks and cleans a list an operator sent (see the module docs).
+///
+/// # Errors
+/// 400 naming the offending field, e.g. `add[2].category` or `allow[0]`.
+pub fn validate(lexicon: &Lexicon, add: Vec<AddedWord>, allow: Vec<String>) -> Result<WordList, ServiceError> {
+    if add.len() > MAX_WORDS {
+        return Err(ServiceError::invalid_field("add", format!("at most {MAX_WORDS} words")));
+    }
+    if allow.len() > MAX_WORDS {
+        return Err(ServiceError::invalid_field("allow", format!("at most {MAX_WORDS} words")));
+    }
+    let mut seen = HashSet::new();
+    let mut clean_add = Vec::with_capacity(add.len());
+    for (i, AddedWord { word, category }) in add.into_iter().enumerate() {
+        let word = check_word(&word, &format!("add[{i}].word"))?;
+        let category = category.trim();
+        let category = if category.is_empty() { CUSTOM_CATEGORY } else { category };
+        if !lexicon.has_category(category) {
+            return Err(ServiceError::invalid_field(
+                format!("add[{i}].category"),
+                format!("unknown category {category:?}; one of: {}", lexicon.category_names().join(", ")),
+            ));
+        }
+        if seen.insert(normalize_word(&word)) {
+            clean_add.push(AddedWord { word, category: category.to_owned() });
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut clean_allow = Vec::with_capacity(allow.len());
+    for (i, phrase) in allow.into_iter().enumerate() {
+        let phrase = check_word(&phrase, &format!("allow[{i}]"))?;
+        if seen.insert(normalize_word(&phrase)) {
+            clean_allow.push(phrase);
+        }
+    }
+    Ok(WordList { add: clean_add, allow: clean_allow, updated_at: None })
+}
+
+fn check_word(word: &str, field: &str) -> Result<String, ServiceError> {
+    let word = word.trim();
+    let chars = word.chars().count();
+    if chars == 0 || chars > MAX_WORD_CHARS {
+        return Err(ServiceError::invalid_field(field, format!("`{field}` must be 1 to {MAX_WORD_CHARS} characters")));
+    }
+    if normalize_word(word).is_empty() {
+        return Err(ServiceError::invalid_field(field, format!("`{field}` has only separators ({word:?})")));
+    }
+    Ok(word.to_owned())
+}
+
+/// Word lists by account. An account only ever reaches its own.
+#[async_trait::async_trait]
+pub trait CustomWordStore: Send + Sync + 'static {
+    /// Every list of the account (empty when none was stored).
+    async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError>;
+
+    /// Replaces the list of `scope`; an empty list removes the scope.
+    /// Returns the stored list with its `updated_at`.
+    async fn put(&self, account_id: &str, scope: &str, list: WordList) -> Result<WordList, ServiceError>;
+}
+
+/// The embedded [`CustomWordStore`]: one JSON file per account, read once
+/// and kept in memory.
+pub struct FileCustomWordStore {
+    root: PathBuf,
+    loaded: Mutex<HashMap<String, Arc<AccountLists>>>,
+}
+
+impl FileCustomWordStore {
+    pub fn new(data_dir: &Path) -> FileCustomWordStore {
+        FileCustomWordStore { root: data_dir.join("banned-words"), loaded: Mutex::new(HashMap::new()) }
+    }
+
+    /// The id itself when it is a safe file name (ids this service creates
+    /// are), else its hex.
+    fn path(&self, account_id: &str) -> PathBuf {
+        let safe =
+            !account_id.is_empty() && account_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        let name = if safe { account_id.to_owned() } else { format!("x{}", hex::encode(account_id)) };
+        self.root.join(format!("{name}.json"))
+    }
+
+    fn read(&self, account_id: &str) -> Result<AccountLists, ServiceError> {
+        let path = self.path(account_id);
+        let io = |e: &dyn std::fmt::Display| ServiceError::internal(format!("word list file {}: {e}", path.display()));
+        match persist::read_if_exists(&path).map_err(|e| io(&e))? {
+            None => Ok(AccountLists::default()),
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| io(&e)),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl CustomWordStore for FileCustomWordStore {
+    async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError> {
+        let mut loaded = self.loaded.lock().await;
+        if let Some(lists) = loaded.get(account_id) {
+            return Ok(lists.clone());
+        }
+        let lists = Arc::new(self.read(account_id)?);
+        loaded.insert(account_id.to_owned(), lists.clone());
+        Ok(lists)
+    }
+
+    async fn put(&self, account_id: &str, scope: &str, mut list: WordList) -> Result<WordList, ServiceError> {
+        let mut loaded = self.loaded.lock().await;
+        let mut lists = match loaded.get(account_id) {
+            Some(lists) => (**lists).clone(),
+            None => self.read(account_id)?,
+        };
+        if list.is_empty() {
+            list.updated_at = None;
+            lists.lists.remove(scope);
+        } else {
+            list.updated_at = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+            lists.lists.insert(scope.to_owned(), list.clone());
+        }
+        let json = serde_json::to_vec_pretty(&lists).map_err(|e| ServiceError::internal(e.to_string()))?;
+        let path = self.path(account_id);
+        persist::write_atomic(&path, &json)
+            .map_err(|e| ServiceError::internal(format!("word list file {}: {e}", path.display())))?;
+        loaded.insert(account_id.to_owned(), Arc::new(lists));
+        Ok(list)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(word: &str, category: &str) -> AddedWord {
+        AddedWord { word: word.into(), category: category.into() }
+    }
+
+    #[tokio::test]
+    async fn lists_survive_reopen_and_accounts_are_separate() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCustomWordStore::new(dir.path());
+        let list = WordList {
+            add: vec![word("内部黑话", "自定义")], allow: vec!["最佳实践".into()], updated_at: None
+        };
+        let stored = store.put("acct_a", "shortvideo", list.clone()).await.unwrap();
+        assert!(stored.updated_at.is_some());
+        store
+            .put("acct_a", ALL_PLATFORMS, WordList { allow: vec!["绝对".into()], ..WordList::default() })
+            .await
+            .unwrap();
+
+        let reopened = FileCustomWordStore::new(dir.path());
+        let lists = reopened.get("acct_a").await.unwrap();
+        assert_eq!(lists.lists["shortvideo"].add, list.add);
+        let applying: Vec<&WordList> = lists.for_platform(Platform::Shortvideo).collect();
+        assert_eq!(applying.len(), 2);
+        assert_eq!(applying[0].allow, vec!["绝对"]);
+        assert_eq!(lists.for_platform(Platform::Articles).count(), 1);
+        assert!(reopened.get("acct_b").await.unwrap().lists.is_empty());
+
+        reopened.put("acct_a", "shortvideo", WordList::default()).await.unwrap();
+        assert!(!reopened.get("acct_a").await.unwrap().lists.contains_key("shortvideo"));
+    }
+
+    #[test]
+    fn validation_names_fields_and_drops_duplicates() {
+        let lexicon = Lexicon::builtin().unwrap();
+        let clean = validate(
+            lexicon,
+            vec![word(" 私域 ", ""), word("私 域", "站外导流"), word("保底", "金融承诺")],
+            vec!["最佳实践".into(), "最佳 实践".into()],
+        )
+        .unwrap();
+        assert_eq!(clean.add, vec![word("私域", "自定义"), word("保底", "金融承诺")]);
+        assert_eq!(clean.allow, vec!["最佳实践"]);
+
+        let error = validate(lexicon, vec![word("a", "极限用语"), word("b", "nope")], vec![]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("add[1].category"));
+        assert!(error.message.contains("极限用语"), "{}", error.message);
+        let error = validate(lexicon, vec![], vec!["ok".into(), " - ".into()]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("allow[1]"));
+        let error = validate(lexicon, vec![word(&"长".repeat(MAX_WORD_CHARS + 1), "")], vec![]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("add[0].word"));
+        let error = validate(lexicon, vec![], vec!["x".into(); MAX_WORDS + 1]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("allow"));
+    }
+}
