@@ -121,7 +121,29 @@ macro_rules! work_record {
     }};
 }
 
-pub(crate) use {account_record, work_record};
+/// Rows per table, one row with one column per table (both backends).
+pub const COUNTS: &str = "SELECT (SELECT count(*) FROM accounts) AS accounts, \
+     (SELECT count(*) FROM account_snapshots) AS account_snapshots, \
+     (SELECT count(*) FROM works) AS works, (SELECT count(*) FROM work_snapshots) AS work_snapshots, \
+     (SELECT count(*) FROM comments) AS comments, (SELECT count(*) FROM hot_list_entries) AS hot_list_entries";
+
+/// A row of [`COUNTS`] as [`crate::store::model::Counts`].
+macro_rules! counts_record {
+    ($row:expr) => {{
+        let row = $row;
+        let n = |name: &str| row.try_get::<i64, _>(name).map(|v| v as u64);
+        crate::store::model::Counts {
+            accounts: n("accounts")?,
+            account_snapshots: n("account_snapshots")?,
+            works: n("works")?,
+            work_snapshots: n("work_snapshots")?,
+            comments: n("comments")?,
+            hot_list_entries: n("hot_list_entries")?,
+        }
+    }};
+}
+
+pub(crate) use {account_record, counts_record, work_record};
 
 /// Tags as stored: a JSON array of strings.
 pub fn tags_json(tags: &[String]) -> String {

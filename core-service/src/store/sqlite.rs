@@ -203,23 +203,8 @@ impl ContentStore for SqliteStore {
     }
 
     async fn counts(&self) -> StoreResult<Counts> {
-        let row = sqlx::query(
-            "SELECT (SELECT count(*) FROM accounts) AS accounts, \
-             (SELECT count(*) FROM account_snapshots) AS account_snapshots, \
-             (SELECT count(*) FROM works) AS works, (SELECT count(*) FROM work_snapshots) AS work_snapshots, \
-             (SELECT count(*) FROM comments) AS comments, (SELECT count(*) FROM hot_list_entries) AS hot_list_entries",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        let n = |name: &str| row.try_get::<i64, _>(name).map(|v| v as u64);
-        Ok(Counts {
-            accounts: n("accounts")?,
-            account_snapshots: n("account_snapshots")?,
-            works: n("works")?,
-            work_snapshots: n("work_snapshots")?,
-            comments: n("comments")?,
-            hot_list_entries: n("hot_list_entries")?,
-        })
+        let row = sqlx::query(sql::COUNTS).fetch_one(&self.pool).await?;
+        Ok(sql::counts_record!(&row))
     }
 
     async fn search_works(
