@@ -100,35 +100,26 @@ pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<
 /// Registers the admin RPCs (authenticated by the admin token in the pipeline).
 pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
     const SERVICE: &str = "mediaops.admin.v1.AdminService";
-    let l = ledger.clone();
-    registry.handle(&format!("{SERVICE}.CreateKey"), move |_, r: pb::CreateKeyRequest| {
-        let l = l.clone();
-        async move { create_key(l.as_ref(), &r.account_id, r.points).await }
+    registry.handle_shared(&format!("{SERVICE}.CreateKey"), &ledger, |l, _, r: pb::CreateKeyRequest| async move {
+        create_key(l.as_ref(), &r.account_id, r.points).await
     })?;
-    let l = ledger.clone();
-    registry.handle(&format!("{SERVICE}.DisableKey"), move |_, r: pb::DisableKeyRequest| {
-        let l = l.clone();
-        async move { Ok(pb::DisableKeyResponse { disabled: disable_key(l.as_ref(), &r.key).await? }) }
+    registry.handle_shared(&format!("{SERVICE}.DisableKey"), &ledger, |l, _, r: pb::DisableKeyRequest| async move {
+        Ok(pb::DisableKeyResponse { disabled: disable_key(l.as_ref(), &r.key).await? })
     })?;
-    let l = ledger.clone();
-    registry.handle(&format!("{SERVICE}.ListKeys"), move |_, _: pb::ListKeysRequest| {
-        let l = l.clone();
-        async move { list_keys(l.as_ref()).await }
+    registry.handle_shared(&format!("{SERVICE}.ListKeys"), &ledger, |l, _, _: pb::ListKeysRequest| async move {
+        list_keys(l.as_ref()).await
     })?;
-    let l = ledger.clone();
-    registry.handle(&format!("{SERVICE}.GrantPoints"), move |_, r: pb::GrantPointsRequest| {
-        let l = l.clone();
-        async move { grant(l.as_ref(), &r.account_id, r.points).await }
-    })?;
-    let l = ledger.clone();
-    registry.handle(&format!("{SERVICE}.GetBalance"), move |_, r: pb::GetAccountBalanceRequest| {
-        let l = l.clone();
-        async move { balance(l.as_ref(), &r.account_id).await }
-    })?;
-    let l = ledger;
-    registry.handle(&format!("{SERVICE}.ListUsage"), move |_, r: pb::ListUsageRequest| {
-        let l = l.clone();
-        async move { usage(l.as_ref(), &r.account_id, r.limit).await }
-    })?;
-    Ok(())
+    registry.handle_shared(
+        &format!("{SERVICE}.GrantPoints"),
+        &ledger,
+        |l, _, r: pb::GrantPointsRequest| async move { grant(l.as_ref(), &r.account_id, r.points).await },
+    )?;
+    registry.handle_shared(
+        &format!("{SERVICE}.GetBalance"),
+        &ledger,
+        |l, _, r: pb::GetAccountBalanceRequest| async move { balance(l.as_ref(), &r.account_id).await },
+    )?;
+    registry.handle_shared(&format!("{SERVICE}.ListUsage"), &ledger, |l, _, r: pb::ListUsageRequest| async move {
+        usage(l.as_ref(), &r.account_id, r.limit).await
+    })
 }

@@ -133,22 +133,21 @@ impl Catalog {
 
     /// Registers the three catalog RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        let catalog = self.clone();
-        registry.handle("mediaops.catalog.v1.CatalogService.ListApis", move |_ctx, req: ListApisRequest| {
-            let response = catalog.list_apis(&req);
-            async move { Ok(response) }
-        })?;
-        let catalog = self.clone();
-        registry.handle("mediaops.catalog.v1.CatalogService.ListSkills", move |_ctx, req: ListSkillsRequest| {
-            let catalog = catalog.clone();
-            async move { catalog.list_skills(&req).await }
-        })?;
-        let catalog = self;
-        registry.handle("mediaops.catalog.v1.CatalogService.SearchSkills", move |_ctx, req: SearchSkillsRequest| {
-            let catalog = catalog.clone();
-            async move { catalog.search_skills(&req).await }
-        })?;
-        Ok(())
+        registry.handle_shared(
+            "mediaops.catalog.v1.CatalogService.ListApis",
+            &self,
+            |c, _ctx, req: ListApisRequest| async move { Ok(c.list_apis(&req)) },
+        )?;
+        registry.handle_shared(
+            "mediaops.catalog.v1.CatalogService.ListSkills",
+            &self,
+            |c, _ctx, req: ListSkillsRequest| async move { c.list_skills(&req).await },
+        )?;
+        registry.handle_shared(
+            "mediaops.catalog.v1.CatalogService.SearchSkills",
+            &self,
+            |c, _ctx, req: SearchSkillsRequest| async move { c.search_skills(&req).await },
+        )
     }
 }
 

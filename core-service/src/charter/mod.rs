@@ -58,24 +58,20 @@ impl CharterService {
 
     /// Registers the three charter RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        let service = self.clone();
-        registry.handle(
+        registry.handle_shared(
             "mediaops.charter.v1.CharterService.GetDefaultCharter",
-            move |ctx, _: GetDefaultCharterRequest| {
-                let service = service.clone();
-                async move { service.get(ctx.account_id(), DEFAULT_PROFILE).await }
-            },
+            &self,
+            |s, ctx, _: GetDefaultCharterRequest| async move { s.get(ctx.account_id(), DEFAULT_PROFILE).await },
         )?;
-        let service = self.clone();
-        registry.handle("mediaops.charter.v1.CharterService.GetCharter", move |ctx, req: GetCharterRequest| {
-            let service = service.clone();
-            async move { service.get(ctx.account_id(), &req.id).await }
-        })?;
-        let service = self;
-        registry.handle("mediaops.charter.v1.CharterService.PutCharter", move |ctx, req: PutCharterRequest| {
-            let service = service.clone();
-            async move { service.put(ctx.account_id(), req).await }
-        })?;
-        Ok(())
+        registry.handle_shared(
+            "mediaops.charter.v1.CharterService.GetCharter",
+            &self,
+            |s, ctx, req: GetCharterRequest| async move { s.get(ctx.account_id(), &req.id).await },
+        )?;
+        registry.handle_shared(
+            "mediaops.charter.v1.CharterService.PutCharter",
+            &self,
+            |s, ctx, req: PutCharterRequest| async move { s.put(ctx.account_id(), req).await },
+        )
     }
 }

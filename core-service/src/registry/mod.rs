@@ -121,6 +121,26 @@ impl Registry {
         Ok(())
     }
 
+    /// [`Registry::handle`] for a handler that needs shared state: each call
+    /// gets its own clone of `state`, so handlers are plain `async move`
+    /// blocks without clone-before-move boilerplate.
+    pub fn handle_shared<S, Req, Resp, F, Fut>(
+        &mut self,
+        full_method: &str,
+        state: &Arc<S>,
+        handler: F,
+    ) -> anyhow::Result<()>
+    where
+        S: Send + Sync + ?Sized + 'static,
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + 'static,
+        F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, ServiceError>> + Send + 'static,
+    {
+        let state = state.clone();
+        self.handle(full_method, move |ctx, request| handler(state.clone(), ctx, request))
+    }
+
     /// The operation at a gRPC path.
     pub fn get(&self, grpc_path: &str) -> Option<&Arc<OperationInfo>> {
         self.operations.get(grpc_path)

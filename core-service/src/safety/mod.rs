@@ -204,51 +204,36 @@ impl SafetyService {
 
     /// Registers the five RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        let service = self.clone();
-        registry.handle(
+        registry.handle_shared(
             "mediaops.tool.v1.ToolService.CheckBannedWords",
-            move |ctx, req: CheckBannedWordsRequest| {
-                let service = service.clone();
-                async move {
-                    let platform = Platform::parse(&req.platform, "platform")?;
-                    service.check(ctx.account_id(), platform, &req.content).await
-                }
+            &self,
+            |s, ctx, req: CheckBannedWordsRequest| async move {
+                s.check(ctx.account_id(), Platform::parse(&req.platform, "platform")?, &req.content).await
             },
         )?;
-        let service = self.clone();
-        registry.handle(
+        registry.handle_shared(
             "mediaops.skills.v1.SkillsService.ContentSafetyCheck",
-            move |ctx, req: ContentSafetyCheckRequest| {
-                let service = service.clone();
-                async move {
-                    let platform = Platform::parse(&req.platform, "platform")?;
-                    service.check(ctx.account_id(), platform, &req.content).await
-                }
+            &self,
+            |s, ctx, req: ContentSafetyCheckRequest| async move {
+                s.check(ctx.account_id(), Platform::parse(&req.platform, "platform")?, &req.content).await
             },
         )?;
-        let service = self.clone();
-        registry.handle(
+        registry.handle_shared(
             "mediaops.skills.v1.SkillsService.ArticlesProhibitedWord",
-            move |ctx, req: ArticlesProhibitedWordRequest| {
-                let service = service.clone();
-                async move { service.check(ctx.account_id(), Platform::Articles, &req.content).await }
+            &self,
+            |s, ctx, req: ArticlesProhibitedWordRequest| async move {
+                s.check(ctx.account_id(), Platform::Articles, &req.content).await
             },
         )?;
-        let service = self.clone();
-        registry.handle(
+        registry.handle_shared(
             "mediaops.safety.v1.ContentSafetyService.GetCustomWords",
-            move |ctx, req: GetCustomWordsRequest| {
-                let service = service.clone();
-                async move { service.get_custom(ctx.account_id(), &req.platform).await }
-            },
+            &self,
+            |s, ctx, req: GetCustomWordsRequest| async move { s.get_custom(ctx.account_id(), &req.platform).await },
         )?;
-        let service = self;
-        registry.handle(
+        registry.handle_shared(
             "mediaops.safety.v1.ContentSafetyService.PutCustomWords",
-            move |ctx, req: PutCustomWordsRequest| {
-                let service = service.clone();
-                async move { service.put_custom(ctx.account_id(), req).await }
-            },
+            &self,
+            |s, ctx, req: PutCustomWordsRequest| async move { s.put_custom(ctx.account_id(), req).await },
         )?;
         Ok(())
     }
