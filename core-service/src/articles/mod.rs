@@ -77,31 +77,27 @@ impl ArticleStudio {
             runtime.spawn_blocking(render::highlight::warm_up);
         }
         const SERVICE: &str = "mediaops.studio.v1.ArticleStudioService";
-        let studio = self.clone();
-        registry.handle(&format!("{SERVICE}.Render"), move |ctx, req: RenderRequest| {
-            let studio = studio.clone();
-            async move { studio.render(ctx.account_id(), req).await }
+        registry.handle_shared(&format!("{SERVICE}.Render"), &self, |studio, ctx, req: RenderRequest| async move {
+            studio.render(ctx.account_id(), req).await
         })?;
-        let studio = self.clone();
-        registry.handle(&format!("{SERVICE}.Themes"), move |ctx, _: ThemesRequest| {
-            let studio = studio.clone();
-            async move { studio.themes.list(ctx.account_id()).await }
+        registry.handle_shared(&format!("{SERVICE}.Themes"), &self, |studio, ctx, _: ThemesRequest| async move {
+            studio.themes.list(ctx.account_id()).await
         })?;
-        let studio = self.clone();
-        registry.handle(&format!("{SERVICE}.SetDefaultTheme"), move |ctx, req: SetDefaultThemeRequest| {
-            let studio = studio.clone();
-            async move { studio.themes.set_default(ctx.account_id(), &req.theme_id).await }
-        })?;
-        let studio = self.clone();
-        registry.handle(&format!("{SERVICE}.PutCustomTheme"), move |ctx, req: PutCustomThemeRequest| {
-            let studio = studio.clone();
-            async move { studio.themes.put_custom(ctx.account_id(), req).await }
-        })?;
-        let studio = self;
-        registry.handle(&format!("{SERVICE}.GetCustomTheme"), move |ctx, req: GetCustomThemeRequest| {
-            let studio = studio.clone();
-            async move { studio.themes.get_custom(ctx.account_id(), &req.id).await }
-        })?;
+        registry.handle_shared(
+            &format!("{SERVICE}.SetDefaultTheme"),
+            &self,
+            |studio, ctx, req: SetDefaultThemeRequest| async move {
+                studio.themes.set_default(ctx.account_id(), &req.theme_id).await
+            },
+        )?;
+        registry.handle_shared(&format!("{SERVICE}.PutCustomTheme"), &self, |studio, ctx, req: PutCustomThemeRequest| async move { studio.themes.put_custom(ctx.account_id(), req).await })?;
+        registry.handle_shared(
+            &format!("{SERVICE}.GetCustomTheme"),
+            &self,
+            |studio, ctx, req: GetCustomThemeRequest| async move {
+                studio.themes.get_custom(ctx.account_id(), &req.id).await
+            },
+        )?;
         Ok(())
     }
 }
