@@ -16,6 +16,7 @@
 //! Schema and formats: docs/store.md.
 
 pub mod import;
+pub(crate) mod listing;
 pub mod model;
 pub mod postgres;
 pub mod segment;
@@ -27,7 +28,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use model::{Account, AccountRecord, AccountSnapshot, Counts, SearchPage, Work, WorkRecord, WorkSnapshot};
+use model::{
+    Account, AccountQuery, AccountRecord, AccountSnapshot, Comment, Counts, HotListEntry, HotListQuery, Record,
+    SearchPage, Work, WorkQuery, WorkRecord, WorkSnapshot,
+};
 
 /// Largest `page_size` a search accepts (spec: `size` max 50).
 pub const MAX_PAGE_SIZE: u32 = 50;
@@ -61,29 +65,64 @@ pub trait ContentStore: Send + Sync {
     /// Which backend: `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
 
-    /// Inserts or updates an account by `(platform, platform_id)`; fields
-    /// that are `None` keep their stored value.
-    async fn upsert_account(&self, account: &Account) -> StoreResult<()>;
+    /// Writes a batch in one transaction, each record in its own savepoint:
+    /// one outcome per record, in order; a failed record (e.g. a snapshot of
+    /// an entity that is not stored: [`StoreError::NotFound`]) is rolled
+    /// back alone and the rest are kept. Accounts, works and comments are
+    /// upserts on `(platform, platform_id)` where `None` fields keep their
+    /// stored value (`tags` replace the stored ones when not empty) and the
+    /// text is re-indexed; snapshots replace one at the same moment; a
+    /// hot-list entry replaces the one at `(source, captured_at, rank)`. The
+    /// `Err` of the whole call means the transaction itself failed.
+    async fn write(&self, records: &[Record]) -> StoreResult<Vec<StoreResult<()>>>;
 
-    /// Inserts or updates a work by `(platform, platform_id)` and re-indexes
-    /// its text; `None` fields keep their stored value, `tags` replace the
-    /// stored ones when not empty.
-    async fn upsert_work(&self, work: &Work) -> StoreResult<()>;
+    /// Inserts or updates an account (see [`ContentStore::write`]).
+    async fn upsert_account(&self, account: &Account) -> StoreResult<()> {
+        self.write_one(Record::Account(account.clone())).await
+    }
 
-    /// Records an account's counters at `captured_at` (replacing a snapshot
-    /// at the same moment). [`StoreError::NotFound`] if the account is not
-    /// stored.
+    /// Inserts or updates a work (see [`ContentStore::write`]).
+    async fn upsert_work(&self, work: &Work) -> StoreResult<()> {
+        self.write_one(Record::Work(work.clone())).await
+    }
+
+    /// Inserts or updates a comment (see [`ContentStore::write`]).
+    async fn upsert_comment(&self, comment: &Comment) -> StoreResult<()> {
+        self.write_one(Record::Comment(comment.clone())).await
+    }
+
+    /// Records an account's counters at `captured_at`.
+    /// [`StoreError::NotFound`] if the account is not stored.
     async fn add_account_snapshot(
         &self,
         platform: &str,
         platform_id: &str,
         snapshot: &AccountSnapshot,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<()> {
+        self.write_one(Record::AccountSnapshot {
+            platform: platform.into(),
+            platform_id: platform_id.into(),
+            snapshot: snapshot.clone(),
+        })
+        .await
+    }
 
-    /// Records a work's counters at `captured_at` (replacing a snapshot at
-    /// the same moment); the newest snapshot's likes rank searches.
-    /// [`StoreError::NotFound`] if the work is not stored.
-    async fn add_work_snapshot(&self, platform: &str, platform_id: &str, snapshot: &WorkSnapshot) -> StoreResult<()>;
+    /// Records a work's counters at `captured_at`; the newest snapshot's
+    /// likes rank searches. [`StoreError::NotFound`] if the work is not
+    /// stored.
+    async fn add_work_snapshot(&self, platform: &str, platform_id: &str, snapshot: &WorkSnapshot) -> StoreResult<()> {
+        self.write_one(Record::WorkSnapshot {
+            platform: platform.into(),
+            platform_id: platform_id.into(),
+            snapshot: snapshot.clone(),
+        })
+        .await
+    }
+
+    /// Writes one record and returns its outcome.
+    async fn write_one(&self, record: Record) -> StoreResult<()> {
+        self.write(std::slice::from_ref(&record)).await?.pop().unwrap_or(Ok(()))
+    }
 
     /// The account whose `platform_id` or any id form equals `id`, with its
     /// newest snapshot.
@@ -96,18 +135,45 @@ pub trait ContentStore: Send + Sync {
     /// Rows per table.
     async fn counts(&self) -> StoreResult<Counts>;
 
-    /// Works of `platform` holding every term of `query` (segmented as in
-    /// [`segment::terms`]) in title, description or tags; ranked by
-    /// relevance (title matches weigh more), then newest likes, then
-    /// publish time, newest first. `page` is 1-based; `page_size` is
-    /// 1..=[`MAX_PAGE_SIZE`]. A query without terms matches nothing.
+    /// Works matching every filter of `query`, in its order, one page, with
+    /// the total of all matches. [`StoreError::Invalid`] for bad paging.
+    async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>>;
+
+    /// Accounts matching every filter of `query`, one page, with the total.
+    async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>>;
+
+    /// Comments on the work `work_id` (the work's `platform_id`), most liked
+    /// first, one page, with the total.
+    async fn list_comments(
+        &self,
+        platform: &str,
+        work_id: &str,
+        page: u32,
+        page_size: u32,
+    ) -> StoreResult<SearchPage<Comment>>;
+
+    /// Hot-list entries per [`HotListQuery`].
+    async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>>;
+
+    /// Works of `platform` holding every term of `query` in title,
+    /// description or tags, by relevance ([`model::WorkOrder::Relevance`]).
+    /// A query without terms matches nothing.
     async fn search_works(
         &self,
         platform: &str,
         query: &str,
         page: u32,
         page_size: u32,
-    ) -> StoreResult<SearchPage<WorkRecord>>;
+    ) -> StoreResult<SearchPage<WorkRecord>> {
+        self.find_works(&WorkQuery {
+            platform: platform.into(),
+            text: Some(query.into()),
+            page,
+            page_size,
+            ..WorkQuery::default()
+        })
+        .await
+    }
 }
 
 /// Checks paging arguments; returns (limit, offset).

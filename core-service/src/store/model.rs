@@ -181,3 +181,113 @@ pub struct SearchPage<T> {
     pub total: u64,
     pub items: Vec<T>,
 }
+
+/// One record to write; [`crate::store::ContentStore::write`] takes a batch
+/// of them in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Account(Account),
+    /// An account's counters; the account (`platform`, `platform_id`) must be
+    /// stored (earlier in the batch is enough).
+    AccountSnapshot {
+        platform: String,
+        platform_id: String,
+        snapshot: AccountSnapshot,
+    },
+    Work(Work),
+    /// A work's counters; the work must be stored (earlier in the batch is
+    /// enough).
+    WorkSnapshot {
+        platform: String,
+        platform_id: String,
+        snapshot: WorkSnapshot,
+    },
+    Comment(Comment),
+    HotListEntry(HotListEntry),
+}
+
+/// How a work listing is ordered. Every order ends with the store's row id,
+/// so pages are stable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WorkOrder {
+    /// With a text query: relevance (title terms weigh 3× body terms), then
+    /// newest likes, then publish time. Without one: as [`WorkOrder::Newest`].
+    #[default]
+    Relevance,
+    /// Publish time, newest first (unknown last).
+    Newest,
+    /// Publish time, oldest first (unknown last).
+    Oldest,
+    /// Newest snapshot's likes, most first (unknown last).
+    Likes,
+    /// Newest snapshot's views/plays/reads.
+    Views,
+    /// Newest snapshot's comments.
+    Comments,
+    /// Newest snapshot's collects (favorites).
+    Collects,
+}
+
+/// What [`crate::store::ContentStore::find_works`] looks for. Every filter
+/// that is set must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkQuery {
+    /// Platform token.
+    pub platform: String,
+    /// Full-text query (segmented like the index); a work must hold every
+    /// term. `Some` with no terms (e.g. only punctuation) matches nothing.
+    pub text: Option<String>,
+    /// The author's `platform_id`.
+    pub author_id: Option<String>,
+    /// Published at or after (UTC).
+    pub published_from: Option<DateTime<Utc>>,
+    /// Published at or before (UTC).
+    pub published_to: Option<DateTime<Utc>>,
+    /// Exact category.
+    pub category: Option<String>,
+    pub order: WorkOrder,
+    /// 1-based.
+    pub page: u32,
+    /// 1..=[`crate::store::MAX_PAGE_SIZE`].
+    pub page_size: u32,
+}
+
+/// How an account listing is ordered (ties by row id).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AccountOrder {
+    /// With a text query: relevance (nickname terms weigh 3× signature and
+    /// category), then fans. Without one: as [`AccountOrder::Fans`].
+    #[default]
+    Relevance,
+    /// Fans, most first (unknown last).
+    Fans,
+}
+
+/// What [`crate::store::ContentStore::find_accounts`] looks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccountQuery {
+    pub platform: String,
+    /// Full-text query over nickname (weighted), signature and category.
+    pub text: Option<String>,
+    /// Exact nickname (case-sensitive, as the platform shows it).
+    pub nickname: Option<String>,
+    /// Exact category or track.
+    pub category: Option<String>,
+    pub order: AccountOrder,
+    /// 1-based.
+    pub page: u32,
+    /// 1..=[`crate::store::MAX_PAGE_SIZE`].
+    pub page_size: u32,
+}
+
+/// What [`crate::store::ContentStore::hot_list_entries`] returns: entries
+/// captured within `[from, to]` (both optional), of `sources` (all when
+/// empty), ordered by capture time then rank.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HotListQuery {
+    pub sources: Vec<String>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    /// Only each source's newest capture within the window.
+    pub latest_only: bool,
+}

@@ -4,29 +4,26 @@
 //! literal so no text-search parser or locale touches the Chinese words
 //! (docs/store.md).
 
-use std::borrow::Cow;
 use std::str::FromStr;
 
 use async_trait::async_trait;
-use chrono::Utc;
-use sqlx::Row;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 
-use super::model::{Account, AccountRecord, AccountSnapshot, Counts, SearchPage, Work, WorkRecord, WorkSnapshot};
-use super::sql::{self, account_record, bind_account, bind_work, work_record};
-use super::{ContentStore, StoreError, StoreResult, paging, segment};
+use super::listing::{Dialect, bind_params};
+use super::model::{
+    Account, AccountQuery, AccountRecord, Comment, Counts, HotListEntry, HotListQuery, Record, SearchPage, Work,
+    WorkQuery, WorkRecord,
+};
+use super::sql::{self, account_record, comment_record, work_record};
+use super::{ContentStore, StoreResult, segment};
 
 /// PostgreSQL migrations, in order.
 fn migrator() -> Migrator {
-    let migrations = vec![Migration::new(
-        1,
-        Cow::Borrowed("content"),
-        MigrationType::Simple,
-        Cow::Borrowed(include_str!("migrations/postgres/0001_content.sql")),
-        false,
-    )];
-    Migrator { migrations: Cow::Owned(migrations), ..Migrator::DEFAULT }
+    sql::migrator(&[
+        (1, "content", include_str!("migrations/postgres/0001_content.sql")),
+        (2, "listings", include_str!("migrations/postgres/0002_listings.sql")),
+    ])
 }
 
 /// The PostgreSQL store.
@@ -50,22 +47,37 @@ impl PostgresStore {
     }
 }
 
-fn account_select(filter: &str) -> String {
-    format!(
-        "SELECT {}, {} FROM accounts a LEFT JOIN LATERAL (SELECT * FROM account_snapshots \
-         WHERE account = a.id ORDER BY captured_at DESC LIMIT 1) s ON true WHERE {filter} LIMIT 1",
-        sql::ACCOUNT_COLUMNS,
-        sql::ACCOUNT_SNAPSHOT_COLUMNS
-    )
+const DIALECT: Dialect = Dialect::Postgres;
+
+impl PostgresStore {
+    /// Rewrites a row's tsvector from its segmented head and body terms.
+    async fn index(conn: &mut PgConnection, table: &str, id: i64, head: &[String], body: &[String]) -> StoreResult<()> {
+        sqlx::query(&format!("UPDATE {table} SET search_vector = $2::tsvector WHERE id = $1"))
+            .bind(id)
+            .bind(segment::tsvector_literal(head, body))
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
+        let (title, body) = segment::work_terms(work);
+        Self::index(conn, "works", id, &title, &body).await
+    }
+
+    async fn index_account(conn: &mut PgConnection, id: i64, account: &Account) -> StoreResult<()> {
+        let (nickname, body) = segment::account_terms(account);
+        Self::index(conn, "accounts", id, &nickname, &body).await
+    }
+
+    async fn apply(conn: &mut PgConnection, record: &Record) -> StoreResult<()> {
+        sql::apply_record!(conn, record, same, "::jsonb", Self::index_account, Self::index_work)
+    }
 }
 
-fn work_select() -> String {
-    format!(
-        "SELECT {}, {}, s.extra::text AS s_extra FROM works w \
-         LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at",
-        sql::WORK_COLUMNS,
-        sql::WORK_SNAPSHOT_COLUMNS
-    )
+/// Shared statements already use PostgreSQL's placeholders.
+fn same(statement: &str) -> String {
+    statement.to_owned()
 }
 
 #[async_trait]
@@ -74,100 +86,14 @@ impl ContentStore for PostgresStore {
         "postgres"
     }
 
-    async fn upsert_account(&self, account: &Account) -> StoreResult<()> {
-        sql::check_key(&account.platform, &account.platform_id)?;
-        bind_account!(sqlx::query(&sql::UPSERT_ACCOUNT), account, Utc::now()).execute(&self.pool).await?;
-        Ok(())
-    }
-
-    async fn upsert_work(&self, work: &Work) -> StoreResult<()> {
-        sql::check_key(&work.platform, &work.platform_id)?;
-        let mut tx = self.pool.begin().await?;
-        let row = bind_work!(sqlx::query(&sql::UPSERT_WORK), work, Utc::now()).fetch_one(&mut *tx).await?;
-        let stored = Work {
-            title: row.try_get("title")?,
-            description: row.try_get("description")?,
-            tags: serde_json::from_str(&row.try_get::<String, _>("tags")?).unwrap_or_default(),
-            ..Work::default()
-        };
-        let (title, body) = segment::work_terms(&stored);
-        sqlx::query("UPDATE works SET search_vector = $2::tsvector WHERE id = $1")
-            .bind(row.try_get::<i64, _>("id")?)
-            .bind(segment::tsvector_literal(&title, &body))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn add_account_snapshot(
-        &self,
-        platform: &str,
-        platform_id: &str,
-        snapshot: &AccountSnapshot,
-    ) -> StoreResult<()> {
-        let done = sqlx::query(
-            "INSERT INTO account_snapshots (account, captured_at, fans, likes, works, reads) \
-             SELECT id, $3, $4, $5, $6, $7 FROM accounts WHERE platform = $1 AND platform_id = $2 \
-             ON CONFLICT (account, captured_at) DO UPDATE SET fans = excluded.fans, likes = excluded.likes, \
-             works = excluded.works, reads = excluded.reads",
-        )
-        .bind(platform)
-        .bind(platform_id)
-        .bind(snapshot.captured_at)
-        .bind(snapshot.fans)
-        .bind(snapshot.likes)
-        .bind(snapshot.works)
-        .bind(snapshot.reads)
-        .execute(&self.pool)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("account {platform}/{platform_id}")));
-        }
-        Ok(())
-    }
-
-    async fn add_work_snapshot(&self, platform: &str, platform_id: &str, snapshot: &WorkSnapshot) -> StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(
-            "INSERT INTO work_snapshots (work, captured_at, likes, collects, comments, shares, views, watch, extra) \
-             SELECT id, $3, $4, $5, $6, $7, $8, $9, $10::jsonb FROM works WHERE platform = $1 AND platform_id = $2 \
-             ON CONFLICT (work, captured_at) DO UPDATE SET likes = excluded.likes, collects = excluded.collects, \
-             comments = excluded.comments, shares = excluded.shares, views = excluded.views, \
-             watch = excluded.watch, extra = excluded.extra",
-        )
-        .bind(platform)
-        .bind(platform_id)
-        .bind(snapshot.captured_at)
-        .bind(snapshot.likes)
-        .bind(snapshot.collects)
-        .bind(snapshot.comments)
-        .bind(snapshot.shares)
-        .bind(snapshot.views)
-        .bind(snapshot.watch)
-        .bind(snapshot.extra.as_ref().map(|e| e.to_string()))
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound(format!("work {platform}/{platform_id}")));
-        }
-        sqlx::query(
-            "UPDATE works SET latest_likes = $3, latest_captured_at = $4 WHERE platform = $1 AND platform_id = $2 \
-             AND (latest_captured_at IS NULL OR latest_captured_at <= $4)",
-        )
-        .bind(platform)
-        .bind(platform_id)
-        .bind(snapshot.likes)
-        .bind(snapshot.captured_at)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(())
+    async fn write(&self, records: &[Record]) -> StoreResult<Vec<StoreResult<()>>> {
+        sql::write_batch!(self.pool, records, Self::apply)
     }
 
     async fn get_account(&self, platform: &str, id: &str) -> StoreResult<Option<AccountRecord>> {
         for filter in ["a.platform = $1 AND a.platform_id = $2", sql::ACCOUNT_BY_ANY_ID.as_str()] {
-            let row = sqlx::query(&account_select(filter)).bind(platform).bind(id).fetch_optional(&self.pool).await?;
+            let statement = format!("{} WHERE {filter} LIMIT 1", DIALECT.account_select());
+            let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
             if let Some(row) = row {
                 return Ok(Some(account_record!(&row)));
             }
@@ -177,7 +103,7 @@ impl ContentStore for PostgresStore {
 
     async fn get_work(&self, platform: &str, id: &str) -> StoreResult<Option<WorkRecord>> {
         for filter in ["w.platform = $1 AND w.platform_id = $2", sql::WORK_BY_ANY_ID.as_str()] {
-            let statement = format!("{} WHERE {filter} LIMIT 1", work_select());
+            let statement = format!("{} WHERE {filter} LIMIT 1", DIALECT.work_select());
             let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
             if let Some(row) = row {
                 return Ok(Some(work_record!(&row)));
@@ -191,40 +117,37 @@ impl ContentStore for PostgresStore {
         Ok(sql::counts_record!(&row))
     }
 
-    async fn search_works(
+    async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>> {
+        match DIALECT.find_works(query)? {
+            Some(listing) => sql::run_listing!(&self.pool, listing, work_record),
+            None => Ok(SearchPage { total: 0, items: Vec::new() }),
+        }
+    }
+
+    async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>> {
+        match DIALECT.find_accounts(query)? {
+            Some(listing) => sql::run_listing!(&self.pool, listing, account_record),
+            None => Ok(SearchPage { total: 0, items: Vec::new() }),
+        }
+    }
+
+    async fn list_comments(
         &self,
         platform: &str,
-        query: &str,
+        work_id: &str,
         page: u32,
         page_size: u32,
-    ) -> StoreResult<SearchPage<WorkRecord>> {
-        let (limit, offset) = paging(page, page_size)?;
-        let Some(matcher) = segment::tsquery_literal(&segment::terms(query)) else {
-            return Ok(SearchPage { total: 0, items: Vec::new() });
-        };
-        let total: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM works w WHERE w.search_vector @@ $1::tsquery AND w.platform = $2")
-                .bind(&matcher)
-                .bind(platform)
-                .fetch_one(&self.pool)
-                .await?;
-        let statement = format!(
-            "{} WHERE w.search_vector @@ $1::tsquery AND w.platform = $2 \
-             ORDER BY ts_rank(w.search_vector, $1::tsquery) DESC, w.latest_likes DESC NULLS LAST, \
-             w.published_at DESC NULLS LAST LIMIT $3 OFFSET $4",
-            work_select()
-        );
-        let rows = sqlx::query(&statement)
-            .bind(&matcher)
-            .bind(platform)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await?;
-        let mut items = Vec::with_capacity(rows.len());
+    ) -> StoreResult<SearchPage<Comment>> {
+        sql::run_listing!(&self.pool, DIALECT.list_comments(platform, work_id, page, page_size)?, comment_record)
+    }
+
+    async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>> {
+        let (statement, params) = DIALECT.hot_list_entries(query);
+        let rows = bind_params!(sqlx::query(&statement), &params).fetch_all(&self.pool).await?;
+        let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
-            items.push(work_record!(row));
+            out.push(sql::hot_list_record!(row));
         }
-        Ok(SearchPage { total: total as u64, items })
+        Ok(out)
     }
 }

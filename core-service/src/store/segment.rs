@@ -10,7 +10,7 @@
 //! FTS5 table, PostgreSQL as a tsvector literal with title terms weighted A
 //! and body terms B.
 
-use crate::store::model::Work;
+use crate::store::model::{Account, Work};
 
 /// The index terms of a text, deduplicated, in order.
 pub fn terms(text: &str) -> Vec<String> {
@@ -33,6 +33,17 @@ pub fn work_terms(work: &Work) -> (Vec<String>, Vec<String>) {
         body_text.push_str(tag);
     }
     (title, terms(&body_text))
+}
+
+/// An account's (nickname terms, body terms); the body is signature then
+/// category.
+pub fn account_terms(account: &Account) -> (Vec<String>, Vec<String>) {
+    let mut body_text = account.signature.clone().unwrap_or_default();
+    if let Some(category) = &account.category {
+        body_text.push(' ');
+        body_text.push_str(category);
+    }
+    (terms(&account.nickname), terms(&body_text))
 }
 
 /// An FTS5 query matching rows that hold every term: `"a" "b"`.

@@ -4,7 +4,21 @@
 //! different backends share no decode bounds short of a page of `where`
 //! clauses.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+
+/// A migrator over `(version, description, sql)` steps, in order.
+pub fn migrator(steps: &[(i64, &'static str, &'static str)]) -> Migrator {
+    let migrations = steps
+        .iter()
+        .map(|&(version, description, sql)| {
+            Migration::new(version, Cow::Borrowed(description), MigrationType::Simple, Cow::Borrowed(sql), false)
+        })
+        .collect();
+    Migrator { migrations: Cow::Owned(migrations), ..Migrator::DEFAULT }
+}
 
 /// Account columns (table alias `a`) and its newest snapshot (alias `s`).
 pub const ACCOUNT_COLUMNS: &str = "a.id, a.platform, a.platform_id, a.account_id, a.sec_uid, a.uid, a.mid, a.red_id, \
@@ -130,6 +144,7 @@ pub const COUNTS: &str = "SELECT (SELECT count(*) FROM accounts) AS accounts, \
 /// A row of [`COUNTS`] as [`crate::store::model::Counts`].
 macro_rules! counts_record {
     ($row:expr) => {{
+        use sqlx::Row as _;
         let row = $row;
         let n = |name: &str| row.try_get::<i64, _>(name).map(|v| v as u64);
         crate::store::model::Counts {
@@ -188,13 +203,14 @@ fn upsert(table: &str, nullable: &[&str], keep_if_empty: &[(&str, &str)], return
     )
 }
 
-/// Upserts an account; binds: platform, platform_id, the 8 id forms,
+/// Upserts an account and returns its `id, nickname, signature, category`
+/// as stored; binds: platform, platform_id, the 8 id forms,
 /// signature, fans, following, works, likes, collects, region, category,
 /// avatar, nickname, updated_at.
 pub static UPSERT_ACCOUNT: LazyLock<String> = LazyLock::new(|| {
     let mut nullable: Vec<&str> = ACCOUNT_ID_COLUMNS.to_vec();
     nullable.extend(["signature", "fans", "following", "works", "likes", "collects", "region", "category", "avatar"]);
-    upsert("accounts", &nullable, &[("nickname", "")], "")
+    upsert("accounts", &nullable, &[("nickname", "")], " RETURNING id, nickname, signature, category")
 });
 
 /// Upserts a work and returns its `id, title, description, tags` as
@@ -298,3 +314,257 @@ pub fn check_key(platform: &str, platform_id: &str) -> crate::store::StoreResult
     }
     Ok(())
 }
+
+/// Records an account snapshot; binds: platform, platform_id, captured_at,
+/// fans, likes, works, reads. Affects no row when the account is not stored.
+pub const INSERT_ACCOUNT_SNAPSHOT: &str = "INSERT INTO account_snapshots (account, captured_at, fans, likes, works, \
+     reads) SELECT id, $3, $4, $5, $6, $7 FROM accounts WHERE platform = $1 AND platform_id = $2 \
+     ON CONFLICT (account, captured_at) DO UPDATE SET fans = excluded.fans, likes = excluded.likes, \
+     works = excluded.works, reads = excluded.reads";
+
+/// Records a work snapshot; binds: platform, platform_id, captured_at,
+/// likes, collects, comments, shares, views, watch, extra (JSON text, cast
+/// with `json_cast`). Affects no row when the work is not stored.
+pub fn insert_work_snapshot(json_cast: &str) -> String {
+    format!(
+        "INSERT INTO work_snapshots (work, captured_at, likes, collects, comments, shares, views, watch, extra) \
+         SELECT id, $3, $4, $5, $6, $7, $8, $9, $10{json_cast} FROM works WHERE platform = $1 AND platform_id = $2 \
+         ON CONFLICT (work, captured_at) DO UPDATE SET likes = excluded.likes, collects = excluded.collects, \
+         comments = excluded.comments, shares = excluded.shares, views = excluded.views, \
+         watch = excluded.watch, extra = excluded.extra"
+    )
+}
+
+/// Moves a work's denormalised newest figures forward; binds: platform,
+/// platform_id, likes, captured_at.
+pub const UPDATE_WORK_LATEST: &str = "UPDATE works SET latest_likes = $3, latest_captured_at = $4 \
+     WHERE platform = $1 AND platform_id = $2 AND (latest_captured_at IS NULL OR latest_captured_at <= $4)";
+
+/// Upserts a comment; binds: platform, platform_id, work_id, text, likes,
+/// author_id, author_name, published_at, parent_id. An empty text keeps
+/// the stored one; `NULL`s keep stored values.
+pub const UPSERT_COMMENT: &str = "INSERT INTO comments (platform, platform_id, work_id, text, likes, author_id, \
+     author_name, published_at, parent_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+     ON CONFLICT (platform, platform_id) DO UPDATE SET work_id = excluded.work_id, \
+     text = CASE WHEN excluded.text = '' THEN comments.text ELSE excluded.text END, \
+     likes = COALESCE(excluded.likes, comments.likes), author_id = COALESCE(excluded.author_id, comments.author_id), \
+     author_name = COALESCE(excluded.author_name, comments.author_name), \
+     published_at = COALESCE(excluded.published_at, comments.published_at), \
+     parent_id = COALESCE(excluded.parent_id, comments.parent_id)";
+
+/// Upserts a hot-list entry; binds: source, captured_at, rank, title,
+/// hot_value, url, extra (JSON text, cast with `json_cast`).
+pub fn upsert_hot_list_entry(json_cast: &str) -> String {
+    format!(
+        "INSERT INTO hot_list_entries (source, captured_at, rank, title, hot_value, url, extra) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7{json_cast}) ON CONFLICT (source, captured_at, rank) DO UPDATE SET \
+         title = excluded.title, hot_value = excluded.hot_value, url = excluded.url, extra = excluded.extra"
+    )
+}
+
+/// Applies one [`Record`](crate::store::model::Record) on a connection
+/// `$conn` (`&mut Connection`), for either backend: `$sql` turns a shared
+/// statement into the backend's placeholders, `$json_cast` is the JSON
+/// parameter cast, and `$index_account` / `$index_work` re-index the text
+/// of the row id just written. Evaluates to `StoreResult<()>`.
+macro_rules! apply_record {
+    ($conn:expr, $record:expr, $sql:expr, $json_cast:expr, $index_account:path, $index_work:path) => {{
+        use sqlx::Row as _;
+        use $crate::store::model::{Account, Record, Work};
+        use $crate::store::sql;
+        let conn = $conn;
+        let now = chrono::Utc::now();
+        async {
+            match $record {
+                Record::Account(a) => {
+                    sql::check_key(&a.platform, &a.platform_id)?;
+                    let statement = $sql(&sql::UPSERT_ACCOUNT);
+                    let row = sql::bind_account!(sqlx::query(&statement), a, now).fetch_one(&mut *conn).await?;
+                    let stored = Account {
+                        nickname: row.try_get("nickname")?,
+                        signature: row.try_get("signature")?,
+                        category: row.try_get("category")?,
+                        ..Account::default()
+                    };
+                    $index_account(&mut *conn, row.try_get("id")?, &stored).await
+                }
+                Record::Work(w) => {
+                    sql::check_key(&w.platform, &w.platform_id)?;
+                    let statement = $sql(&sql::UPSERT_WORK);
+                    let row = sql::bind_work!(sqlx::query(&statement), w, now).fetch_one(&mut *conn).await?;
+                    let stored = Work {
+                        title: row.try_get("title")?,
+                        description: row.try_get("description")?,
+                        tags: serde_json::from_str(&row.try_get::<String, _>("tags")?).unwrap_or_default(),
+                        ..Work::default()
+                    };
+                    $index_work(&mut *conn, row.try_get("id")?, &stored).await
+                }
+                Record::AccountSnapshot { platform, platform_id, snapshot: s } => {
+                    let done = sqlx::query(&$sql(sql::INSERT_ACCOUNT_SNAPSHOT))
+                        .bind(platform)
+                        .bind(platform_id)
+                        .bind(s.captured_at)
+                        .bind(s.fans)
+                        .bind(s.likes)
+                        .bind(s.works)
+                        .bind(s.reads)
+                        .execute(&mut *conn)
+                        .await?;
+                    if done.rows_affected() == 0 {
+                        return Err($crate::store::StoreError::NotFound(format!("account {platform}/{platform_id}")));
+                    }
+                    Ok(())
+                }
+                Record::WorkSnapshot { platform, platform_id, snapshot: s } => {
+                    let done = sqlx::query(&$sql(&sql::insert_work_snapshot($json_cast)))
+                        .bind(platform)
+                        .bind(platform_id)
+                        .bind(s.captured_at)
+                        .bind(s.likes)
+                        .bind(s.collects)
+                        .bind(s.comments)
+                        .bind(s.shares)
+                        .bind(s.views)
+                        .bind(s.watch)
+                        .bind(s.extra.as_ref().map(|e| e.to_string()))
+                        .execute(&mut *conn)
+                        .await?;
+                    if done.rows_affected() == 0 {
+                        return Err($crate::store::StoreError::NotFound(format!("work {platform}/{platform_id}")));
+                    }
+                    sqlx::query(&$sql(sql::UPDATE_WORK_LATEST))
+                        .bind(platform)
+                        .bind(platform_id)
+                        .bind(s.likes)
+                        .bind(s.captured_at)
+                        .execute(&mut *conn)
+                        .await?;
+                    Ok(())
+                }
+                Record::Comment(c) => {
+                    sql::check_key(&c.platform, &c.platform_id)?;
+                    if c.work_id.trim().is_empty() {
+                        return Err($crate::store::StoreError::invalid("workId", "must not be empty"));
+                    }
+                    sqlx::query(&$sql(sql::UPSERT_COMMENT))
+                        .bind(&c.platform)
+                        .bind(&c.platform_id)
+                        .bind(&c.work_id)
+                        .bind(&c.text)
+                        .bind(c.likes)
+                        .bind(&c.author_id)
+                        .bind(&c.author_name)
+                        .bind(c.published_at)
+                        .bind(&c.parent_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    Ok(())
+                }
+                Record::HotListEntry(h) => {
+                    if h.source.trim().is_empty() {
+                        return Err($crate::store::StoreError::invalid("source", "must not be empty"));
+                    }
+                    sqlx::query(&$sql(&sql::upsert_hot_list_entry($json_cast)))
+                        .bind(&h.source)
+                        .bind(h.captured_at)
+                        .bind(h.rank)
+                        .bind(&h.title)
+                        .bind(h.hot_value)
+                        .bind(&h.url)
+                        .bind(h.extra.as_ref().map(|e| e.to_string()))
+                        .execute(&mut *conn)
+                        .await?;
+                    Ok(())
+                }
+            }
+        }
+        .await
+    }};
+}
+
+/// Writes a batch on pool `$pool`: one transaction, one savepoint per
+/// record, `$apply(conn, record)` doing the work. Evaluates to
+/// `StoreResult<Vec<StoreResult<()>>>`.
+macro_rules! write_batch {
+    ($pool:expr, $records:expr, $apply:path) => {{
+        use sqlx::Acquire as _;
+        let mut tx = $pool.begin().await?;
+        let mut outcomes = Vec::with_capacity($records.len());
+        for record in $records {
+            let mut savepoint = (&mut *tx).begin().await?;
+            match $apply(&mut savepoint, record).await {
+                Ok(()) => {
+                    savepoint.commit().await?;
+                    outcomes.push(Ok(()));
+                }
+                Err(e) => {
+                    savepoint.rollback().await?;
+                    outcomes.push(Err(e));
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(outcomes)
+    }};
+}
+
+/// Runs a [`Listing`](crate::store::listing::Listing) on `$pool`, mapping
+/// page rows with `$map` (a row macro). Evaluates to
+/// `StoreResult<SearchPage<_>>`.
+macro_rules! run_listing {
+    ($pool:expr, $listing:expr, $map:ident) => {{
+        let listing = $listing;
+        let n = listing.params.len() - 2;
+        let total: i64 = $crate::store::listing::bind_params!(sqlx::query_scalar(&listing.count), &listing.params[..n])
+            .fetch_one($pool)
+            .await?;
+        let rows =
+            $crate::store::listing::bind_params!(sqlx::query(&listing.page), &listing.params).fetch_all($pool).await?;
+        let mut items = Vec::with_capacity(rows.len());
+        for row in &rows {
+            items.push($map!(row));
+        }
+        Ok($crate::store::model::SearchPage { total: total as u64, items })
+    }};
+}
+
+/// Builds a [`Comment`](crate::store::model::Comment) from a row.
+macro_rules! comment_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        $crate::store::model::Comment {
+            platform: row.try_get("platform")?,
+            platform_id: row.try_get("platform_id")?,
+            work_id: row.try_get("work_id")?,
+            text: row.try_get("text")?,
+            likes: row.try_get("likes")?,
+            author_id: row.try_get("author_id")?,
+            author_name: row.try_get("author_name")?,
+            published_at: row.try_get("published_at")?,
+            parent_id: row.try_get("parent_id")?,
+        }
+    }};
+}
+
+/// Builds a [`HotListEntry`](crate::store::model::HotListEntry) from a row
+/// whose `extra` is JSON text.
+macro_rules! hot_list_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        let extra: Option<String> = row.try_get("extra")?;
+        $crate::store::model::HotListEntry {
+            source: row.try_get("source")?,
+            captured_at: row.try_get("captured_at")?,
+            rank: row.try_get("rank")?,
+            title: row.try_get("title")?,
+            hot_value: row.try_get("hot_value")?,
+            url: row.try_get("url")?,
+            extra: extra.and_then(|e| serde_json::from_str(&e).ok()),
+        }
+    }};
+}
+
+pub(crate) use {apply_record, comment_record, hot_list_record, run_listing, write_batch};

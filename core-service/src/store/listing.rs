@@ -1,0 +1,348 @@
+//! SQL text for the store's listings (works, accounts, comments, hot-list
+//! entries), built once for both backends: filters become `$n`
+//! placeholders with their [`Param`]s, and the few places where the
+//! backends differ (full-text match and rank, the newest account snapshot)
+//! come from the [`Dialect`]. Each backend binds the params and maps rows.
+
+use chrono::{DateTime, Utc};
+
+use super::model::{AccountOrder, AccountQuery, HotListQuery, WorkOrder, WorkQuery};
+use super::{StoreResult, paging, segment, sql};
+
+/// Which backend a statement is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    Text(String),
+    Int(i64),
+    Time(DateTime<Utc>),
+}
+
+/// A counting statement and a page statement sharing one param list (the
+/// page statement binds two more at the end: limit, offset).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    pub count: String,
+    pub page: String,
+    pub params: Vec<Param>,
+}
+
+/// Conditions joined by `AND`, with their params numbered in order.
+#[derive(Default)]
+struct Conditions {
+    clauses: Vec<String>,
+    params: Vec<Param>,
+}
+
+impl Conditions {
+    /// The placeholder for a new param.
+    fn bind(&mut self, param: Param) -> String {
+        self.params.push(param);
+        format!("${}", self.params.len())
+    }
+
+    fn push(&mut self, clause: String) {
+        self.clauses.push(clause);
+    }
+
+    fn where_sql(&self) -> String {
+        if self.clauses.is_empty() { String::new() } else { format!(" WHERE {}", self.clauses.join(" AND ")) }
+    }
+}
+
+impl Dialect {
+    /// Writes `$n` placeholders in this backend's form.
+    pub fn placeholders(self, statement: String) -> String {
+        match self {
+            Dialect::Sqlite => sql::for_sqlite(&statement),
+            Dialect::Postgres => statement,
+        }
+    }
+
+    /// (join, match clause, rank expression ordering best first) for a
+    /// full-text match of `terms` on `table` (`works` alias `w`, `accounts`
+    /// alias `a`).
+    fn text_match(self, c: &mut Conditions, table: &str, alias: &str, terms: &[String]) -> (String, String) {
+        match self {
+            Dialect::Sqlite => {
+                let ph = c.bind(Param::Text(segment::fts5_query(terms).unwrap_or_default()));
+                c.push(format!("{table}_fts MATCH {ph}"));
+                (format!(" JOIN {table}_fts ON {table}_fts.rowid = {alias}.id"), format!("bm25({table}_fts, 3.0, 1.0)"))
+            }
+            Dialect::Postgres => {
+                let ph = c.bind(Param::Text(segment::tsquery_literal(terms).unwrap_or_default()));
+                c.push(format!("{alias}.search_vector @@ {ph}::tsquery"));
+                (String::new(), format!("ts_rank({alias}.search_vector, {ph}::tsquery) DESC"))
+            }
+        }
+    }
+
+    fn extra_as_text(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "s.extra",
+            Dialect::Postgres => "s.extra::text",
+        }
+    }
+
+    /// The join that gives an account (alias `a`) its newest snapshot (alias `s`).
+    pub fn latest_account_snapshot(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => {
+                "LEFT JOIN account_snapshots s ON s.account = a.id AND s.captured_at = \
+                 (SELECT max(captured_at) FROM account_snapshots WHERE account = a.id)"
+            }
+            Dialect::Postgres => {
+                "LEFT JOIN LATERAL (SELECT * FROM account_snapshots WHERE account = a.id \
+                 ORDER BY captured_at DESC LIMIT 1) s ON true"
+            }
+        }
+    }
+
+    /// `SELECT` of works with their newest snapshot, before any join or filter.
+    pub fn work_select(self) -> String {
+        format!(
+            "SELECT {}, {}, {} AS s_extra FROM works w \
+             LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at",
+            sql::WORK_COLUMNS,
+            sql::WORK_SNAPSHOT_COLUMNS,
+            self.extra_as_text()
+        )
+    }
+
+    /// `SELECT` of accounts with their newest snapshot, before any join or filter.
+    pub fn account_select(self) -> String {
+        format!(
+            "SELECT {}, {} FROM accounts a {}",
+            sql::ACCOUNT_COLUMNS,
+            sql::ACCOUNT_SNAPSHOT_COLUMNS,
+            self.latest_account_snapshot()
+        )
+    }
+
+    /// The statements of [`crate::store::ContentStore::find_works`]; `None`
+    /// when a text query has no terms (nothing can match).
+    pub fn find_works(self, q: &WorkQuery) -> StoreResult<Option<Listing>> {
+        let (limit, offset) = paging(q.page, q.page_size)?;
+        let mut c = Conditions::default();
+        let mut join = String::new();
+        let mut rank = None;
+        if let Some(text) = &q.text {
+            let terms = segment::terms(text);
+            if terms.is_empty() {
+                return Ok(None);
+            }
+            let (j, r) = self.text_match(&mut c, "works", "w", &terms);
+            join = j;
+            rank = Some(r);
+        }
+        let ph = c.bind(Param::Text(q.platform.clone()));
+        c.push(format!("w.platform = {ph}"));
+        if let Some(author) = &q.author_id {
+            let ph = c.bind(Param::Text(author.clone()));
+            c.push(format!("w.author_id = {ph}"));
+        }
+        if let Some(from) = q.published_from {
+            let ph = c.bind(Param::Time(from));
+            c.push(format!("w.published_at >= {ph}"));
+        }
+        if let Some(to) = q.published_to {
+            let ph = c.bind(Param::Time(to));
+            c.push(format!("w.published_at <= {ph}"));
+        }
+        if let Some(category) = &q.category {
+            let ph = c.bind(Param::Text(category.clone()));
+            c.push(format!("w.category = {ph}"));
+        }
+        let newest = "w.published_at DESC NULLS LAST";
+        let order = match (q.order, rank) {
+            (WorkOrder::Relevance, Some(rank)) => format!("{rank}, w.latest_likes DESC NULLS LAST, {newest}"),
+            (WorkOrder::Relevance | WorkOrder::Newest, _) => newest.to_owned(),
+            (WorkOrder::Oldest, _) => "w.published_at ASC NULLS LAST".to_owned(),
+            (WorkOrder::Likes, _) => format!("w.latest_likes DESC NULLS LAST, {newest}"),
+            (WorkOrder::Views, _) => format!("s.views DESC NULLS LAST, {newest}"),
+            (WorkOrder::Comments, _) => format!("s.comments DESC NULLS LAST, {newest}"),
+            (WorkOrder::Collects, _) => format!("s.collects DESC NULLS LAST, {newest}"),
+        };
+        let filter = c.where_sql();
+        let n = c.params.len();
+        Ok(Some(Listing {
+            count: self.placeholders(format!("SELECT count(*) FROM works w{join}{filter}")),
+            page: self.placeholders(format!(
+                "{}{join}{filter} ORDER BY {order}, w.id LIMIT ${} OFFSET ${}",
+                self.work_select(),
+                n + 1,
+                n + 2
+            )),
+            params: with_paging(c.params, limit, offset),
+        }))
+    }
+
+    /// The statements of [`crate::store::ContentStore::find_accounts`];
+    /// `None` when a text query has no terms.
+    pub fn find_accounts(self, q: &AccountQuery) -> StoreResult<Option<Listing>> {
+        let (limit, offset) = paging(q.page, q.page_size)?;
+        let mut c = Conditions::default();
+        let mut join = String::new();
+        let mut rank = None;
+        if let Some(text) = &q.text {
+            let terms = segment::terms(text);
+            if terms.is_empty() {
+                return Ok(None);
+            }
+            let (j, r) = self.text_match(&mut c, "accounts", "a", &terms);
+            join = j;
+            rank = Some(r);
+        }
+        let ph = c.bind(Param::Text(q.platform.clone()));
+        c.push(format!("a.platform = {ph}"));
+        if let Some(nickname) = &q.nickname {
+            let ph = c.bind(Param::Text(nickname.clone()));
+            c.push(format!("a.nickname = {ph}"));
+        }
+        if let Some(category) = &q.category {
+            let ph = c.bind(Param::Text(category.clone()));
+            c.push(format!("a.category = {ph}"));
+        }
+        let fans = "a.fans DESC NULLS LAST";
+        let order = match (q.order, rank) {
+            (AccountOrder::Relevance, Some(rank)) => format!("{rank}, {fans}"),
+            _ => fans.to_owned(),
+        };
+        let filter = c.where_sql();
+        let n = c.params.len();
+        Ok(Some(Listing {
+            count: self.placeholders(format!("SELECT count(*) FROM accounts a{join}{filter}")),
+            page: self.placeholders(format!(
+                "{}{join}{filter} ORDER BY {order}, a.id LIMIT ${} OFFSET ${}",
+                self.account_select(),
+                n + 1,
+                n + 2
+            )),
+            params: with_paging(c.params, limit, offset),
+        }))
+    }
+
+    /// The statements of [`crate::store::ContentStore::list_comments`]:
+    /// top-level and replies of one work, most liked first, then oldest.
+    pub fn list_comments(self, platform: &str, work_id: &str, page: u32, page_size: u32) -> StoreResult<Listing> {
+        let (limit, offset) = paging(page, page_size)?;
+        let filter = " WHERE platform = $1 AND work_id = $2";
+        Ok(Listing {
+            count: self.placeholders(format!("SELECT count(*) FROM comments{filter}")),
+            page: self.placeholders(format!(
+                "SELECT platform, platform_id, work_id, text, likes, author_id, author_name, published_at, parent_id \
+                 FROM comments{filter} ORDER BY likes DESC NULLS LAST, published_at ASC NULLS LAST, id \
+                 LIMIT $3 OFFSET $4"
+            )),
+            params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
+        })
+    }
+
+    /// The statement of [`crate::store::ContentStore::hot_list_entries`]
+    /// and its params.
+    pub fn hot_list_entries(self, q: &HotListQuery) -> (String, Vec<Param>) {
+        let mut c = Conditions::default();
+        if !q.sources.is_empty() {
+            let phs: Vec<String> = q.sources.iter().map(|s| c.bind(Param::Text(s.clone()))).collect();
+            c.push(format!("h.source IN ({})", phs.join(", ")));
+        }
+        if let Some(from) = q.from {
+            let ph = c.bind(Param::Time(from));
+            c.push(format!("h.captured_at >= {ph}"));
+        }
+        if let Some(to) = q.to {
+            let ph = c.bind(Param::Time(to));
+            c.push(format!("h.captured_at <= {ph}"));
+        }
+        let filter = c.where_sql();
+        if q.latest_only {
+            let inner = if filter.is_empty() { " WHERE".to_owned() } else { format!("{filter} AND") };
+            c.clauses.clear();
+            let newest = format!(
+                "(SELECT max(l.captured_at) FROM hot_list_entries l WHERE l.source = h.source{})",
+                filter.replace("h.", "l.").replacen(" WHERE", " AND", 1)
+            );
+            let statement = format!(
+                "SELECT h.source, h.captured_at, h.rank, h.title, h.hot_value, h.url, {} AS extra \
+                 FROM hot_list_entries h{inner} h.captured_at = {newest} ORDER BY h.source, h.rank",
+                self.hot_extra()
+            );
+            return (self.placeholders(statement), c.params);
+        }
+        let statement = format!(
+            "SELECT h.source, h.captured_at, h.rank, h.title, h.hot_value, h.url, {} AS extra \
+             FROM hot_list_entries h{filter} ORDER BY h.captured_at, h.source, h.rank",
+            self.hot_extra()
+        );
+        (self.placeholders(statement), c.params)
+    }
+
+    fn hot_extra(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "h.extra",
+            Dialect::Postgres => "h.extra::text",
+        }
+    }
+}
+
+fn with_paging(mut params: Vec<Param>, limit: i64, offset: i64) -> Vec<Param> {
+    params.push(Param::Int(limit));
+    params.push(Param::Int(offset));
+    params
+}
+
+/// Binds [`Param`]s to a sqlx query, in order.
+macro_rules! bind_params {
+    ($query:expr, $params:expr) => {{
+        let mut query = $query;
+        for param in $params {
+            query = match param {
+                $crate::store::listing::Param::Text(v) => query.bind(v.clone()),
+                $crate::store::listing::Param::Int(v) => query.bind(*v),
+                $crate::store::listing::Param::Time(v) => query.bind(*v),
+            };
+        }
+        query
+    }};
+}
+
+pub(crate) use bind_params;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_listing_numbers_params_in_order() {
+        let q = WorkQuery {
+            platform: "videosite".into(),
+            text: Some("美食".into()),
+            author_id: Some("42".into()),
+            page: 2,
+            page_size: 10,
+            ..WorkQuery::default()
+        };
+        let listing = Dialect::Postgres.find_works(&q).unwrap().unwrap();
+        assert!(listing.page.contains("w.search_vector @@ $1::tsquery AND w.platform = $2 AND w.author_id = $3"));
+        assert!(listing.page.ends_with("LIMIT $4 OFFSET $5"));
+        assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
+        let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
+        assert!(sqlite.page.contains("works_fts MATCH ?1") && !sqlite.page.contains('$'));
+        assert!(Dialect::Sqlite.find_works(&WorkQuery { text: Some("，".into()), ..q }).unwrap().is_none());
+    }
+
+    #[test]
+    fn latest_hot_list_batch_repeats_the_window_inside() {
+        let q = HotListQuery { sources: vec!["weibo".into()], latest_only: true, ..HotListQuery::default() };
+        let (statement, params) = Dialect::Postgres.hot_list_entries(&q);
+        assert_eq!(params.len(), 1);
+        assert!(statement.contains("WHERE h.source IN ($1) AND h.captured_at = (SELECT max(l.captured_at)"));
+        assert!(statement.contains("WHERE l.source = h.source AND l.source IN ($1))"));
+    }
+}
