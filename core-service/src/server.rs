@@ -17,9 +17,11 @@ use crate::catalog::Catalog;
 use crate::catalog::value_lists::ValueLists;
 use crate::charter::CharterService;
 use crate::charter::store::FileCharterStore;
+use crate::clock::Clock;
 use crate::dispatch::{Limits, OperationService, Pipeline};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
+use crate::source::Fallbacks;
 use crate::validate::RequiredFields;
 
 /// How often every core releases expired reservations.
@@ -38,11 +40,6 @@ impl Core {
     /// registers every built operation.
     pub async fn open(settings: &CoreSettings) -> anyhow::Result<Core> {
         settings.check()?;
-        anyhow::ensure!(
-            settings.database_url.is_none(),
-            "MEDIAOPS_DATABASE_URL is set, but no operation reads from the content store yet (content store issue); \
-             unset it to serve (`mediaops import` already writes to it)"
-        );
         let ledger = open_ledger(settings).await?;
         Core::open_with_ledger(settings, ledger, |_| Ok(())).await
     }
@@ -72,6 +69,11 @@ impl Core {
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
+        let store = crate::store::open(settings.database_url.as_deref(), &settings.data_dir)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        let data = Arc::new(crate::data_api::DataApi { store, clock: Clock::from_setting(settings.now.as_deref())? });
+        crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
         extra(&mut registry)?;

@@ -34,9 +34,8 @@ pub struct CoreSettings {
     /// Seconds an operation may run before it fails with 502 and its charge
     /// is released (`MEDIAOPS_OPERATION_TIMEOUT_SECS`); below the TTL.
     pub operation_timeout_secs: u64,
-    /// PostgreSQL for the content store (`MEDIAOPS_DATABASE_URL`). `mediaops
-    /// import` writes to it; the server refuses to start with it until its
-    /// operations read from the store (content store issue).
+    /// PostgreSQL for the content store (`MEDIAOPS_DATABASE_URL`); unset =
+    /// the embedded SQLite file `<data_dir>/store.sqlite`.
     pub database_url: Option<String>,
     /// As-of clock, `YYYY-MM-DD` or RFC 3339 (`MEDIAOPS_NOW`).
     pub now: Option<String>,
@@ -95,11 +94,7 @@ impl CoreSettings {
                 "MEDIAOPS_ADMIN_TOKEN must be 16-256 characters of A-Z a-z 0-9 - . _ ~ + / ="
             );
         }
-        if let Some(now) = &self.now {
-            let valid = chrono::NaiveDate::parse_from_str(now, "%Y-%m-%d").is_ok()
-                || chrono::DateTime::parse_from_rfc3339(now).is_ok();
-            anyhow::ensure!(valid, "MEDIAOPS_NOW is {now:?}: use YYYY-MM-DD or an RFC 3339 time");
-        }
+        crate::clock::Clock::from_setting(self.now.as_deref())?;
         if let Some(key) = &self.bootstrap_key {
             anyhow::ensure!(
                 mediaops_proto::bearer::is_well_formed_key(key),

@@ -126,3 +126,19 @@ pub fn success(status: u16, body: &Value) -> Value {
     assert!(body["requestId"].as_str().is_some_and(|s| !s.is_empty()), "{body}");
     body["data"].clone()
 }
+
+/// The operations with no handler yet and not under maintenance, as
+/// `(operationKey, REST path)`: what the service answers with 503
+/// `not_implemented`. Read from a core's registry on a scratch data
+/// directory, so tests need no hand-kept list of what is built.
+pub async fn unbuilt_operations() -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = CoreSettings { data_dir: dir.path().to_path_buf(), ..CoreSettings::default() };
+    let core = core_service::Core::open(&settings).await.expect("core opens");
+    let registry = core.registry();
+    registry
+        .operations()
+        .filter(|op| !registry.is_implemented(&op.grpc_path) && !op.under_maintenance())
+        .filter_map(|op| Some((op.key().to_owned(), op.meta.http.as_ref()?.path.clone())))
+        .collect()
+}

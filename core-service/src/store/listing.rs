@@ -107,11 +107,13 @@ impl Dialect {
     /// `SELECT` of works with their newest snapshot, before any join or filter.
     pub fn work_select(self) -> String {
         format!(
-            "SELECT {}, {}, {} AS s_extra FROM works w \
-             LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at",
+            "SELECT {}, {}, {} AS s_extra, {} FROM works w \
+             LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at \
+             LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id",
             sql::WORK_COLUMNS,
             sql::WORK_SNAPSHOT_COLUMNS,
-            self.extra_as_text()
+            self.extra_as_text(),
+            sql::AUTHOR_COLUMNS
         )
     }
 
@@ -132,14 +134,21 @@ impl Dialect {
         let mut c = Conditions::default();
         let mut join = String::new();
         let mut rank = None;
+        let mut terms = Vec::new();
         if let Some(text) = &q.text {
-            let terms = segment::terms(text);
+            terms = segment::terms(text);
             if terms.is_empty() {
                 return Ok(None);
             }
+        }
+        if let Some(topic) = q.topic {
+            terms.push(topic.marker().to_owned());
+        }
+        if !terms.is_empty() {
             let (j, r) = self.text_match(&mut c, "works", "w", &terms);
             join = j;
-            rank = Some(r);
+            // A topic alone is a filter, not a relevance.
+            rank = q.text.is_some().then_some(r);
         }
         let ph = c.bind(Param::Text(q.platform.clone()));
         c.push(format!("w.platform = {ph}"));

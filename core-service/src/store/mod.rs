@@ -22,6 +22,7 @@ pub mod postgres;
 pub mod segment;
 mod sql;
 pub mod sqlite;
+pub mod topic;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -30,7 +31,7 @@ use async_trait::async_trait;
 
 use model::{
     Account, AccountQuery, AccountRecord, AccountSnapshot, Comment, Counts, HotListEntry, HotListQuery, Record,
-    SearchPage, Work, WorkQuery, WorkRecord, WorkSnapshot,
+    SearchPage, Work, WorkQuery, WorkRecord, WorkSnapshot, WorkTotals,
 };
 
 /// Largest `page_size` a search accepts (spec: `size` max 50).
@@ -151,6 +152,10 @@ pub trait ContentStore: Send + Sync {
         page: u32,
         page_size: u32,
     ) -> StoreResult<SearchPage<Comment>>;
+
+    /// The totals of the stored works of the author `author_id` (an
+    /// account's `platform_id`) on `platform`.
+    async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals>;
 
     /// Hot-list entries per [`HotListQuery`].
     async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>>;

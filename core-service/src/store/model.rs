@@ -155,11 +155,21 @@ pub struct AccountRecord {
     pub latest: Option<AccountSnapshot>,
 }
 
-/// A stored work with its most recent snapshot.
+/// A stored work with its most recent snapshot and what the store knows
+/// of its author (the account `(platform, author_id)`, when stored).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkRecord {
     pub work: Work,
     pub latest: Option<WorkSnapshot>,
+    pub author: Option<AuthorBrief>,
+}
+
+/// The author columns a work listing carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthorBrief {
+    pub nickname: String,
+    pub fans: Option<i64>,
+    pub avatar: Option<String>,
 }
 
 /// Rows per table.
@@ -245,6 +255,9 @@ pub struct WorkQuery {
     pub published_to: Option<DateTime<Utc>>,
     /// Exact category.
     pub category: Option<String>,
+    /// Only works the topic classifier put in this topic
+    /// ([`crate::store::topic`]).
+    pub topic: Option<crate::store::topic::Topic>,
     pub order: WorkOrder,
     /// 1-based.
     pub page: u32,
@@ -290,4 +303,16 @@ pub struct HotListQuery {
     pub to: Option<DateTime<Utc>>,
     /// Only each source's newest capture within the window.
     pub latest_only: bool,
+}
+
+/// What an author's stored works add up to (newest snapshot of each work;
+/// unknown counters count as 0, `works` counts every stored work).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkTotals {
+    pub works: i64,
+    pub views: i64,
+    pub likes: i64,
+    pub comments: i64,
+    pub collects: i64,
+    pub shares: i64,
 }

@@ -13,7 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use super::listing::{Dialect, bind_params};
 use super::model::{
     Account, AccountQuery, AccountRecord, Comment, Counts, HotListEntry, HotListQuery, Record, SearchPage, Work,
-    WorkQuery, WorkRecord,
+    WorkQuery, WorkRecord, WorkTotals,
 };
 use super::sql::{self, account_record, comment_record, work_record};
 use super::{ContentStore, StoreResult, segment};
@@ -139,6 +139,12 @@ impl ContentStore for PostgresStore {
         page_size: u32,
     ) -> StoreResult<SearchPage<Comment>> {
         sql::run_listing!(&self.pool, DIALECT.list_comments(platform, work_id, page, page_size)?, comment_record)
+    }
+
+    async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
+        let row =
+            sqlx::query(&sql::WORK_TOTALS.to_owned()).bind(platform).bind(author_id).fetch_one(&self.pool).await?;
+        Ok(sql::work_totals_record!(&row))
     }
 
     async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>> {

@@ -24,7 +24,9 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
-/// A work's (title terms, body terms); the body is description then tags.
+/// A work's (title terms, body terms); the body is description then tags,
+/// then the marker of each topic the classifier puts it in
+/// ([`crate::store::topic`]).
 pub fn work_terms(work: &Work) -> (Vec<String>, Vec<String>) {
     let title = terms(&work.title);
     let mut body_text = work.description.clone().unwrap_or_default();
@@ -32,7 +34,11 @@ pub fn work_terms(work: &Work) -> (Vec<String>, Vec<String>) {
         body_text.push(' ');
         body_text.push_str(tag);
     }
-    (title, terms(&body_text))
+    let mut body = terms(&body_text);
+    for topic in crate::store::topic::classify(&work.title, work.description.as_deref(), &work.tags) {
+        body.push(topic.marker().to_owned());
+    }
+    (title, body)
 }
 
 /// An account's (nickname terms, body terms); the body is signature then

@@ -34,6 +34,10 @@ pub const WORK_COLUMNS: &str = "w.id, w.platform, w.platform_id, w.work_id, w.no
      w.photo_id, w.work_uuid, w.title, w.description, w.author_id, w.published_at, w.url, w.cover, w.video_url, \
      w.work_type, w.category, w.tags, w.duration_secs";
 
+/// The author's columns (alias `au`, the account joined on the work's
+/// platform and `author_id`).
+pub const AUTHOR_COLUMNS: &str = "au.nickname AS au_nickname, au.fans AS au_fans, au.avatar AS au_avatar";
+
 /// Work snapshot columns (alias `s`) except `extra`, which each backend
 /// selects as text named `s_extra`.
 pub const WORK_SNAPSHOT_COLUMNS: &str = "s.captured_at AS s_captured_at, s.likes AS s_likes, \
@@ -85,7 +89,8 @@ macro_rules! account_record {
 }
 
 /// Builds a [`WorkRecord`](crate::store::model::WorkRecord) from a row
-/// selected with [`WORK_COLUMNS`], [`WORK_SNAPSHOT_COLUMNS`] and `s_extra`.
+/// selected with [`WORK_COLUMNS`], [`WORK_SNAPSHOT_COLUMNS`], `s_extra` and
+/// [`AUTHOR_COLUMNS`].
 macro_rules! work_record {
     ($row:expr) => {{
         use sqlx::Row as _;
@@ -131,7 +136,40 @@ macro_rules! work_record {
             }
             None => None,
         };
-        $crate::store::model::WorkRecord { work, latest }
+        let author_nickname: Option<String> = row.try_get("au_nickname")?;
+        let author = match author_nickname {
+            Some(nickname) => Some($crate::store::model::AuthorBrief {
+                nickname,
+                fans: row.try_get("au_fans")?,
+                avatar: row.try_get("au_avatar")?,
+            }),
+            None => None,
+        };
+        $crate::store::model::WorkRecord { work, latest, author }
+    }};
+}
+
+/// Totals of an author's works (newest snapshots); binds: platform,
+/// author_id.
+pub const WORK_TOTALS: &str = "SELECT count(*) AS works, CAST(COALESCE(sum(s.views), 0) AS BIGINT) AS views, \
+     CAST(COALESCE(sum(s.likes), 0) AS BIGINT) AS likes, CAST(COALESCE(sum(s.comments), 0) AS BIGINT) AS comments, \
+     CAST(COALESCE(sum(s.collects), 0) AS BIGINT) AS collects, CAST(COALESCE(sum(s.shares), 0) AS BIGINT) AS shares \
+     FROM works w LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at \
+     WHERE w.platform = $1 AND w.author_id = $2";
+
+/// A row of [`WORK_TOTALS`].
+macro_rules! work_totals_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        $crate::store::model::WorkTotals {
+            works: row.try_get("works")?,
+            views: row.try_get("views")?,
+            likes: row.try_get("likes")?,
+            comments: row.try_get("comments")?,
+            collects: row.try_get("collects")?,
+            shares: row.try_get("shares")?,
+        }
     }};
 }
 
@@ -158,7 +196,7 @@ macro_rules! counts_record {
     }};
 }
 
-pub(crate) use {account_record, counts_record, work_record};
+pub(crate) use {account_record, counts_record, work_record, work_totals_record};
 
 /// Tags as stored: a JSON array of strings.
 pub fn tags_json(tags: &[String]) -> String {

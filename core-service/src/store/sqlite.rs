@@ -13,7 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use super::listing::{Dialect, bind_params};
 use super::model::{
     Account, AccountQuery, AccountRecord, Comment, Counts, HotListEntry, HotListQuery, Record, SearchPage, Work,
-    WorkQuery, WorkRecord,
+    WorkQuery, WorkRecord, WorkTotals,
 };
 use super::sql::{self, account_record, comment_record, work_record};
 use super::{ContentStore, StoreError, StoreResult, segment};
@@ -150,6 +150,15 @@ impl ContentStore for SqliteStore {
         page_size: u32,
     ) -> StoreResult<SearchPage<Comment>> {
         sql::run_listing!(&self.pool, DIALECT.list_comments(platform, work_id, page, page_size)?, comment_record)
+    }
+
+    async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
+        let row = sqlx::query(&sql::for_sqlite(sql::WORK_TOTALS))
+            .bind(platform)
+            .bind(author_id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(sql::work_totals_record!(&row))
     }
 
     async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>> {

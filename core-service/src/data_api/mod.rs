@@ -1,0 +1,69 @@
+//! The data operations answered from the content store (issue 5 item 5):
+//! search, lookups and lists on every platform, with exactly the spec's
+//! response fields (spec 4.3–4.13). One module per platform token; each
+//! registers its operations with [`Registry::handle_sourced`], so every
+//! answer comes through the operation's [`crate::source::SourceChain`]
+//! (`store` first, then any configured fallbacks).
+//!
+//! Shared rules (docs/data-apis.md): paging per [`paging`], times per
+//! [`times`], unknown counters are 0 (the response messages have no
+//! "unknown"), a lookup miss is 404 `not_found`, an empty list is a
+//! success with `items: []`.
+
+pub mod paging;
+pub mod times;
+pub mod videosite;
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::error::ServiceError;
+use crate::registry::Registry;
+use crate::source::{Answer, Fallbacks};
+use crate::store::{ContentStore, StoreError};
+
+/// What the data operations share.
+pub struct DataApi {
+    pub store: Arc<dyn ContentStore>,
+    pub clock: Clock,
+}
+
+/// Registers every data operation answered from the store.
+pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    videosite::register(api, fallbacks, registry)?;
+    Ok(())
+}
+
+/// A store failure as the caller sees it: bad paging is a 400 naming the
+/// field; anything else is a 500 (logged) without the database's words.
+pub fn store_error(error: StoreError) -> ServiceError {
+    match error {
+        StoreError::Invalid { field, message } => ServiceError::invalid_field(field, message),
+        StoreError::NotFound(what) => ServiceError::not_found(format!("{what} is not in the store")),
+        other => {
+            tracing::error!(error = %other, "content store failed");
+            ServiceError::internal("the content store failed; try again later")
+        }
+    }
+}
+
+/// A list answer: [`Answer::Empty`] when it has no items (so a fallback
+/// source may find more), else [`Answer::Found`].
+pub fn list<T>(response: T, is_empty: bool) -> Answer<T> {
+    if is_empty { Answer::Empty(response) } else { Answer::Found(response) }
+}
+
+/// A counter as the response messages carry it: unknown is 0.
+pub fn count(value: Option<i64>) -> i64 {
+    value.unwrap_or(0)
+}
+
+/// A required text field, trimmed; blank is a 400 naming `field` (the
+/// pipeline already refuses a missing one, this catches `"  "`).
+pub fn required<'a>(value: &'a str, field: &str) -> Result<&'a str, ServiceError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(ServiceError::invalid_field(field, format!("{field} must not be empty")));
+    }
+    Ok(value)
+}

@@ -1,0 +1,184 @@
+//! Where an operation's answer comes from (issue 5 item 6; ARCHITECTURE.md
+//! "Data"): each data operation is answered by a [`SourceChain`], an
+//! ordered list of [`Source`]s. Today every chain is `store`, the content
+//! store; the upstream-vendor issue adds `upstream:<vendor>` sources and
+//! builds chains such as `store,upstream:<vendor>` from config (the spec's
+//! "curated store, then a larger data pool") without touching the
+//! operations.
+//!
+//! Sources speak encoded protobuf (`Bytes` of the RPC's request and
+//! response messages), so a source that is not written in Rust types (a
+//! declarative vendor mapping) fits as well as a typed one.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use mediaops_proto::error_code::ErrorCode;
+
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+
+/// What one source says about one call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer<T> {
+    /// An answer with content: the chain stops here.
+    Found(T),
+    /// A valid answer with nothing in it (an empty list): the chain tries
+    /// the next source and, if none finds more, answers this.
+    Empty(T),
+    /// The thing asked for is not known here (a lookup miss): the chain
+    /// tries the next source and, if none knows it, answers 404
+    /// `not_found` with this message.
+    NotFound(String),
+}
+
+/// One place answers can come from.
+#[async_trait]
+pub trait Source: Send + Sync {
+    /// `store`, `upstream:<vendor>`, … (logs and docs).
+    fn name(&self) -> &str;
+
+    /// Answers one call: `request` is the encoded request message, the
+    /// answer holds the encoded response message. An `Err` ends the chain
+    /// (an invalid request is invalid everywhere; an upstream failure is a
+    /// 502 and the pipeline releases the charge).
+    async fn answer(&self, ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError>;
+}
+
+/// The sources of one operation, tried in order.
+#[derive(Clone)]
+pub struct SourceChain {
+    sources: Vec<Arc<dyn Source>>,
+}
+
+impl SourceChain {
+    pub fn new(sources: Vec<Arc<dyn Source>>) -> SourceChain {
+        SourceChain { sources }
+    }
+
+    /// The sources' names joined with `,` (e.g. `store`), as configured.
+    pub fn describe(&self) -> String {
+        self.sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(",")
+    }
+
+    /// Runs the chain: the first [`Answer::Found`] wins; else the first
+    /// [`Answer::Empty`]; else 404 with the first miss's message.
+    pub async fn call(&self, ctx: &CallContext, request: Bytes) -> Result<Bytes, ServiceError> {
+        let mut empty = None;
+        let mut missing = None;
+        for source in &self.sources {
+            match source.answer(ctx, request.clone()).await? {
+                Answer::Found(found) => return Ok(found),
+                Answer::Empty(answer) => {
+                    empty.get_or_insert(answer);
+                }
+                Answer::NotFound(message) => {
+                    missing.get_or_insert(message);
+                }
+            }
+        }
+        match (empty, missing) {
+            (Some(answer), _) => Ok(answer),
+            (None, Some(message)) => Err(ServiceError::not_found(message)),
+            (None, None) => Err(ServiceError::internal(format!("{} has no source", ctx.operation.key()))),
+        }
+    }
+}
+
+/// Extra sources per operation key, tried after the built-in one (the
+/// upstream issue fills this from config; empty by default).
+#[derive(Clone, Default)]
+pub struct Fallbacks {
+    by_operation: HashMap<String, Vec<Arc<dyn Source>>>,
+}
+
+impl Fallbacks {
+    /// Adds `source` after the built-in source of `operation_key`.
+    pub fn add(&mut self, operation_key: &str, source: Arc<dyn Source>) {
+        self.by_operation.entry(operation_key.to_owned()).or_default().push(source);
+    }
+
+    fn chain(&self, first: Arc<dyn Source>, operation_key: &str) -> SourceChain {
+        let mut sources = vec![first];
+        sources.extend(self.by_operation.get(operation_key).into_iter().flatten().cloned());
+        SourceChain::new(sources)
+    }
+}
+
+/// A typed source: decodes the request as `Req`, runs `f`, encodes the
+/// `Resp` of its answer.
+struct TypedSource<S: ?Sized, Req, Resp, F> {
+    name: &'static str,
+    state: Arc<S>,
+    f: F,
+    types: PhantomData<fn(Req) -> Resp>,
+}
+
+#[async_trait]
+impl<S, Req, Resp, F, Fut> Source for TypedSource<S, Req, Resp, F>
+where
+    S: Send + Sync + ?Sized + 'static,
+    Req: prost::Message + prost::Name + Default + 'static,
+    Resp: prost::Message + 'static,
+    F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
+{
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    async fn answer(&self, ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
+        let request = Req::decode(request).map_err(|e| {
+            ServiceError::new(ErrorCode::InvalidInput, format!("the request is not a valid {}: {e}", Req::full_name()))
+        })?;
+        let encode = |m: Resp| Bytes::from(m.encode_to_vec());
+        Ok(match (self.f)(self.state.clone(), ctx.clone(), request).await? {
+            Answer::Found(m) => Answer::Found(encode(m)),
+            Answer::Empty(m) => Answer::Empty(encode(m)),
+            Answer::NotFound(message) => Answer::NotFound(message),
+        })
+    }
+}
+
+impl Registry {
+    /// Registers `full_method` (`package.Service.Method`) as answered by a
+    /// chain whose first source, named `name` (e.g. `store`), is `f` over
+    /// `state`, followed by the operation's [`Fallbacks`].
+    pub fn handle_sourced<S, Req, Resp, F, Fut>(
+        &mut self,
+        full_method: &str,
+        fallbacks: &Fallbacks,
+        name: &'static str,
+        state: &Arc<S>,
+        f: F,
+    ) -> anyhow::Result<()>
+    where
+        S: Send + Sync + ?Sized + 'static,
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + Default + 'static,
+        F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
+    {
+        let operation_key = self
+            .operations()
+            .find(|info| info.method.full_name() == full_method)
+            .map(|info| info.key().to_owned())
+            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        let first: Arc<dyn Source> =
+            Arc::new(TypedSource { name, state: state.clone(), f, types: PhantomData::<fn(Req) -> Resp> });
+        let chain = Arc::new(fallbacks.chain(first, &operation_key));
+        self.handle(full_method, move |ctx, request: Req| {
+            let chain = chain.clone();
+            async move {
+                let bytes = chain.call(&ctx, Bytes::from(request.encode_to_vec())).await?;
+                Resp::decode(bytes).map_err(|e| {
+                    ServiceError::internal(format!("a source answered a malformed {}: {e}", Resp::full_name()))
+                })
+            }
+        })
+    }
+}
