@@ -3,58 +3,110 @@
 //! else `<MEDIAOPS_DATA_DIR>/store.sqlite`), with a progress bar on stderr
 //! and a JSON report on stdout: files, rows read, written, rejected with
 //! reasons, and the rows per table before and after (docs/store.md).
-//! Directories are searched recursively for `*.json` files, in name order.
+//! Directories are searched recursively, in name order, for the format's
+//! extensions: `.jsonl` (jsonl), `.json`/`.jsonl`/`.csv` (mediacrawler),
+//! `.json` (bilibili-popular, hotlists).
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use core_service::CoreSettings;
-use core_service::store::import::{ImportReport, bilibili_popular};
+use core_service::hotlists::archive;
+use core_service::store::ContentStore;
+use core_service::store::import::{self, ImportReport, mediacrawler};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// Our own schema: one record a line, `{"type": "work", …}`.
+    Jsonl,
+    /// MediaCrawler exports (json, jsonl, csv) of xhs, douyin, kuaishou,
+    /// bilibili and weibo contents, comments and creators.
+    Mediacrawler,
     /// Archived Bilibili popular-feed replies, `<YYYY-MM-DD>/list.json`.
     BilibiliPopular,
+    /// Archived hot-list snapshots laid out as `shared/data/hotlists/`
+    /// (`weibo/<date>/<HH>.json`, `zhihu/hot-question-<date>.json`, …;
+    /// docs/hotlists.md).
+    Hotlists,
+}
+
+/// What reads the files: a store import format, or the hot-list archive.
+enum Reader {
+    Store(import::Format),
+    Hotlists,
+}
+
+impl Reader {
+    fn extensions(&self) -> &'static [&'static str] {
+        match self {
+            Reader::Store(format) => format.extensions(),
+            Reader::Hotlists => &["json"],
+        }
+    }
+
+    fn count_rows(&self, path: &Path) -> u64 {
+        match self {
+            Reader::Store(format) => format.count_rows(path).unwrap_or(0),
+            Reader::Hotlists => archive::count_rows(path),
+        }
+    }
+
+    async fn import_file(&self, store: &dyn ContentStore, path: &Path, on_row: &mut dyn FnMut()) -> ImportReport {
+        match self {
+            Reader::Store(format) => format.import_file(store, path, on_row).await,
+            Reader::Hotlists => archive::import_file(store, path, on_row).await,
+        }
+    }
+}
+
+fn platform(name: &str) -> Result<mediacrawler::Platform, String> {
+    mediacrawler::Platform::from_name(name)
+        .ok_or_else(|| "one of xhs, douyin (dy), kuaishou (ks), bilibili (bili), weibo (wb)".to_owned())
+}
+
+fn kind(name: &str) -> Result<mediacrawler::Kind, String> {
+    mediacrawler::Kind::from_name(name).ok_or_else(|| "one of contents, comments, creators".to_owned())
 }
 
 #[derive(Args)]
 pub struct ImportArgs {
     format: Format,
-    /// Files, or directories to search for `*.json`.
+    /// Files, or directories to search for the format's files.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// mediacrawler: the platform of every file, instead of the one its
+    /// path names (`data/<platform>/…`).
+    #[arg(long, value_parser = platform)]
+    platform: Option<mediacrawler::Platform>,
+    /// mediacrawler: what every file holds, instead of what its name says
+    /// (`…_<kind>_<date>.json`).
+    #[arg(long, value_parser = kind)]
+    kind: Option<mediacrawler::Kind>,
 }
 
-/// The files named by `paths`, directories expanded, in a stable order.
-fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-        let mut entries: Vec<PathBuf> =
-            std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                walk(&path, out)?;
-            } else if path.extension().is_some_and(|e| e == "json") {
-                out.push(path);
-            }
-        }
-        Ok(())
+impl ImportArgs {
+    fn format(&self) -> anyhow::Result<Reader> {
+        let hint = mediacrawler::Hint { platform: self.platform, kind: self.kind };
+        let format = match self.format {
+            Format::Jsonl => Reader::Store(import::Format::Jsonl),
+            Format::Mediacrawler => Reader::Store(import::Format::Mediacrawler(hint)),
+            Format::BilibiliPopular => Reader::Store(import::Format::BilibiliPopular),
+            Format::Hotlists => Reader::Hotlists,
+        };
+        anyhow::ensure!(
+            matches!(format, Reader::Store(import::Format::Mediacrawler(_))) || hint == mediacrawler::Hint::default(),
+            "--platform and --kind are for the mediacrawler format"
+        );
+        Ok(format)
     }
-    let mut out = Vec::new();
-    for path in paths {
-        anyhow::ensure!(path.exists(), "{} does not exist", path.display());
-        if path.is_dir() { walk(path, &mut out)? } else { out.push(path.clone()) }
-    }
-    Ok(out)
 }
 
 pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result<()> {
-    let files = files(&args.paths)?;
+    let format = args.format()?;
+    let files = import::collect_files(&args.paths, format.extensions()).map_err(anyhow::Error::msg)?;
     let store = core_service::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let before = store.counts().await?;
-    let total: u64 = match args.format {
-        Format::BilibiliPopular => files.iter().map(|f| bilibili_popular::count_rows(f).unwrap_or(0)).sum(),
-    };
+    let total: u64 = files.iter().map(|f| format.count_rows(f)).sum();
     let bar = indicatif::ProgressBar::new(total).with_style(
         indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({per_sec}, {eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
@@ -63,10 +115,7 @@ pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result
     let mut report = ImportReport::default();
     for file in &files {
         bar.set_message(file.display().to_string());
-        let done = match args.format {
-            Format::BilibiliPopular => bilibili_popular::import_file(store.as_ref(), file, &mut || bar.inc(1)).await,
-        };
-        report.merge(done);
+        report.merge(format.import_file(store.as_ref(), file, &mut || bar.inc(1)).await);
     }
     bar.finish_and_clear();
     let after = store.counts().await?;

@@ -5,6 +5,7 @@
 //! configured ledger directly.
 
 mod admin_cli;
+mod collectors_cli;
 mod import_cli;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +46,9 @@ enum Command {
     Usage(admin_cli::UsageArgs),
     /// Import files into the content store: `import bilibili-popular <path>…`.
     Import(import_cli::ImportArgs),
+    /// Hot-list collectors: `list` their configuration, `run-once` them.
+    #[command(subcommand)]
+    Collectors(collectors_cli::CollectorsCommand),
 }
 
 #[tokio::main]
@@ -77,6 +81,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Points(command) => admin_cli::points(&core, command).await,
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
+        Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
     }
 }
 

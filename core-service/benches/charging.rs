@@ -92,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let ledger: Arc<dyn Ledger> = Arc::new(RedisLedger::connect(&url, &prefix).await?);
     let core = Core::open_with_ledger(&settings, ledger, |registry| {
-        registry.handle("mediaops.lifestyle.v1.LifestyleService.SearchNote", |_ctx, _req: SearchNoteRequest| async {
+        registry.replace("mediaops.lifestyle.v1.LifestyleService.SearchNote", |_ctx, _req: SearchNoteRequest| async {
             Ok(SearchNoteResponse::default())
         })
     })

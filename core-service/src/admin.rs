@@ -10,6 +10,7 @@ use crate::auth::check_account_id;
 use crate::auth::keys::{generate_key, hash_key};
 use crate::billing::{KeyInfo, Ledger, UsageRecord};
 use crate::error::ServiceError;
+use crate::hotlists::collector::{CollectorState, Collectors};
 use crate::registry::Registry;
 
 fn key_info(info: KeyInfo) -> pb::KeyInfo {
@@ -95,6 +96,46 @@ pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<
     let limit = if limit <= 0 { 50 } else { limit as usize };
     let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
     Ok(pb::ListUsageResponse { records, usage_counts: ledger.usage_counts().await?.into_iter().collect() })
+}
+
+fn collector_state(s: CollectorState) -> pb::CollectorState {
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    pb::CollectorState {
+        source: s.source,
+        display_name: s.display_name,
+        kind: s.kind,
+        enabled: s.enabled,
+        interval_secs: n(s.interval_secs),
+        url: s.url,
+        runs: n(s.runs),
+        failures: n(s.failures),
+        consecutive_failures: n(s.consecutive_failures),
+        last_run_at: s.last_run_at.unwrap_or_default(),
+        last_success_at: s.last_success_at.unwrap_or_default(),
+        last_error: s.last_error.unwrap_or_default(),
+        last_error_at: s.last_error_at.unwrap_or_default(),
+        items_last_written: n(s.items_last_written),
+        items_last_skipped: n(s.items_last_skipped),
+        last_skipped_reasons: s.last_skipped_reasons,
+        items_written_total: n(s.items_written_total),
+    }
+}
+
+/// The hot-list collectors' states (docs/hotlists.md "Admin view").
+pub fn list_collectors(collectors: &Collectors) -> pb::ListCollectorsResponse {
+    pb::ListCollectorsResponse {
+        scheduler_running: collectors.is_scheduled(),
+        collectors: collectors.states().into_iter().map(collector_state).collect(),
+    }
+}
+
+/// Registers `ListCollectors` over the core's collectors.
+pub fn register_collectors(collectors: Arc<Collectors>, registry: &mut Registry) -> anyhow::Result<()> {
+    registry.handle_shared(
+        "mediaops.admin.v1.AdminService.ListCollectors",
+        &collectors,
+        |c, _, _: pb::ListCollectorsRequest| async move { Ok(list_collectors(&c)) },
+    )
 }
 
 /// Registers the admin RPCs (authenticated by the admin token in the pipeline).

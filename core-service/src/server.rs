@@ -72,7 +72,13 @@ impl Core {
         let store = crate::store::open(settings.database_url.as_deref(), &settings.data_dir)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
-        let data = Arc::new(crate::data_api::DataApi { store, clock: Clock::from_setting(settings.now.as_deref())? });
+        let clock = Clock::from_setting(settings.now.as_deref())?;
+        let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
+        if settings.hotlists.enabled {
+            collectors.spawn();
+        }
+        crate::admin::register_collectors(collectors, &mut registry)?;
+        let data = Arc::new(crate::data_api::DataApi { store, clock });
         crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;

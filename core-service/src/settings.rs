@@ -39,6 +39,9 @@ pub struct CoreSettings {
     pub database_url: Option<String>,
     /// As-of clock, `YYYY-MM-DD` or RFC 3339 (`MEDIAOPS_NOW`).
     pub now: Option<String>,
+    /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
+    /// docs/hotlists.md); off by default.
+    pub hotlists: crate::hotlists::config::HotlistSettings,
 }
 
 impl Default for CoreSettings {
@@ -55,19 +58,24 @@ impl Default for CoreSettings {
             operation_timeout_secs: 60,
             database_url: None,
             now: None,
+            hotlists: Default::default(),
         }
     }
 }
 
 /// The configuration sources every mediaops binary reads, in order: `T`'s
 /// defaults, the TOML file (`config_file`, else `MEDIAOPS_CONFIG`, else
-/// `./mediaops.toml` when present), then `MEDIAOPS_*` variables.
+/// `./mediaops.toml` when present), then `MEDIAOPS_*` variables. In a
+/// variable name `__` nests a key (`MEDIAOPS_HOTLISTS__WEIBO__BASE_URL` is
+/// `hotlists.weibo.base_url`).
 pub fn sources<T: Serialize + Default>(config_file: Option<&Path>) -> Figment {
     let file = config_file
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
-    Figment::from(Serialized::defaults(T::default())).merge(Toml::file(file)).merge(Env::prefixed("MEDIAOPS_"))
+    Figment::from(Serialized::defaults(T::default()))
+        .merge(Toml::file(file))
+        .merge(Env::prefixed("MEDIAOPS_").split("__"))
 }
 
 impl CoreSettings {
@@ -102,7 +110,7 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
-        Ok(())
+        self.hotlists.check()
     }
 }
 
@@ -131,6 +139,25 @@ mod tests {
         std::fs::write(&file, "bootstrap_points = \"many\"\n").unwrap();
         let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
         assert!(err.contains("bootstrap_points"), "{err}");
+    }
+
+    #[test]
+    fn hotlists_are_a_nested_table_that_keeps_unset_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        let toml = "[hotlists]\nenabled = true\n[hotlists.douyin]\ncookie = \"a=1\"\ninterval_secs = 300\n\
+                    headers = { \"accept-language\" = \"zh-CN\" }\n";
+        std::fs::write(&file, toml).unwrap();
+        let s = CoreSettings::load(Some(&file)).unwrap();
+        assert!(s.hotlists.enabled);
+        assert_eq!(s.hotlists.douyin.cookie.as_deref(), Some("a=1"));
+        assert_eq!(s.hotlists.douyin.headers.get("accept-language").map(String::as_str), Some("zh-CN"));
+        assert_eq!(s.hotlists.douyin.interval_secs, Some(300));
+        assert!(s.hotlists.weibo.enabled, "unset tables keep their defaults");
+        assert_eq!(s.hotlists.interval_secs, 600);
+        std::fs::write(&file, "[hotlists.weibo]\nbase_url = \"weibo.com\"\n").unwrap();
+        let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(err.contains("hotlists.weibo.base_url"), "{err}");
     }
 
     #[test]

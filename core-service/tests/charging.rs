@@ -64,40 +64,43 @@ async fn fake_upstream() -> String {
 fn stand_ins(upstream: String, runs: Arc<AtomicUsize>) -> impl FnOnce(&mut Registry) -> anyhow::Result<()> {
     move |registry| {
         let counter = runs.clone();
-        registry.handle("mediaops.lifestyle.v1.LifestyleService.SearchNote", move |_ctx, req: SearchNoteRequest| {
-            let upstream = upstream.clone();
-            counter.fetch_add(1, Ordering::SeqCst);
-            async move {
-                let path = match req.keyword.as_str() {
-                    "upstream-500" => "/500",
-                    "upstream-hang" => "/hang",
-                    "slow" => {
-                        tokio::time::sleep(Duration::from_secs(10)).await;
-                        return Ok(SearchNoteResponse::default());
-                    }
-                    _ => {
-                        return Ok(SearchNoteResponse {
-                            source: "stand-in".into(),
-                            keyword: req.keyword,
-                            ..Default::default()
-                        });
-                    }
-                };
-                let client = reqwest::Client::builder().timeout(Duration::from_millis(500)).build().unwrap();
-                let outcome = client.get(format!("{upstream}{path}")).send().await;
-                let message = match outcome {
-                    Ok(response) => format!("upstream answered {}", response.status()),
-                    Err(e) => format!("upstream failed: {e}"),
-                };
-                Err(ServiceError::new(ErrorCode::UpstreamUnavailable, message))
-            }
-        })?;
+        registry.replace(
+            "mediaops.lifestyle.v1.LifestyleService.SearchNote",
+            move |_ctx, req: SearchNoteRequest| {
+                let upstream = upstream.clone();
+                counter.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    let path = match req.keyword.as_str() {
+                        "upstream-500" => "/500",
+                        "upstream-hang" => "/hang",
+                        "slow" => {
+                            tokio::time::sleep(Duration::from_secs(10)).await;
+                            return Ok(SearchNoteResponse::default());
+                        }
+                        _ => {
+                            return Ok(SearchNoteResponse {
+                                source: "stand-in".into(),
+                                keyword: req.keyword,
+                                ..Default::default()
+                            });
+                        }
+                    };
+                    let client = reqwest::Client::builder().timeout(Duration::from_millis(500)).build().unwrap();
+                    let outcome = client.get(format!("{upstream}{path}")).send().await;
+                    let message = match outcome {
+                        Ok(response) => format!("upstream answered {}", response.status()),
+                        Err(e) => format!("upstream failed: {e}"),
+                    };
+                    Err(ServiceError::new(ErrorCode::UpstreamUnavailable, message))
+                }
+            },
+        )?;
         let counter = runs.clone();
-        registry.handle("mediaops.trend.v1.TrendService.HotTopics", move |_ctx, _req: HotTopicsRequest| {
+        registry.replace("mediaops.trend.v1.TrendService.HotTopics", move |_ctx, _req: HotTopicsRequest| {
             counter.fetch_add(1, Ordering::SeqCst);
             async move { Ok(HotTopicsResponse::default()) }
         })?;
-        registry.handle(
+        registry.replace(
             "mediaops.lifestyle.v1.LifestyleService.LifestyleSyncNotes",
             move |_ctx, _req: LifestyleSyncNotesRequest| {
                 runs.fetch_add(1, Ordering::SeqCst);

@@ -38,7 +38,13 @@ impl Service {
 
     /// Starts both servers on an existing data directory.
     pub async fn start_in(data_dir: tempfile::TempDir) -> Service {
-        let core = CoreSettings {
+        Service::start_with(data_dir, |_| {}).await
+    }
+
+    /// Starts both servers on an existing data directory, with the core's
+    /// settings changed by `adjust` first (e.g. `now`, the as-of clock).
+    pub async fn start_with(data_dir: tempfile::TempDir, adjust: impl FnOnce(&mut CoreSettings)) -> Service {
+        let mut core = CoreSettings {
             grpc_addr: "127.0.0.1:0".into(),
             data_dir: data_dir.path().to_path_buf(),
             bootstrap_key: Some(KEY.into()),
@@ -46,6 +52,7 @@ impl Service {
             admin_token: Some(ADMIN_TOKEN.into()),
             ..CoreSettings::default()
         };
+        adjust(&mut core);
         let gateway = GatewaySettings {
             rest_addr: "127.0.0.1:0".into(),
             max_body_bytes: 64 * 1024,

@@ -10,9 +10,23 @@
 //! "unknown"), a lookup miss is 404 `not_found`, an empty list is a
 //! success with `items: []`.
 
+pub mod articles;
+pub mod channels;
+pub mod choice;
+pub mod clipapp;
+pub mod comments;
+pub mod feeds;
+pub mod intlshort;
+pub mod keyword;
+pub mod lifestyle;
+pub mod links;
+pub mod microblog;
+pub mod multi;
 pub mod paging;
+pub mod shortvideo;
 pub mod times;
 pub mod videosite;
+pub mod window;
 
 use std::sync::Arc;
 
@@ -30,7 +44,17 @@ pub struct DataApi {
 
 /// Registers every data operation answered from the store.
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    articles::register(api, fallbacks, registry)?;
+    channels::register(api, fallbacks, registry)?;
+    clipapp::register(api, fallbacks, registry)?;
+    feeds::register(api, fallbacks, registry)?;
+    intlshort::register(api, fallbacks, registry)?;
+    lifestyle::register(api, fallbacks, registry)?;
+    microblog::register(api, fallbacks, registry)?;
+    multi::register(api, fallbacks, registry)?;
+    shortvideo::register(api, fallbacks, registry)?;
     videosite::register(api, fallbacks, registry)?;
+    crate::trend::register(api, fallbacks, registry)?;
     Ok(())
 }
 

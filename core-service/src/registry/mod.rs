@@ -141,6 +141,21 @@ impl Registry {
         self.handle(full_method, move |ctx, request| handler(state.clone(), ctx, request))
     }
 
+    /// [`Registry::handle`], replacing the RPC's handler if it has one (tests
+    /// put stand-ins in front of built operations to drive billing paths).
+    pub fn replace<Req, Resp, F, Fut>(&mut self, full_method: &str, handler: F) -> anyhow::Result<()>
+    where
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + 'static,
+        F: Fn(CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, ServiceError>> + Send + 'static,
+    {
+        if let Some(info) = self.operations.values().find(|info| info.method.full_name() == full_method) {
+            self.handlers.remove(&info.grpc_path);
+        }
+        self.handle(full_method, handler)
+    }
+
     /// The operation at a gRPC path.
     pub fn get(&self, grpc_path: &str) -> Option<&Arc<OperationInfo>> {
         self.operations.get(grpc_path)

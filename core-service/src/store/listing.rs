@@ -16,6 +16,14 @@ pub enum Dialect {
     Postgres,
 }
 
+/// One `ORDER BY` key: an expression and its direction (`""`, `" DESC"`,
+/// `" DESC NULLS LAST"`, …).
+type Key = (String, &'static str);
+
+/// The join that gives a work (alias `w`) its newest snapshot (alias `s`).
+const WORK_SNAPSHOT_JOIN: &str =
+    " LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at";
+
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
@@ -65,20 +73,25 @@ impl Dialect {
         }
     }
 
-    /// (join, match clause, rank expression ordering best first) for a
-    /// full-text match of `terms` on `table` (`works` alias `w`, `accounts`
-    /// alias `a`).
-    fn text_match(self, c: &mut Conditions, table: &str, alias: &str, terms: &[String]) -> (String, String) {
+    /// (FROM clause, rank key) of a full-text match of `terms` on `table`
+    /// (`works` alias `w`, `accounts` alias `a`); adds the match condition.
+    /// SQLite's FROM starts at the FTS table with `CROSS JOIN`, which makes
+    /// it the outer loop: left to itself the planner walks every row of the
+    /// platform and probes the FTS table once per row.
+    fn text_match(self, c: &mut Conditions, table: &str, alias: &str, terms: &[String]) -> (String, Key) {
         match self {
             Dialect::Sqlite => {
                 let ph = c.bind(Param::Text(segment::fts5_query(terms).unwrap_or_default()));
                 c.push(format!("{table}_fts MATCH {ph}"));
-                (format!(" JOIN {table}_fts ON {table}_fts.rowid = {alias}.id"), format!("bm25({table}_fts, 3.0, 1.0)"))
+                (
+                    format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
+                    (format!("bm25({table}_fts, 3.0, 1.0)"), ""),
+                )
             }
             Dialect::Postgres => {
                 let ph = c.bind(Param::Text(segment::tsquery_literal(terms).unwrap_or_default()));
                 c.push(format!("{alias}.search_vector @@ {ph}::tsquery"));
-                (String::new(), format!("ts_rank({alias}.search_vector, {ph}::tsquery) DESC"))
+                (format!("{table} {alias}"), (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"))
             }
         }
     }
@@ -104,35 +117,94 @@ impl Dialect {
         }
     }
 
+    /// (select list, joins after the table) of works (alias `w`) with their
+    /// newest snapshot (`s`) and author (`au`).
+    fn work_parts(self) -> (String, String) {
+        (
+            format!(
+                "{}, {}, {} AS s_extra, {}",
+                sql::WORK_COLUMNS,
+                sql::WORK_SNAPSHOT_COLUMNS,
+                self.extra_as_text(),
+                sql::AUTHOR_COLUMNS
+            ),
+            format!(
+                "{WORK_SNAPSHOT_JOIN} LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id"
+            ),
+        )
+    }
+
+    /// (select list, joins after the table) of accounts (alias `a`) with
+    /// their newest snapshot (`s`).
+    fn account_parts(self) -> (String, String) {
+        (
+            format!("{}, {}", sql::ACCOUNT_COLUMNS, sql::ACCOUNT_SNAPSHOT_COLUMNS),
+            format!(" {}", self.latest_account_snapshot()),
+        )
+    }
+
     /// `SELECT` of works with their newest snapshot, before any join or filter.
     pub fn work_select(self) -> String {
-        format!(
-            "SELECT {}, {}, {} AS s_extra, {} FROM works w \
-             LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at \
-             LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id",
-            sql::WORK_COLUMNS,
-            sql::WORK_SNAPSHOT_COLUMNS,
-            self.extra_as_text(),
-            sql::AUTHOR_COLUMNS
-        )
+        let (columns, joins) = self.work_parts();
+        format!("SELECT {columns} FROM works w{joins}")
     }
 
     /// `SELECT` of accounts with their newest snapshot, before any join or filter.
     pub fn account_select(self) -> String {
-        format!(
-            "SELECT {}, {} FROM accounts a {}",
-            sql::ACCOUNT_COLUMNS,
-            sql::ACCOUNT_SNAPSHOT_COLUMNS,
-            self.latest_account_snapshot()
-        )
+        let (columns, joins) = self.account_parts();
+        format!("SELECT {columns} FROM accounts a{joins}")
+    }
+
+    /// A count and a two-step page: the inner query filters `from` (with
+    /// `inner_joins`), orders by `keys` then the row id and keeps one page
+    /// of ids with the keys as `k0…`; the outer one joins just those rows to
+    /// `parts` (select list, joins) of `table` alias `alias` in the same
+    /// order. Joining snapshots and authors for one page instead of for
+    /// every match keeps a common term's search from doing a lookup per
+    /// match.
+    #[allow(clippy::too_many_arguments)]
+    fn two_step(
+        self,
+        c: Conditions,
+        (table, alias): (&str, &str),
+        from: &str,
+        inner_joins: &str,
+        keys: &[Key],
+        (columns, joins): (String, String),
+        (limit, offset): (i64, i64),
+    ) -> Listing {
+        let filter = c.where_sql();
+        let n = c.params.len();
+        let mut key_columns = String::new();
+        let mut inner_order = String::new();
+        let mut outer_order = String::new();
+        for (i, (expr, direction)) in keys.iter().enumerate() {
+            key_columns.push_str(&format!(", {expr} AS k{i}"));
+            inner_order.push_str(&format!("k{i}{direction}, "));
+            outer_order.push_str(&format!("p.k{i}{direction}, "));
+        }
+        let inner = format!(
+            "SELECT {alias}.id AS page_id{key_columns} FROM {from}{inner_joins}{filter} \
+             ORDER BY {inner_order}{alias}.id LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2
+        );
+        Listing {
+            count: self.placeholders(format!("SELECT count(*) FROM {from}{filter}")),
+            page: self.placeholders(format!(
+                "SELECT {columns} FROM ({inner}) p JOIN {table} {alias} ON {alias}.id = p.page_id{joins} \
+                 ORDER BY {outer_order}{alias}.id"
+            )),
+            params: with_paging(c.params, limit, offset),
+        }
     }
 
     /// The statements of [`crate::store::ContentStore::find_works`]; `None`
     /// when a text query has no terms (nothing can match).
     pub fn find_works(self, q: &WorkQuery) -> StoreResult<Option<Listing>> {
-        let (limit, offset) = paging(q.page, q.page_size)?;
+        let paging = paging(q.page, q.page_size)?;
         let mut c = Conditions::default();
-        let mut join = String::new();
+        let mut from = "works w".to_owned();
         let mut rank = None;
         let mut terms = Vec::new();
         if let Some(text) = &q.text {
@@ -145,8 +217,8 @@ impl Dialect {
             terms.push(topic.marker().to_owned());
         }
         if !terms.is_empty() {
-            let (j, r) = self.text_match(&mut c, "works", "w", &terms);
-            join = j;
+            let (f, r) = self.text_match(&mut c, "works", "w", &terms);
+            from = f;
             // A topic alone is a filter, not a relevance.
             rank = q.text.is_some().then_some(r);
         }
@@ -168,44 +240,35 @@ impl Dialect {
             let ph = c.bind(Param::Text(category.clone()));
             c.push(format!("w.category = {ph}"));
         }
-        let newest = "w.published_at DESC NULLS LAST";
-        let order = match (q.order, rank) {
-            (WorkOrder::Relevance, Some(rank)) => format!("{rank}, w.latest_likes DESC NULLS LAST, {newest}"),
-            (WorkOrder::Relevance | WorkOrder::Newest, _) => newest.to_owned(),
-            (WorkOrder::Oldest, _) => "w.published_at ASC NULLS LAST".to_owned(),
-            (WorkOrder::Likes, _) => format!("w.latest_likes DESC NULLS LAST, {newest}"),
-            (WorkOrder::Views, _) => format!("s.views DESC NULLS LAST, {newest}"),
-            (WorkOrder::Comments, _) => format!("s.comments DESC NULLS LAST, {newest}"),
-            (WorkOrder::Collects, _) => format!("s.collects DESC NULLS LAST, {newest}"),
+        let key = |expr: &str, direction| (expr.to_owned(), direction);
+        let newest = key("w.published_at", " DESC NULLS LAST");
+        let likes = key("w.latest_likes", " DESC NULLS LAST");
+        let (keys, snapshot_join) = match (q.order, rank) {
+            (WorkOrder::Relevance, Some(rank)) => (vec![rank, likes, newest], ""),
+            (WorkOrder::Relevance | WorkOrder::Newest, _) => (vec![newest], ""),
+            (WorkOrder::Oldest, _) => (vec![key("w.published_at", " ASC NULLS LAST")], ""),
+            (WorkOrder::Likes, _) => (vec![likes, newest], ""),
+            (WorkOrder::Views, _) => (vec![key("s.views", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
+            (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
+            (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        let filter = c.where_sql();
-        let n = c.params.len();
-        Ok(Some(Listing {
-            count: self.placeholders(format!("SELECT count(*) FROM works w{join}{filter}")),
-            page: self.placeholders(format!(
-                "{}{join}{filter} ORDER BY {order}, w.id LIMIT ${} OFFSET ${}",
-                self.work_select(),
-                n + 1,
-                n + 2
-            )),
-            params: with_paging(c.params, limit, offset),
-        }))
+        Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging)))
     }
 
     /// The statements of [`crate::store::ContentStore::find_accounts`];
     /// `None` when a text query has no terms.
     pub fn find_accounts(self, q: &AccountQuery) -> StoreResult<Option<Listing>> {
-        let (limit, offset) = paging(q.page, q.page_size)?;
+        let paging = paging(q.page, q.page_size)?;
         let mut c = Conditions::default();
-        let mut join = String::new();
+        let mut from = "accounts a".to_owned();
         let mut rank = None;
         if let Some(text) = &q.text {
             let terms = segment::terms(text);
             if terms.is_empty() {
                 return Ok(None);
             }
-            let (j, r) = self.text_match(&mut c, "accounts", "a", &terms);
-            join = j;
+            let (f, r) = self.text_match(&mut c, "accounts", "a", &terms);
+            from = f;
             rank = Some(r);
         }
         let ph = c.bind(Param::Text(q.platform.clone()));
@@ -218,23 +281,12 @@ impl Dialect {
             let ph = c.bind(Param::Text(category.clone()));
             c.push(format!("a.category = {ph}"));
         }
-        let fans = "a.fans DESC NULLS LAST";
-        let order = match (q.order, rank) {
-            (AccountOrder::Relevance, Some(rank)) => format!("{rank}, {fans}"),
-            _ => fans.to_owned(),
+        let fans = ("a.fans".to_owned(), " DESC NULLS LAST");
+        let keys = match (q.order, rank) {
+            (AccountOrder::Relevance, Some(rank)) => vec![rank, fans],
+            _ => vec![fans],
         };
-        let filter = c.where_sql();
-        let n = c.params.len();
-        Ok(Some(Listing {
-            count: self.placeholders(format!("SELECT count(*) FROM accounts a{join}{filter}")),
-            page: self.placeholders(format!(
-                "{}{join}{filter} ORDER BY {order}, a.id LIMIT ${} OFFSET ${}",
-                self.account_select(),
-                n + 1,
-                n + 2
-            )),
-            params: with_paging(c.params, limit, offset),
-        }))
+        Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging)))
     }
 
     /// The statements of [`crate::store::ContentStore::list_comments`]:
@@ -279,7 +331,7 @@ impl Dialect {
             );
             let statement = format!(
                 "SELECT h.source, h.captured_at, h.rank, h.title, h.hot_value, h.url, {} AS extra \
-                 FROM hot_list_entries h{inner} h.captured_at = {newest} ORDER BY h.source, h.rank",
+                 FROM hot_list_entries h{inner} h.captured_at = {newest} ORDER BY h.captured_at, h.source, h.rank",
                 self.hot_extra()
             );
             return (self.placeholders(statement), c.params);
@@ -339,10 +391,11 @@ mod tests {
         };
         let listing = Dialect::Postgres.find_works(&q).unwrap().unwrap();
         assert!(listing.page.contains("w.search_vector @@ $1::tsquery AND w.platform = $2 AND w.author_id = $3"));
-        assert!(listing.page.ends_with("LIMIT $4 OFFSET $5"));
+        assert!(listing.page.contains("LIMIT $4 OFFSET $5) p JOIN works w ON w.id = p.page_id"));
         assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
         let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
         assert!(sqlite.page.contains("works_fts MATCH ?1") && !sqlite.page.contains('$'));
+        assert!(sqlite.count.starts_with("SELECT count(*) FROM works_fts CROSS JOIN works w"), "FTS drives");
         assert!(Dialect::Sqlite.find_works(&WorkQuery { text: Some("，".into()), ..q }).unwrap().is_none());
     }
 

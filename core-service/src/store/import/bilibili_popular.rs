@@ -18,12 +18,13 @@
 
 use std::path::Path;
 
-use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::Deserialize;
 
-use super::{ImportReport, Rejected};
+use super::{ImportReport, RowWriter};
+use crate::clock::shanghai_to_utc;
 use crate::store::ContentStore;
-use crate::store::model::{Account, AccountIds, AccountSnapshot, Work, WorkIds, WorkSnapshot};
+use crate::store::model::{Account, AccountIds, AccountSnapshot, Record, Work, WorkIds, WorkSnapshot};
 
 /// The platform token the feed belongs to.
 pub const PLATFORM: &str = "videosite";
@@ -68,28 +69,20 @@ struct Stat {
     his_rank: Option<i64>,
 }
 
-/// The canonical records of one video.
-#[derive(Debug)]
-struct Records {
-    work: Work,
-    work_snapshot: WorkSnapshot,
-    account: Account,
-    account_snapshot: AccountSnapshot,
-}
-
 /// When a file's snapshots were taken: its path's last `YYYY-MM-DD`
 /// component at 00:00 Asia/Shanghai, in UTC.
 pub fn captured_at(path: &Path) -> Option<DateTime<Utc>> {
-    let shanghai = FixedOffset::east_opt(8 * 3600)?;
     path.iter().rev().find_map(|part| {
         let part = part.to_str()?;
         let stem = part.strip_suffix(".json").unwrap_or(part);
         let date = NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok()?;
-        shanghai.from_local_datetime(&date.and_hms_opt(0, 0, 0)?).single().map(|t| t.with_timezone(&Utc))
+        Some(shanghai_to_utc(date, NaiveTime::MIN))
     })
 }
 
-fn records(value: serde_json::Value, captured_at: DateTime<Utc>) -> Result<Records, String> {
+/// The records of one video: account, account snapshot, work, work
+/// snapshot, in the order a batch needs them.
+fn records(value: serde_json::Value, captured_at: DateTime<Utc>) -> Result<Vec<Record>, String> {
     let video: Video = serde_path_to_error::deserialize(value).map_err(|e| format!("{}: {}", e.path(), e.inner()))?;
     if video.bvid.trim().is_empty() {
         return Err("bvid is empty".into());
@@ -103,62 +96,53 @@ fn records(value: serde_json::Value, captured_at: DateTime<Utc>) -> Result<Recor
     let extra = serde_json::json!({
         "coin": stat.coin, "danmaku": stat.danmaku, "hisRank": stat.his_rank, "nowRank": stat.now_rank,
     });
-    Ok(Records {
-        work: Work {
-            platform: PLATFORM.into(),
-            platform_id: video.bvid.clone(),
-            ids: WorkIds {
-                bv_id: Some(video.bvid.clone()),
-                work_id: video.aid.map(|a| a.to_string()),
-                ..Default::default()
-            },
-            title: video.title,
-            description: video.desc.filter(|d| !d.trim().is_empty() && d != "-"),
-            author_id: Some(mid.clone()),
-            published_at,
-            url: Some(format!("https://www.bilibili.com/video/{}", video.bvid)),
-            cover: video.pic,
-            video_url: None,
-            work_type: Some("video".into()),
-            category: video.tname,
-            tags: Vec::new(),
-            duration_secs: video.duration,
-        },
-        work_snapshot: WorkSnapshot {
-            captured_at,
-            likes: stat.like,
-            collects: stat.favorite,
-            comments: stat.reply,
-            shares: stat.share,
-            views: stat.view,
-            watch: None,
-            extra: Some(extra),
-        },
-        account: Account {
-            platform: PLATFORM.into(),
-            platform_id: mid.clone(),
-            ids: AccountIds { mid: Some(mid), ..Default::default() },
-            nickname: video.owner.name.unwrap_or_default(),
-            fans: video.owner.follower,
-            avatar: video.owner.face,
+    let work = Work {
+        platform: PLATFORM.into(),
+        platform_id: video.bvid.clone(),
+        ids: WorkIds {
+            bv_id: Some(video.bvid.clone()),
+            work_id: video.aid.map(|a| a.to_string()),
             ..Default::default()
         },
-        account_snapshot: AccountSnapshot { captured_at, fans: video.owner.follower, ..Default::default() },
-    })
-}
-
-async fn write(store: &dyn ContentStore, r: &Records) -> Result<(), String> {
-    let failed = |what: &str, e: crate::store::StoreError| format!("{what}: {e}");
-    store.upsert_account(&r.account).await.map_err(|e| failed("account", e))?;
-    store
-        .add_account_snapshot(PLATFORM, &r.account.platform_id, &r.account_snapshot)
-        .await
-        .map_err(|e| failed("account snapshot", e))?;
-    store.upsert_work(&r.work).await.map_err(|e| failed("work", e))?;
-    store
-        .add_work_snapshot(PLATFORM, &r.work.platform_id, &r.work_snapshot)
-        .await
-        .map_err(|e| failed("work snapshot", e))
+        title: video.title,
+        description: video.desc.filter(|d| !d.trim().is_empty() && d != "-"),
+        author_id: Some(mid.clone()),
+        published_at,
+        url: Some(format!("https://www.bilibili.com/video/{}", video.bvid)),
+        cover: video.pic,
+        video_url: None,
+        work_type: Some("video".into()),
+        category: video.tname,
+        tags: Vec::new(),
+        duration_secs: video.duration,
+    };
+    let work_snapshot = WorkSnapshot {
+        captured_at,
+        likes: stat.like,
+        collects: stat.favorite,
+        comments: stat.reply,
+        shares: stat.share,
+        views: stat.view,
+        watch: None,
+        extra: Some(extra),
+    };
+    let account = Account {
+        platform: PLATFORM.into(),
+        platform_id: mid.clone(),
+        ids: AccountIds { mid: Some(mid.clone()), ..Default::default() },
+        nickname: video.owner.name.unwrap_or_default(),
+        fans: video.owner.follower,
+        avatar: video.owner.face,
+        ..Default::default()
+    };
+    let account_snapshot = AccountSnapshot { captured_at, fans: video.owner.follower, ..Default::default() };
+    let bvid = work.platform_id.clone();
+    Ok(vec![
+        Record::Account(account),
+        Record::AccountSnapshot { platform: PLATFORM.into(), platform_id: mid, snapshot: account_snapshot },
+        Record::Work(work),
+        Record::WorkSnapshot { platform: PLATFORM.into(), platform_id: bvid, snapshot: work_snapshot },
+    ])
 }
 
 /// The rows of one file, read without writing: how many there are, for a
@@ -172,38 +156,22 @@ fn read_feed(path: &Path) -> Result<Feed, String> {
     serde_json::from_str(&text).map_err(|e| format!("not a popular-feed reply ({{\"list\": [...]}}): {e}"))
 }
 
-/// Imports one file; `on_row` is called after each row (for progress).
+/// Imports one file; `on_row` is called once per row (for progress).
 /// A file that cannot be read or dated is one rejection with row 0.
 pub async fn import_file(store: &dyn ContentStore, path: &Path, on_row: &mut dyn FnMut()) -> ImportReport {
-    let file = path.display().to_string();
-    let mut report = ImportReport { files: 1, ..Default::default() };
-    let refuse = |report: &mut ImportReport, reason: String| {
-        report.rejected.push(Rejected { file: file.clone(), row: 0, reason });
-    };
-    let Some(captured_at) = captured_at(path) else {
-        refuse(&mut report, "no YYYY-MM-DD in the path to date the snapshots".into());
-        return report;
-    };
-    let feed = match read_feed(path) {
-        Ok(feed) => feed,
-        Err(reason) => {
-            refuse(&mut report, reason);
-            return report;
+    let mut writer = RowWriter::new(store, path, on_row);
+    let read = captured_at(path)
+        .ok_or_else(|| "no YYYY-MM-DD in the path to date the snapshots".to_owned())
+        .and_then(|at| Ok((at, read_feed(path)?)));
+    match read {
+        Ok((captured_at, feed)) => {
+            for (index, value) in feed.list.into_iter().enumerate() {
+                writer.row(index as u64 + 1, records(value, captured_at)).await;
+            }
         }
-    };
-    for (index, value) in feed.list.into_iter().enumerate() {
-        report.read += 1;
-        let outcome = match records(value, captured_at) {
-            Ok(records) => write(store, &records).await,
-            Err(reason) => Err(reason),
-        };
-        match outcome {
-            Ok(()) => report.written += 1,
-            Err(reason) => report.rejected.push(Rejected { file: file.clone(), row: index as u64 + 1, reason }),
-        }
-        on_row();
+        Err(reason) => writer.refuse_file(reason),
     }
-    report
+    writer.finish().await
 }
 
 #[cfg(test)]
@@ -223,8 +191,17 @@ mod tests {
         let at = Utc::now();
         let ok = serde_json::json!({"bvid": "BV1", "title": "t", "owner": {"mid": 1}, "stat": {"like": 3}});
         let r = records(ok, at).unwrap();
-        assert_eq!((r.work.platform_id.as_str(), r.account.platform_id.as_str()), ("BV1", "1"));
-        assert_eq!(r.work_snapshot.likes, Some(3));
+        let [
+            Record::Account(account),
+            Record::AccountSnapshot { .. },
+            Record::Work(work),
+            Record::WorkSnapshot { snapshot, .. },
+        ] = r.as_slice()
+        else {
+            panic!("{r:?}")
+        };
+        assert_eq!((work.platform_id.as_str(), account.platform_id.as_str()), ("BV1", "1"));
+        assert_eq!(snapshot.likes, Some(3));
         let no_bvid = serde_json::json!({"title": "t", "owner": {"mid": 1}, "stat": {}});
         assert!(records(no_bvid, at).unwrap_err().contains("bvid"));
         let bad_like = serde_json::json!({"bvid": "BV1", "title": "t", "owner": {"mid": 1}, "stat": {"like": "many"}});

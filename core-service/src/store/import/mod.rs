@@ -1,22 +1,38 @@
 //! Import into the content store (issue 5, item 3; docs/store.md
-//! "Import"). Each format reads files into canonical records and writes them
-//! with the store's idempotent upserts, so importing a file twice updates
-//! rows and never duplicates them. A row that cannot be read or written is
-//! rejected with its reason; it never aborts the file.
+//! "Import"). Each format reads files into canonical records, row by row,
+//! and hands them to one [`RowWriter`], which writes [`BATCH_ROWS`] rows at
+//! a time through [`ContentStore::write`] (one transaction, one savepoint
+//! per record) and maps the per-record outcomes back to rows. The store's
+//! upserts make importing a file twice update rows, never duplicate them.
+//! A row that cannot be read or written is rejected with its reason; it
+//! never aborts the file.
 
 pub mod bilibili_popular;
+pub mod jsonl;
+pub mod mediacrawler;
 
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
+use crate::clock::shanghai_to_utc;
+use crate::store::ContentStore;
+use crate::store::model::Record;
+
 /// The formats `mediaops import` knows.
-pub const FORMATS: &[&str] = &["bilibili-popular"];
+pub const FORMATS: &[&str] = &["jsonl", "mediacrawler", "bilibili-popular"];
+
+/// Rows per [`ContentStore::write`] call.
+pub const BATCH_ROWS: usize = 500;
 
 /// One row that was not imported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rejected {
     pub file: String,
-    /// 1-based row within the file; 0 when the whole file was refused.
+    /// 1-based row within the file (each format says how it counts); 0
+    /// when the whole file was refused.
     pub row: u64,
     pub reason: String,
 }
@@ -40,5 +56,281 @@ impl ImportReport {
         self.read += other.read;
         self.written += other.written;
         self.rejected.extend(other.rejected);
+    }
+}
+
+/// A format `mediaops import` reads, with its options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Our own schema ([`jsonl`]).
+    Jsonl,
+    /// MediaCrawler exports ([`mediacrawler`]).
+    Mediacrawler(mediacrawler::Hint),
+    /// Archived Bilibili popular-feed replies ([`bilibili_popular`]).
+    BilibiliPopular,
+}
+
+impl Format {
+    /// The name on the command line (one of [`FORMATS`]).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Mediacrawler(_) => "mediacrawler",
+            Format::BilibiliPopular => "bilibili-popular",
+        }
+    }
+
+    /// The file extensions a directory is searched for.
+    pub fn extensions(&self) -> &'static [&'static str] {
+        match self {
+            Format::Jsonl => &["jsonl"],
+            Format::Mediacrawler(_) => &["json", "jsonl", "csv"],
+            Format::BilibiliPopular => &["json"],
+        }
+    }
+
+    /// How many rows `path` holds, for a progress bar.
+    ///
+    /// # Errors
+    /// A file that cannot be read as a whole.
+    pub fn count_rows(&self, path: &Path) -> Result<u64, String> {
+        match self {
+            Format::Jsonl => jsonl::count_rows(path),
+            Format::Mediacrawler(_) => mediacrawler::count_rows(path),
+            Format::BilibiliPopular => bilibili_popular::count_rows(path),
+        }
+    }
+
+    /// Imports one file; `on_row` is called once per row read.
+    pub async fn import_file(&self, store: &dyn ContentStore, path: &Path, on_row: &mut dyn FnMut()) -> ImportReport {
+        match self {
+            Format::Jsonl => jsonl::import_file(store, path, on_row).await,
+            Format::Mediacrawler(hint) => mediacrawler::import_file(store, path, *hint, on_row).await,
+            Format::BilibiliPopular => bilibili_popular::import_file(store, path, on_row).await,
+        }
+    }
+}
+
+/// The files `paths` name, each directory searched recursively (in name
+/// order) for files ending in one of `extensions`; a file named directly is
+/// taken whatever its extension.
+///
+/// # Errors
+/// A path that does not exist or a directory that cannot be listed.
+pub fn collect_files(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let listing = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut entries: Vec<PathBuf> = listing
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, extensions, out)?;
+            } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)) {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.exists() {
+            return Err(format!("{} does not exist", path.display()));
+        }
+        if path.is_dir() { walk(path, extensions, &mut out)? } else { out.push(path.clone()) }
+    }
+    Ok(out)
+}
+
+/// Writes one file's rows in batches and keeps its report: every format
+/// hands each row it reads to [`RowWriter::row`], as its records or the
+/// reason it cannot be imported. A row counts as written when every one of
+/// its records was; otherwise it is rejected with the first failure (a
+/// record's failure rolls back that record alone, so a rejected row's other
+/// records may be stored).
+pub struct RowWriter<'a> {
+    store: &'a dyn ContentStore,
+    file: String,
+    on_row: &'a mut dyn FnMut(),
+    /// Records of the rows not yet written.
+    records: Vec<Record>,
+    /// Those rows: number and how many of `records` are theirs.
+    rows: Vec<(u64, usize)>,
+    report: ImportReport,
+}
+
+impl<'a> RowWriter<'a> {
+    /// A writer for the file at `path`.
+    pub fn new(store: &'a dyn ContentStore, path: &Path, on_row: &'a mut dyn FnMut()) -> RowWriter<'a> {
+        RowWriter {
+            store,
+            file: path.display().to_string(),
+            on_row,
+            records: Vec::new(),
+            rows: Vec::new(),
+            report: ImportReport { files: 1, ..Default::default() },
+        }
+    }
+
+    /// Refuses the whole file (row 0).
+    pub fn refuse_file(&mut self, reason: impl Into<String>) {
+        self.reject(0, reason.into());
+    }
+
+    fn reject(&mut self, row: u64, reason: String) {
+        self.report.rejected.push(Rejected { file: self.file.clone(), row, reason });
+    }
+
+    /// Takes row `number`: its records, or why it cannot be imported.
+    pub async fn row(&mut self, number: u64, records: Result<Vec<Record>, String>) {
+        self.report.read += 1;
+        match records {
+            Ok(records) => {
+                self.rows.push((number, records.len()));
+                self.records.extend(records);
+                if self.rows.len() >= BATCH_ROWS {
+                    self.flush().await;
+                }
+            }
+            Err(reason) => {
+                self.reject(number, reason);
+                (self.on_row)();
+            }
+        }
+    }
+
+    /// Writes the pending rows in one [`ContentStore::write`].
+    async fn flush(&mut self) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let records = std::mem::take(&mut self.records);
+        let rows = std::mem::take(&mut self.rows);
+        let mut outcomes = match self.store.write(&records).await {
+            Ok(outcomes) => outcomes.into_iter(),
+            Err(e) => {
+                for (number, _) in rows {
+                    self.reject(number, format!("store: {e}"));
+                    (self.on_row)();
+                }
+                return;
+            }
+        };
+        let mut records = records.iter();
+        for (number, count) in rows {
+            let mut failure = None;
+            for (record, outcome) in records.by_ref().zip(outcomes.by_ref()).take(count) {
+                if let (Err(e), None) = (outcome, &failure) {
+                    failure = Some(format!("{}: {e}", record_kind(record)));
+                }
+            }
+            match failure {
+                None => self.report.written += 1,
+                Some(reason) => self.reject(number, reason),
+            }
+            (self.on_row)();
+        }
+    }
+
+    /// Writes what is pending and returns the file's report, rejections in
+    /// row order.
+    pub async fn finish(mut self) -> ImportReport {
+        self.flush().await;
+        self.report.rejected.sort_by_key(|r| r.row);
+        self.report
+    }
+}
+
+/// What a record is, for rejection reasons.
+fn record_kind(record: &Record) -> &'static str {
+    match record {
+        Record::Account(_) => "account",
+        Record::AccountSnapshot { .. } => "account snapshot",
+        Record::Work(_) => "work",
+        Record::WorkSnapshot { .. } => "work snapshot",
+        Record::Comment(_) => "comment",
+        Record::HotListEntry(_) => "hot-list entry",
+    }
+}
+
+/// A time as import files write it: RFC 3339 (a space for the `T` is
+/// fine), `YYYY-MM-DD HH:mm:ss` with an offset (`+08:00`), or
+/// `YYYY-MM-DD HH:mm:ss` without one, read as Asia/Shanghai.
+///
+/// # Errors
+/// Any other text, quoted in the message.
+pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(at) = DateTime::parse_from_rfc3339(text) {
+        return Ok(at.with_timezone(&Utc));
+    }
+    if let Ok(at) = DateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%:z") {
+        return Ok(at.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
+        .map(|local| shanghai_to_utc(local.date(), local.time()))
+        .map_err(|_| format!("{text:?} is not a time (RFC 3339 or YYYY-MM-DD HH:mm:ss)"))
+}
+
+/// The candidate nearest to `word` by edit distance (case-insensitive), if
+/// it is near enough to be a likely typo: at most a third of the word's
+/// length, and at least 1, edits away.
+pub(crate) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let word: Vec<char> = word.to_lowercase().chars().collect();
+    let limit = (word.len() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&word, &c.to_lowercase().chars().collect::<Vec<_>>()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance counting insertions, deletions, substitutions and swaps
+/// of neighbours (optimal string alignment), so `wrok` is one edit from
+/// `work`.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc3339_or_shanghai_wall_time() {
+        let june = "2024-06-01T00:00:00+00:00";
+        for text in
+            ["2024-06-01T08:00:00+08:00", "2024-06-01T00:00:00Z", "2024-06-01 08:00:00", "2024-06-01 08:00:00+08:00"]
+        {
+            assert_eq!(parse_time(text).map(|t| t.to_rfc3339()), Ok(june.into()), "{text}");
+        }
+        assert!(parse_time("2024-06-01").unwrap_err().contains("\"2024-06-01\""));
+    }
+
+    #[test]
+    fn closest_names_a_likely_typo_only() {
+        assert_eq!(closest("fanz", ["fans", "likes"]), Some("fans"));
+        assert_eq!(closest("platformid", ["platform", "platformId"]), Some("platformId"));
+        assert_eq!(closest("wrok", ["work", "comment"]), Some("work"));
+        assert_eq!(closest("zzzzzz", ["fans", "likes"]), None);
     }
 }

@@ -1,0 +1,48 @@
+//! intlshort data operations answered from the store (spec 4.8):
+//! `search-user`. Accounts are keyed by `unique_id` (the @handle; the
+//! store's `platform_id` when no handle is stored).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::intlshort::v1 as pb;
+
+use super::keyword;
+use super::paging::PageRequest;
+use super::{DataApi, list};
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::source::{Answer, Fallbacks};
+use crate::store::model::AccountOrder;
+
+/// The platform token.
+pub const PLATFORM: &str = "intlshort";
+
+const SERVICE: &str = "mediaops.intlshort.v1.IntlshortService";
+
+/// Registers the operations of this module.
+pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, search_user)?;
+    Ok(())
+}
+
+/// `search-user`: accounts matching `keyword` (nickname, signature,
+/// category) by relevance, 20 a page, with the total of all matches:
+/// `{items[{uniqueId, fans}], total}`; no continuation marker (spec 4.8).
+async fn search_user(
+    api: Arc<DataApi>,
+    _: CallContext,
+    req: pb::SearchUserRequest,
+) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
+    let page = PageRequest::page(req.page, "page")?;
+    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, AccountOrder::Relevance).await?;
+    let items: Vec<pb::UserSearchItem> = found
+        .items
+        .into_iter()
+        .map(|r| pb::UserSearchItem {
+            fans: keyword::fans(&r),
+            unique_id: r.account.ids.unique_id.unwrap_or(r.account.platform_id),
+        })
+        .collect();
+    let empty = items.is_empty();
+    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+}

@@ -1,0 +1,71 @@
+//! Keyword searches as several platforms answer them (articles, microblog,
+//! intlshort): a required `keyword`, a checked page, and the store's full
+//! text ([`crate::store::ContentStore::find_works`] /
+//! [`crate::store::ContentStore::find_accounts`]); plus the account
+//! counters such searches show.
+
+use super::paging::PageRequest;
+use super::{DataApi, count, required, store_error};
+use crate::error::ServiceError;
+use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkQuery, WorkRecord};
+
+/// The request field every keyword search reads.
+pub const KEYWORD: &str = "keyword";
+
+/// A work query over `platform` for the request's `keyword` (blank is a 400
+/// naming `keyword`), by relevance, on `page`. Callers set any other filter
+/// or order with struct update syntax.
+pub fn works_query(platform: &str, keyword: &str, page: PageRequest) -> Result<WorkQuery, ServiceError> {
+    Ok(WorkQuery {
+        platform: platform.into(),
+        text: Some(required(keyword, KEYWORD)?.into()),
+        page: page.page,
+        page_size: page.size,
+        ..WorkQuery::default()
+    })
+}
+
+/// One page of works matching `query`.
+pub async fn works(api: &DataApi, query: &WorkQuery) -> Result<SearchPage<WorkRecord>, ServiceError> {
+    api.store.find_works(query).await.map_err(store_error)
+}
+
+/// One page of `platform`'s accounts matching the request's `keyword`
+/// (nickname terms weigh most, then signature and category) in `order`.
+pub async fn accounts(
+    api: &DataApi,
+    platform: &str,
+    keyword: &str,
+    page: PageRequest,
+    order: AccountOrder,
+) -> Result<SearchPage<AccountRecord>, ServiceError> {
+    let query = AccountQuery {
+        platform: platform.into(),
+        text: Some(required(keyword, KEYWORD)?.into()),
+        order,
+        page: page.page,
+        page_size: page.size,
+        ..AccountQuery::default()
+    };
+    api.store.find_accounts(&query).await.map_err(store_error)
+}
+
+/// An account's fans: the account row's figure, else its newest snapshot's,
+/// else 0 (unknown).
+pub fn fans(record: &AccountRecord) -> i64 {
+    count(record.account.fans.or(record.latest.as_ref().and_then(|s| s.fans)))
+}
+
+/// The account whose exact nickname is `name` on `platform` (the most
+/// followed one when several share it).
+pub async fn account_named(api: &DataApi, platform: &str, name: &str) -> Result<Option<AccountRecord>, ServiceError> {
+    let query = AccountQuery {
+        platform: platform.into(),
+        nickname: Some(name.into()),
+        order: AccountOrder::Fans,
+        page: 1,
+        page_size: 1,
+        ..AccountQuery::default()
+    };
+    Ok(api.store.find_accounts(&query).await.map_err(store_error)?.items.into_iter().next())
+}
