@@ -24,6 +24,13 @@
 //! - Reuse, for looking at query plans: `STORE_BENCH_SQLITE=<file>` and
 //!   `STORE_BENCH_PG_SCHEMA=<schema>` use (and keep) that store, importing
 //!   only when it holds no works; migrations run on open as always.
+//!
+//! Measured on the 2-core dev machine while other builds ran (so p99 is
+//! noisy): SQLite, 1,000,000 works: 2,794 rows/s import; search p50 101 ms,
+//! p99 2.8 s (one common term, ~49k hits: p50 411 ms; one rare term, ~4k
+//! hits: p50 67 ms, p99 296 ms). PostgreSQL, 200,000 works: 1,587 rows/s;
+//! p50 16 ms, p99 489 ms. Common terms cost what their matches cost: the
+//! exact total and the rank touch every match.
 
 use std::str::FromStr;
 use std::time::{Duration, Instant};

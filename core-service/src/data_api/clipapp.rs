@@ -20,11 +20,11 @@ use mediaops_proto::mediaops::clipapp::v1 as pb;
 use super::choice::choose;
 use super::paging::PageRequest;
 use super::times::format_time;
-use super::{DataApi, count, list, required, store_error};
+use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::{AccountQuery, WorkOrder, WorkQuery, WorkRecord};
+use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "clipapp";
@@ -118,16 +118,9 @@ async fn search_user(
     api: Arc<DataApi>,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
-    let name = required(&req.account_name, "accountName")?;
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
-    let query = AccountQuery {
-        platform: PLATFORM.into(),
-        text: Some(name.into()),
-        page: page.page,
-        page_size: page.size,
-        ..AccountQuery::default()
-    };
-    let found = api.store.find_accounts(&query).await.map_err(store_error)?;
+    let found =
+        keyword::accounts_by(&api, PLATFORM, &req.account_name, "accountName", page, AccountOrder::Relevance).await?;
     let items: Vec<pb::ClipUserItem> = found
         .items
         .into_iter()

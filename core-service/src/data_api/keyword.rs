@@ -39,9 +39,22 @@ pub async fn accounts(
     page: PageRequest,
     order: AccountOrder,
 ) -> Result<SearchPage<AccountRecord>, ServiceError> {
+    accounts_by(api, platform, keyword, KEYWORD, page, order).await
+}
+
+/// [`accounts`] for a search text read from the request field `field`
+/// (e.g. `accountName`; blank is a 400 naming it).
+pub async fn accounts_by(
+    api: &DataApi,
+    platform: &str,
+    text: &str,
+    field: &str,
+    page: PageRequest,
+    order: AccountOrder,
+) -> Result<SearchPage<AccountRecord>, ServiceError> {
     let query = AccountQuery {
         platform: platform.into(),
-        text: Some(required(keyword, KEYWORD)?.into()),
+        text: Some(required(text, field)?.into()),
         order,
         page: page.page,
         page_size: page.size,

@@ -4,7 +4,7 @@
 //! **Cutting.** A title is cut with jieba in search mode by
 //! [`crate::store::segment::terms`] (the store's index rules: lower-cased,
 //! punctuation and single CJK characters dropped, letters and digits only).
-//! Stop words ([`STOP_WORDS`], `data/stopwords.txt`), numbers and dates
+//! Stop words ([`stop_words`], `data/stopwords.txt`), numbers and dates
 //! (`2024`, `6月`, `10万`) and single Latin letters are removed. What is
 //! left are the title's **terms**, shown in the title's own letter case.
 //! Search mode keeps a long word and its parts (`高考作文` gives 高考, 作文
@@ -58,9 +58,6 @@ pub fn stop_words() -> &'static HashSet<&'static str> {
             .collect()
     })
 }
-
-/// For docs: the stop-word list (see [`stop_words`]).
-pub const STOP_WORDS: &str = "core-service/src/trend/data/stopwords.txt";
 
 /// Whether `term` (already lower-cased, letters and digits) is a keyword
 /// candidate: not a stop word, not a number or dated count, not one Latin

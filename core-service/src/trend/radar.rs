@@ -1,4 +1,4 @@
-//! The `trend-radar` skill (spec 4.14; docs/trends.md "Trend radar"):
+//! The `trend-radar` skill (spec 4.14; docs/trends.md "Stories and heat"):
 //! `keyword`, `platforms` → `topics[{title, heat, platforms[]}]`.
 //!
 //! 1. Items: every hot list's entries of the last [`RADAR_HOURS`] hours (up
@@ -12,8 +12,9 @@
 //!    platform (`shortvideo` = the Douyin hot list, `lifestyle` / `articles`
 //!    = their rising works) and, with a `keyword`, when one of its items is
 //!    about it ([`super::keywords::KeywordFilter`]; so a wording on another
-//!    list without the keyword still joins its story). The other lists (Weibo, Bilibili, Kuaishou,
-//!    Zhihu, Toutiao, Baidu) add heat and show where else the story is hot.
+//!    list without the keyword still joins its story). The other lists
+//!    (Weibo, Bilibili, Kuaishou, Zhihu, Toutiao, Baidu) add heat and show
+//!    where else the story is hot.
 //! 4. `platforms[]` of a topic names where it is hot, hottest first: list
 //!    names (`douyin`, `weibo`, …) and platform tokens for works
 //!    (`lifestyle`, `articles`). At most [`RADAR_TOPICS`] topics, hottest

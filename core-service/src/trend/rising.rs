@@ -1,6 +1,6 @@
 //! The fastest-rising works of a platform without a public hot list
 //! (`lifestyle`, `articles`): their hot topics in `hot-topics` and
-//! `trend-radar` (spec 4.11; docs/trends.md "Fastest-rising works").
+//! `trend-radar` (spec 4.11; docs/trends.md "Hot topics").
 //!
 //! Candidates are the platform's works published in the [`RISING_DAYS`]
 //! days before now, the [`CANDIDATES`] most liked (by their newest

@@ -1,5 +1,5 @@
 //! Lexicon sentiment of Chinese texts (`cn-last30days`, spec 4.14;
-//! docs/trends.md "Sentiment").
+//! docs/trends.md "Last 30 days").
 //!
 //! The lexicon (`data/sentiment.txt`) lists positive words, negative words
 //! and negators. In a text, sentiment words are found leftmost-longest

@@ -213,7 +213,7 @@ mod tests {
 
     #[test]
     fn day_windows_take_whole_days_and_no_coverage_limit() {
-        let w = day_window("2022-06-20", "endDate", "2022-06-21", "endDate", &clock()).unwrap();
+        let w = day_window("2022-06-20", "startDate", "2022-06-21", "endDate", &clock()).unwrap();
         assert_eq!(shown(w), ("2022-06-20 00:00:00".into(), "2022-06-21 23:59:59".into(), false));
         assert!(matches!(
             day_window("", "startDate", "", "endDate", &clock()).unwrap(),
