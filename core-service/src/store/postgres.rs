@@ -142,8 +142,7 @@ impl ContentStore for PostgresStore {
     }
 
     async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
-        let row =
-            sqlx::query(&sql::WORK_TOTALS.to_owned()).bind(platform).bind(author_id).fetch_one(&self.pool).await?;
+        let row = sqlx::query(sql::WORK_TOTALS).bind(platform).bind(author_id).fetch_one(&self.pool).await?;
         Ok(sql::work_totals_record!(&row))
     }
 
