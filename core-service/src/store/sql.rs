@@ -605,4 +605,126 @@ macro_rules! hot_list_record {
     }};
 }
 
-pub(crate) use {apply_record, comment_record, hot_list_record, run_listing, write_batch};
+/// The whole [`ContentStore`](crate::store::ContentStore) impl of a backend
+/// type `$store` with a `pool` field and an `apply(conn, record)` function:
+/// every method is the same statement for both backends, written with `$n`
+/// placeholders and turned into the backend's form by `$dialect`
+/// ([`Dialect::placeholders`](crate::store::listing::Dialect::placeholders)).
+macro_rules! content_store_impl {
+    ($store:ty, $backend:literal, $dialect:expr) => {
+        #[async_trait::async_trait]
+        impl $crate::store::ContentStore for $store {
+            fn backend(&self) -> &'static str {
+                $backend
+            }
+
+            async fn write(
+                &self,
+                records: &[$crate::store::model::Record],
+            ) -> $crate::store::StoreResult<Vec<$crate::store::StoreResult<()>>> {
+                $crate::store::sql::write_batch!(self.pool, records, Self::apply)
+            }
+
+            async fn get_account(
+                &self,
+                platform: &str,
+                id: &str,
+            ) -> $crate::store::StoreResult<Option<$crate::store::model::AccountRecord>> {
+                for filter in ["a.platform = $1 AND a.platform_id = $2", $crate::store::sql::ACCOUNT_BY_ANY_ID.as_str()]
+                {
+                    let statement =
+                        $dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", $dialect.account_select()));
+                    let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
+                    if let Some(row) = row {
+                        return Ok(Some($crate::store::sql::account_record!(&row)));
+                    }
+                }
+                Ok(None)
+            }
+
+            async fn get_work(
+                &self,
+                platform: &str,
+                id: &str,
+            ) -> $crate::store::StoreResult<Option<$crate::store::model::WorkRecord>> {
+                for filter in ["w.platform = $1 AND w.platform_id = $2", $crate::store::sql::WORK_BY_ANY_ID.as_str()] {
+                    let statement = $dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", $dialect.work_select()));
+                    let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
+                    if let Some(row) = row {
+                        return Ok(Some($crate::store::sql::work_record!(&row)));
+                    }
+                }
+                Ok(None)
+            }
+
+            async fn counts(&self) -> $crate::store::StoreResult<$crate::store::model::Counts> {
+                let row = sqlx::query($crate::store::sql::COUNTS).fetch_one(&self.pool).await?;
+                Ok($crate::store::sql::counts_record!(&row))
+            }
+
+            async fn find_works(
+                &self,
+                query: &$crate::store::model::WorkQuery,
+            ) -> $crate::store::StoreResult<$crate::store::model::SearchPage<$crate::store::model::WorkRecord>> {
+                match $dialect.find_works(query)? {
+                    Some(listing) => $crate::store::sql::run_listing!(&self.pool, listing, work_record),
+                    None => Ok($crate::store::model::SearchPage { total: 0, items: Vec::new() }),
+                }
+            }
+
+            async fn find_accounts(
+                &self,
+                query: &$crate::store::model::AccountQuery,
+            ) -> $crate::store::StoreResult<$crate::store::model::SearchPage<$crate::store::model::AccountRecord>> {
+                match $dialect.find_accounts(query)? {
+                    Some(listing) => $crate::store::sql::run_listing!(&self.pool, listing, account_record),
+                    None => Ok($crate::store::model::SearchPage { total: 0, items: Vec::new() }),
+                }
+            }
+
+            async fn list_comments(
+                &self,
+                platform: &str,
+                work_id: &str,
+                page: u32,
+                page_size: u32,
+            ) -> $crate::store::StoreResult<$crate::store::model::SearchPage<$crate::store::model::Comment>> {
+                $crate::store::sql::run_listing!(
+                    &self.pool,
+                    $dialect.list_comments(platform, work_id, page, page_size)?,
+                    comment_record
+                )
+            }
+
+            async fn work_totals(
+                &self,
+                platform: &str,
+                author_id: &str,
+            ) -> $crate::store::StoreResult<$crate::store::model::WorkTotals> {
+                let row = sqlx::query(&$dialect.placeholders($crate::store::sql::WORK_TOTALS.to_owned()))
+                    .bind(platform)
+                    .bind(author_id)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok($crate::store::sql::work_totals_record!(&row))
+            }
+
+            async fn hot_list_entries(
+                &self,
+                query: &$crate::store::model::HotListQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::HotListEntry>> {
+                let (statement, params) = $dialect.hot_list_entries(query);
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    out.push($crate::store::sql::hot_list_record!(row));
+                }
+                Ok(out)
+            }
+        }
+    };
+}
+
+pub(crate) use {apply_record, comment_record, content_store_impl, hot_list_record, run_listing, write_batch};

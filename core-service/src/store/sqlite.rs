@@ -5,18 +5,14 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use async_trait::async_trait;
 use sqlx::SqliteConnection;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-use super::listing::{Dialect, bind_params};
-use super::model::{
-    Account, AccountQuery, AccountRecord, Comment, Counts, HotListEntry, HotListQuery, Record, SearchPage, Work,
-    WorkQuery, WorkRecord, WorkTotals,
-};
+use super::listing::Dialect;
+use super::model::{Account, Record, Work};
 use super::sql::{self, account_record, comment_record, work_record};
-use super::{ContentStore, StoreError, StoreResult, segment};
+use super::{StoreError, StoreResult, segment};
 
 const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -91,83 +87,4 @@ impl SqliteStore {
     }
 }
 
-#[async_trait]
-impl ContentStore for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
-    }
-
-    async fn write(&self, records: &[Record]) -> StoreResult<Vec<StoreResult<()>>> {
-        sql::write_batch!(self.pool, records, Self::apply)
-    }
-
-    async fn get_account(&self, platform: &str, id: &str) -> StoreResult<Option<AccountRecord>> {
-        for filter in ["a.platform = ?1 AND a.platform_id = ?2".to_owned(), sql::for_sqlite(&sql::ACCOUNT_BY_ANY_ID)] {
-            let statement = format!("{} WHERE {filter} LIMIT 1", DIALECT.account_select());
-            let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
-            if let Some(row) = row {
-                return Ok(Some(account_record!(&row)));
-            }
-        }
-        Ok(None)
-    }
-
-    async fn get_work(&self, platform: &str, id: &str) -> StoreResult<Option<WorkRecord>> {
-        for filter in ["w.platform = ?1 AND w.platform_id = ?2".to_owned(), sql::for_sqlite(&sql::WORK_BY_ANY_ID)] {
-            let statement = format!("{} WHERE {filter} LIMIT 1", DIALECT.work_select());
-            let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
-            if let Some(row) = row {
-                return Ok(Some(work_record!(&row)));
-            }
-        }
-        Ok(None)
-    }
-
-    async fn counts(&self) -> StoreResult<Counts> {
-        let row = sqlx::query(sql::COUNTS).fetch_one(&self.pool).await?;
-        Ok(sql::counts_record!(&row))
-    }
-
-    async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>> {
-        match DIALECT.find_works(query)? {
-            Some(listing) => sql::run_listing!(&self.pool, listing, work_record),
-            None => Ok(SearchPage { total: 0, items: Vec::new() }),
-        }
-    }
-
-    async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>> {
-        match DIALECT.find_accounts(query)? {
-            Some(listing) => sql::run_listing!(&self.pool, listing, account_record),
-            None => Ok(SearchPage { total: 0, items: Vec::new() }),
-        }
-    }
-
-    async fn list_comments(
-        &self,
-        platform: &str,
-        work_id: &str,
-        page: u32,
-        page_size: u32,
-    ) -> StoreResult<SearchPage<Comment>> {
-        sql::run_listing!(&self.pool, DIALECT.list_comments(platform, work_id, page, page_size)?, comment_record)
-    }
-
-    async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
-        let row = sqlx::query(&sql::for_sqlite(sql::WORK_TOTALS))
-            .bind(platform)
-            .bind(author_id)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(sql::work_totals_record!(&row))
-    }
-
-    async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>> {
-        let (statement, params) = DIALECT.hot_list_entries(query);
-        let rows = bind_params!(sqlx::query(&statement), &params).fetch_all(&self.pool).await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            out.push(sql::hot_list_record!(row));
-        }
-        Ok(out)
-    }
-}
+sql::content_store_impl!(SqliteStore, "sqlite", DIALECT);
