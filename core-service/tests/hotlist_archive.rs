@@ -3,25 +3,19 @@
 //! every record an entry, dated and ranked as docs/hotlists.md says, and a
 //! re-import that changes nothing.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use chrono::{TimeZone, Utc};
 use core_service::hotlists::archive::import_archive;
 use core_service::store::ContentStore;
 use core_service::store::model::{HotListEntry, HotListQuery};
-use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 
 fn hotlists() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists")
-}
-
-fn database_url() -> String {
-    std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())
 }
 
 /// Records per source in the shared data README's tables (Baidu: 1,050
@@ -131,16 +125,9 @@ async fn the_archive_imports_into_sqlite() {
 
 #[tokio::test]
 async fn the_archive_imports_into_postgres() {
-    let schema = format!("hotlists_test_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
-    let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
-    let store = PostgresStore::open_with(options).await.unwrap();
     // One savepoint per row makes a second full pass slow here: re-import
     // the layout with the most ranking rules (Weibo hours).
-    check(&store, &hotlists().join("weibo")).await;
-    drop(store);
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+    support::with_postgres("hotlists_test", async |store| check(store, &hotlists().join("weibo")).await).await;
 }
 
 #[tokio::test]

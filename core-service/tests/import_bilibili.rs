@@ -2,17 +2,15 @@
 //! (`../shared/data/works/bilibili/`, two days, 582 + 581 videos) into both
 //! stores: counts, one known work's fields, and no duplicates on re-import.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use chrono::{TimeZone, Utc};
 use core_service::store::ContentStore;
 use core_service::store::import::bilibili_popular;
 use core_service::store::model::Counts;
-use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 
 fn day_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/works/bilibili");
@@ -83,16 +81,7 @@ async fn real_feed_imports_into_sqlite() {
 
 #[tokio::test]
 async fn real_feed_imports_into_postgres() {
-    let url =
-        std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
-    let schema = format!("import_test_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = PgConnection::connect(&url).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.unwrap();
-    let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
-    let store = PostgresStore::open_with(options).await.unwrap();
-    check(&store).await;
-    drop(store);
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.unwrap();
+    support::with_postgres("import_test", async |store| check(store).await).await;
 }
 
 #[tokio::test]

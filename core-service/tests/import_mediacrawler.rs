@@ -6,17 +6,15 @@
 //! the two corrupt rows are reported and the rest imported, and a second
 //! import changes nothing.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use chrono::{DateTime, TimeZone, Utc};
 use core_service::store::ContentStore;
 use core_service::store::import::{Format, ImportReport, bilibili_popular, collect_files, mediacrawler};
 use core_service::store::model::Counts;
-use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 
 const FORMAT: Format = Format::Mediacrawler(mediacrawler::Hint { platform: None, kind: None });
 
@@ -219,16 +217,7 @@ async fn fixtures_import_into_sqlite() {
 
 #[tokio::test]
 async fn fixtures_import_into_postgres() {
-    let url =
-        std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
-    let schema = format!("import_mc_test_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = PgConnection::connect(&url).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.unwrap();
-    let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
-    let store = PostgresStore::open_with(options).await.unwrap();
-    check(&store).await;
-    drop(store);
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.unwrap();
+    support::with_postgres("import_mc_test", async |store| check(store).await).await;
 }
 
 #[tokio::test]

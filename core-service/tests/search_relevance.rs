@@ -31,18 +31,14 @@
 //! its body (W14); 旅行攻略 misses a road-trip route that never says 攻略
 //! (W26; all terms must match and there are no synonyms).
 
+mod support;
+
 use std::collections::HashSet;
-use std::str::FromStr;
-use std::sync::Arc;
 
 use chrono::{TimeZone, Utc};
 use core_service::store::ContentStore;
 use core_service::store::model::{Work, WorkSnapshot};
-use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
-use futures::FutureExt;
-use sqlx::Connection;
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 
 /// (id, title, description, tags, likes)
 type Row = (&'static str, &'static str, &'static str, &'static [&'static str], i64);
@@ -213,23 +209,6 @@ async fn check(store: &dyn ContentStore) {
     assert!(top(store, "AI").await.len() >= 5, "a Latin term alone matches whatever case it was written in");
 }
 
-async fn with_postgres(run: impl AsyncFnOnce(&dyn ContentStore)) {
-    let url =
-        std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
-    let schema = format!("relevance_test_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
-    let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
-    let store: Arc<dyn ContentStore> = Arc::new(PostgresStore::open_with(options).await.unwrap());
-    // The schema goes even when a threshold fails.
-    let outcome = std::panic::AssertUnwindSafe(run(store.as_ref())).catch_unwind().await;
-    drop(store);
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-}
-
 #[tokio::test]
 async fn sqlite_search_meets_the_relevance_thresholds() {
     let dir = tempfile::tempdir().unwrap();
@@ -239,5 +218,5 @@ async fn sqlite_search_meets_the_relevance_thresholds() {
 
 #[tokio::test]
 async fn postgres_search_meets_the_relevance_thresholds() {
-    with_postgres(async |store| check(store).await).await;
+    support::with_postgres("relevance_test", async |store| check(store).await).await;
 }

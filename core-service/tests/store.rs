@@ -3,6 +3,8 @@
 //! (MEDIAOPS_TEST_DATABASE_URL overrides), each test in a fresh schema of its
 //! own that is dropped afterwards. Never a mock.
 
+mod support;
+
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -17,10 +19,7 @@ use core_service::store::topic::Topic;
 use core_service::store::{ContentStore, StoreError};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-
-pub fn database_url() -> String {
-    std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())
-}
+use support::database_url;
 
 /// A PostgreSQL schema that exists for one test.
 struct Schema {

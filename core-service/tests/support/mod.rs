@@ -1,0 +1,33 @@
+//! What the store tests share: the test PostgreSQL and a fresh schema per
+//! test, dropped afterwards.
+
+#![allow(dead_code)]
+
+use std::str::FromStr;
+
+use core_service::store::ContentStore;
+use core_service::store::postgres::PostgresStore;
+use futures::FutureExt;
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+
+/// `MEDIAOPS_TEST_DATABASE_URL`, else the machine's PostgreSQL.
+pub fn database_url() -> String {
+    std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())
+}
+
+/// Runs `run` on a PostgreSQL store in a new schema `<prefix>_<uuid>`; the
+/// schema is dropped afterwards, even when `run` panics.
+pub async fn with_postgres(prefix: &str, run: impl AsyncFnOnce(&dyn ContentStore)) {
+    let schema = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
+    let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
+    let store = PostgresStore::open_with(options).await.unwrap();
+    let outcome = std::panic::AssertUnwindSafe(run(&store)).catch_unwind().await;
+    drop(store);
+    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
