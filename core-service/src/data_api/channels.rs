@@ -21,7 +21,7 @@ use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::{AccountOrder, AccountQuery, WorkOrder, WorkQuery, WorkRecord};
+use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "channels";
@@ -165,16 +165,7 @@ async fn user_works(
 ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
     let nickname = required(&req.nickname, "nickname")?;
     let page = PageRequest::page(req.page, "page")?;
-    let account = AccountQuery {
-        platform: PLATFORM.into(),
-        nickname: Some(nickname.into()),
-        order: AccountOrder::Fans,
-        page: 1,
-        page_size: 1,
-        ..AccountQuery::default()
-    };
-    let found = api.store.find_accounts(&account).await.map_err(store_error)?;
-    let Some(author) = found.items.into_iter().next() else {
+    let Some(author) = keyword::account_named(&api, PLATFORM, nickname).await? else {
         return Ok(list(pb::UserWorksResponse { items: Vec::new(), total: 0 }, true));
     };
     let query = WorkQuery {
