@@ -1,5 +1,5 @@
-//! The spec's paging fields (`page`, `pageNum`, `pageSize`, `size`,
-//! `offset`), read one way for every data operation (docs/data-apis.md
+//! The spec's paging fields (`page`, `pageNum`, `pageSize`, `size`;
+//! `offset` is read by [`super::window`]), read one way for every data operation (docs/data-apis.md
 //! "Paging"): pages are 1-based and 0 (unset) means the first page; sizes
 //! default to [`DEFAULT_SIZE`] and may not exceed [`MAX_SIZE`] (spec 8);
 //! a negative value or an oversized page is a 400 naming the field.
@@ -44,17 +44,6 @@ impl PageRequest {
         PageRequest::new(page, page_field, 0, "")
     }
 
-    /// From an item `offset` (the page holding it, default size; an offset
-    /// inside a page starts that page).
-    pub fn offset(offset: i64, field: &str) -> Result<PageRequest, ServiceError> {
-        if offset < 0 {
-            return Err(ServiceError::invalid_field(field, format!("{field} must be 0 or more")));
-        }
-        let page = u32::try_from(offset / i64::from(DEFAULT_SIZE) + 1)
-            .map_err(|_| ServiceError::invalid_field(field, format!("{field} is too large")))?;
-        Ok(PageRequest { page, size: DEFAULT_SIZE })
-    }
-
     /// Index of the first item of the page.
     pub fn first_index(&self) -> u64 {
         u64::from(self.page - 1) * u64::from(self.size)
@@ -71,7 +60,6 @@ mod tests {
         assert_eq!(PageRequest::new(3, "page", 50, "size").unwrap(), PageRequest { page: 3, size: 50 });
         assert_eq!(PageRequest::new(1, "page", 51, "size").unwrap_err().field.as_deref(), Some("size"));
         assert_eq!(PageRequest::new(-1, "pageNum", 0, "pageSize").unwrap_err().field.as_deref(), Some("pageNum"));
-        assert_eq!(PageRequest::offset(45, "offset").unwrap(), PageRequest { page: 3, size: 20 });
-        assert_eq!(PageRequest::offset(45, "offset").unwrap().first_index(), 40);
+        assert_eq!(PageRequest::new(3, "page", 20, "size").unwrap().first_index(), 40);
     }
 }

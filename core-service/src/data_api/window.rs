@@ -1,8 +1,7 @@
 //! Exact item windows over the store's page-based listings: a request that
 //! says "start at item N" (shortvideo `query-work-list` `offset`, lifestyle
 //! `comments` `cursor`) gets items `[N, N + size)`, even when N is not a
-//! multiple of the page size. [`super::paging::PageRequest::offset`] is
-//! the other reading, for responses that echo the page's first index.
+//! multiple of the page size.
 
 use std::future::Future;
 
