@@ -62,6 +62,8 @@ pub struct Pipeline {
     /// Bearer token of the admin RPCs; `None` disables them.
     pub admin_token: Option<String>,
     pub limits: Limits,
+    /// Per-operation counters served at `GET /metrics`.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// What a finished call leaves for the log.
@@ -80,15 +82,18 @@ impl Pipeline {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
         let outcome = self.run(op, &request_id, request).await;
-        let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+        let elapsed = started.elapsed();
+        let elapsed_ms = elapsed.as_secs_f64() * 1e3;
         match outcome {
             Ok((bytes, Outcome { account, points })) => {
+                self.metrics.observe_call(op.key(), "ok", elapsed, points);
                 tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
                 let mut response = tonic::Response::new(bytes);
                 insert_request_id(response.metadata_mut(), &request_id);
                 Ok(response)
             }
             Err(error) => {
+                self.metrics.observe_call(op.key(), error.code.as_str(), elapsed, 0);
                 tracing::info!(request_id, operation = op.key(), code = %error.code, elapsed_ms, "failed");
                 let mut status = error.to_status();
                 insert_request_id(status.metadata_mut(), &request_id);

@@ -1,6 +1,7 @@
 //! Assembles the core: state, registry with every built handler, and the
-//! tonic server with reflection (v1 and v1alpha), `grpc.health.v1` and the
-//! operation service.
+//! tonic server with reflection (v1 and v1alpha), `grpc.health.v1`, the
+//! operation service and, over HTTP/1.1 on the same port, `GET /metrics`
+//! (docs/metrics.md).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -77,6 +78,8 @@ impl Core {
         if settings.hotlists.enabled {
             collectors.spawn();
         }
+        let mut metrics = crate::metrics::Metrics::new();
+        metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
         crate::admin::register_collectors(collectors, &mut registry)?;
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
@@ -96,6 +99,7 @@ impl Core {
             required: RequiredFields::from_pool(pool),
             admin_token: settings.admin_token.clone(),
             limits,
+            metrics: Arc::new(metrics),
         });
         Ok(Core { pipeline, bootstrap })
     }
@@ -120,8 +124,12 @@ impl Core {
 
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
-        let router = routes.routes().into_axum_router().fallback_service(OperationService::new(self.pipeline));
+        let metrics = self.pipeline.metrics.clone().router();
+        let router =
+            routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(self.pipeline));
+        // HTTP/1.1 too, for `GET /metrics`; gRPC clients still speak HTTP/2.
         tonic::transport::Server::builder()
+            .accept_http1(true)
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
             .await?;

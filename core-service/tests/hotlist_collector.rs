@@ -389,6 +389,31 @@ async fn the_core_schedules_enabled_sources_and_admins_see_their_state() {
     let refused = anonymous.list_collectors(ListCollectorsRequest {}).await.unwrap_err();
     assert!(matches!(refused.code(), tonic::Code::Unauthenticated | tonic::Code::PermissionDenied), "{refused:?}");
 
+    // The same state as Prometheus metrics, over HTTP/1.1 on the gRPC port,
+    // and the admin call above counted per operation.
+    let scrape = reqwest::get(format!("http://{addr}/metrics")).await.unwrap();
+    assert_eq!(scrape.status(), 200);
+    assert!(scrape.headers()["content-type"].to_str().unwrap().starts_with("application/openmetrics-text"));
+    let text = scrape.text().await.unwrap();
+    for line in [
+        r#"mediaops_hotlist_collector_runs_total{source="zhihu"} 1"#,
+        r#"mediaops_hotlist_collector_items_written_total{source="zhihu"} 50"#,
+        r#"mediaops_hotlist_collector_last_items{source="kuaishou"} 3"#,
+        r#"mediaops_hotlist_collector_failures_total{source="weibo"} 1"#,
+        r#"mediaops_hotlist_collector_consecutive_failures{source="weibo"} 1"#,
+        r#"mediaops_hotlist_collector_enabled{source="baidu"} 0"#,
+        r#"mediaops_hotlist_collector_runs_total{source="baidu"} 0"#,
+        r#"mediaops_operation_calls_total{operation="admin.collectors.list",code="ok"} "#,
+        r#"mediaops_operation_calls_total{operation="admin.collectors.list",code="unauthenticated"} 1"#,
+    ] {
+        assert!(text.contains(line), "{line} missing from\n{text}");
+    }
+    let success_at = chrono::DateTime::parse_from_rfc3339(&zhihu.last_success_at).unwrap().timestamp();
+    assert!(text.contains(&format!(
+        r#"mediaops_hotlist_collector_last_success_timestamp_seconds{{source="zhihu"}} {success_at}"#
+    )));
+    assert!(!text.contains(r#"mediaops_hotlist_collector_last_success_timestamp_seconds{source="weibo"}"#));
+
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }

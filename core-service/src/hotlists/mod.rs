@@ -6,6 +6,7 @@
 pub mod archive;
 pub mod collector;
 pub mod config;
+pub mod metrics;
 pub mod parse;
 pub mod sources;
 
