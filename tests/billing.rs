@@ -5,25 +5,14 @@
 
 mod common;
 
-use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, failure, success};
+use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, admin, failure, success, with_token};
 use mediaops::proto::mediaops::admin::v1::{
     CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest,
-    ListUsageRequest, admin_service_client::AdminServiceClient,
+    ListUsageRequest,
 };
 use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
 use prost::Message;
 use serde_json::json;
-
-fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    request
-}
-
-async fn admin(service: &Service) -> AdminServiceClient<tonic::transport::Channel> {
-    let channel = tonic::transport::Endpoint::from_shared(service.grpc.clone()).unwrap().connect().await.unwrap();
-    AdminServiceClient::new(channel)
-}
 
 #[tokio::test]
 async fn the_caller_sees_its_balance_and_free_calls_cost_nothing() {

@@ -3,7 +3,8 @@
 //!
 //! Order (ARCHITECTURE.md; billing issue item 2):
 //! 1. authenticate the key (401), or the admin token for `kind: admin` RPCs;
-//! 2. refuse operations under maintenance (503, nothing run or charged);
+//! 2. refuse operations under maintenance, declared or switched at run time
+//!    ([`crate::maintenance`]; 503, nothing run or charged);
 //! 3. validate the request (400; never reaches billing);
 //! 4. refuse operations not built yet (503 `not_implemented`, not charged);
 //! 5. price it from its metadata ([`crate::billing::pricing`]);
@@ -64,6 +65,8 @@ pub struct Pipeline {
     pub limits: Limits,
     /// Per-operation counters served at `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Declared and run-time maintenance (step 2).
+    pub maintenance: Arc<crate::maintenance::Maintenance>,
 }
 
 /// What a finished call leaves for the log.
@@ -110,8 +113,7 @@ impl Pipeline {
     ) -> Result<(Bytes, Outcome), ServiceError> {
         let metadata = request.metadata().clone();
         let principal = self.authenticate(op, &metadata).await?;
-        if op.under_maintenance() {
-            let note = op.meta.availability.as_ref().map(|a| a.note.as_str()).unwrap_or_default();
+        if let Some(note) = self.maintenance.note_if_down(op).await {
             return Err(ServiceError::new(
                 ErrorCode::Maintenance,
                 format!("{} is under maintenance and was not run or charged: {note}", op.key()),

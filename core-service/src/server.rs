@@ -20,6 +20,7 @@ use crate::charter::CharterService;
 use crate::charter::store::FileCharterStore;
 use crate::clock::Clock;
 use crate::dispatch::{Limits, OperationService, Pipeline};
+use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
 use crate::source::Fallbacks;
@@ -61,7 +62,9 @@ impl Core {
         tokio::task::spawn_blocking(crate::catalog::search::warm_up);
 
         let mut registry = Registry::from_pool(pool)?;
-        Arc::new(Catalog::build(pool, ledger.clone())?).register(&mut registry)?;
+        let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?));
+        maintenance.register(&mut registry)?;
+        Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?).register(&mut registry)?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
         Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(Arc::new(
@@ -100,6 +103,7 @@ impl Core {
             admin_token: settings.admin_token.clone(),
             limits,
             metrics: Arc::new(metrics),
+            maintenance,
         });
         Ok(Core { pipeline, bootstrap })
     }
@@ -152,6 +156,15 @@ pub async fn open_ledger(settings: &CoreSettings) -> anyhow::Result<Arc<dyn Ledg
     Ok(match &settings.redis_url {
         Some(url) => Arc::new(RedisLedger::connect(url, &settings.redis_prefix).await?),
         None => Arc::new(EmbeddedLedger::open(&settings.data_dir)?),
+    })
+}
+
+/// Where run-time maintenance switches live: the ledger's Redis when
+/// `MEDIAOPS_REDIS_URL` is set (shared by every core), else the data dir.
+async fn open_switch_store(settings: &CoreSettings) -> anyhow::Result<Arc<dyn SwitchStore>> {
+    Ok(match &settings.redis_url {
+        Some(url) => Arc::new(crate::maintenance::redis::RedisSwitchStore::connect(url, &settings.redis_prefix).await?),
+        None => Arc::new(crate::maintenance::file::FileSwitchStore::new(&settings.data_dir)),
     })
 }
 

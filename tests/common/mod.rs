@@ -20,6 +20,21 @@ pub const ADMIN_TOKEN: &str = "admin_test_token_0000000001";
 /// Points the bootstrap account starts with.
 pub const BOOTSTRAP_POINTS: i64 = 10_000;
 
+/// `message` with `authorization: Bearer <token>` metadata.
+pub fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+}
+
+/// A gRPC client of the admin service of `service`.
+pub async fn admin(
+    service: &Service,
+) -> mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(service.grpc.clone()).unwrap().connect().await.unwrap();
+    mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient::new(channel)
+}
+
 /// A running service and what a test needs to call it.
 pub struct Service {
     pub running: mediaops::Running,

@@ -16,11 +16,12 @@ use mediaops_proto::mediaops::catalog::v1::{
     ApiEntry, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest, ListSkillsResponse,
     SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
 };
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{Availability, Operation};
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 use crate::billing::Ledger;
 use crate::error::ServiceError;
+use crate::maintenance::Maintenance;
 use crate::registry::Registry;
 use crate::structs::to_struct;
 use value_lists::ValueLists;
@@ -52,17 +53,30 @@ pub struct Catalog {
     apis: Vec<ApiEntry>,
     skills: Vec<SkillEntry>,
     ledger: Arc<dyn Ledger>,
+    maintenance: Arc<Maintenance>,
+    /// Each operation's `execution` when it is available (for an operation
+    /// declared under maintenance and switched back at run time).
+    live: HashMap<String, Execution>,
 }
 
 impl Catalog {
     /// Builds every entry. Fails when an operation's metadata uses a value
     /// outside the enumerations of spec 2.4, so bad metadata never serves.
-    pub fn build(pool: &DescriptorPool, ledger: Arc<dyn Ledger>) -> anyhow::Result<Catalog> {
+    ///
+    /// Listings show each operation's availability as `maintenance` has it
+    /// at the time of the call (declared, or switched at run time).
+    pub fn build(
+        pool: &DescriptorPool,
+        ledger: Arc<dyn Ledger>,
+        maintenance: Arc<Maintenance>,
+    ) -> anyhow::Result<Catalog> {
         let lists = ValueLists::from_pool(pool);
         let mut apis = Vec::new();
         let mut skills = Vec::new();
+        let mut live = HashMap::new();
         for (method, meta) in mediaops_proto::options::operations(pool) {
             metadata_check::check(&method, &meta, &lists)?;
+            live.insert(meta.operation_key.clone(), live_execution(&meta));
             if meta.kind == "data_api" {
                 apis.push(api_entry(&method, &meta, &lists));
             }
@@ -70,25 +84,49 @@ impl Catalog {
                 skills.push(skill_entry(&method, &meta, &lists));
             }
         }
-        Ok(Catalog { apis, skills, ledger })
+        Ok(Catalog { apis, skills, ledger, maintenance, live })
     }
 
     /// `GET /api/apis`: every data API, or those of one platform token.
-    pub fn list_apis(&self, request: &ListApisRequest) -> ListApisResponse {
+    pub async fn list_apis(&self, request: &ListApisRequest) -> ListApisResponse {
+        let switched = self.maintenance.catalog_overrides().await;
         let items: Vec<_> = self
             .apis
             .iter()
             .filter(|e| request.platform.is_empty() || e.platform == request.platform)
-            .cloned()
+            .map(|e| {
+                let mut e = e.clone();
+                self.switch(&switched, &e.operation_key, &mut e.availability, &mut e.execution);
+                e
+            })
             .collect();
         ListApisResponse { total: items.len() as i32, items }
+    }
+
+    /// Applies a run-time maintenance switch of `key`, if any, to an entry's
+    /// `availability` and `execution` (spec 2.4: under maintenance, mode
+    /// `unavailable` without a target).
+    fn switch(
+        &self,
+        switched: &HashMap<String, Option<Availability>>,
+        key: &str,
+        availability: &mut Option<Availability>,
+        execution: &mut Option<Execution>,
+    ) {
+        let Some(state) = switched.get(key) else { return };
+        *availability = state.clone();
+        *execution = match state {
+            Some(_) => execution.take().map(|e| Execution { mode: "unavailable".to_owned(), target: None, ..e }),
+            None => self.live.get(key).cloned(),
+        };
     }
 
     /// `GET /api/skills`: every skill of a category (全部 or empty = all).
     pub async fn list_skills(&self, request: &ListSkillsRequest) -> Result<ListSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
         let usage = self.ledger.usage_counts().await?;
-        let items: Vec<_> = self.skills_in(category).map(|e| with_usage(e, &usage)).collect();
+        let switched = self.maintenance.catalog_overrides().await;
+        let items: Vec<_> = self.skills_in(category).map(|e| self.live_entry(e, &usage, &switched)).collect();
         Ok(ListSkillsResponse { total: items.len() as i32, items })
     }
 
@@ -97,6 +135,7 @@ impl Catalog {
     pub async fn search_skills(&self, request: &SearchSkillsRequest) -> Result<SearchSkillsResponse, ServiceError> {
         let category = parse_category(&request.category)?;
         let usage = self.ledger.usage_counts().await?;
+        let switched = self.maintenance.catalog_overrides().await;
         let terms = search::terms(&request.q);
         let mut items: Vec<SkillEntry> = self
             .skills_in(category)
@@ -105,7 +144,7 @@ impl Catalog {
                 if !request.q.trim().is_empty() && score == 0.0 {
                     return None;
                 }
-                let mut entry = with_usage(entry, &usage);
+                let mut entry = self.live_entry(entry, &usage, &switched);
                 entry.match_score = Some(score);
                 entry.match_reasons = reasons;
                 Some(entry)
@@ -127,6 +166,18 @@ impl Catalog {
         })
     }
 
+    /// `entry` with its usage count and its run-time availability.
+    fn live_entry(
+        &self,
+        entry: &SkillEntry,
+        usage: &HashMap<String, i64>,
+        switched: &HashMap<String, Option<Availability>>,
+    ) -> SkillEntry {
+        let mut entry = with_usage(entry, usage);
+        self.switch(switched, &entry.operation_key.clone(), &mut entry.availability, &mut entry.execution);
+        entry
+    }
+
     fn skills_in<'a>(&'a self, category: Option<&'a str>) -> impl Iterator<Item = &'a SkillEntry> + 'a {
         self.skills.iter().filter(move |e| category.is_none_or(|c| e.category == c))
     }
@@ -136,7 +187,7 @@ impl Catalog {
         registry.handle_shared(
             "mediaops.catalog.v1.CatalogService.ListApis",
             &self,
-            |c, _ctx, req: ListApisRequest| async move { Ok(c.list_apis(&req)) },
+            |c, _ctx, req: ListApisRequest| async move { Ok(c.list_apis(&req).await) },
         )?;
         registry.handle_shared(
             "mediaops.catalog.v1.CatalogService.ListSkills",
@@ -178,6 +229,18 @@ fn execution(meta: &Operation) -> Execution {
         (Some(http), _) => Some(ExecutionTarget { method: http.method.clone(), path: http.path.clone() }),
     };
     Execution { mode: declared.mode, side_effect: declared.side_effect, target }
+}
+
+/// The `execution` of an operation while available: as declared, except that
+/// a mode declared `unavailable` (an operation declared under maintenance)
+/// becomes `generic` for a skill and `dedicated` for another operation, with
+/// its declared path as target (docs/maintenance.md).
+fn live_execution(meta: &Operation) -> Execution {
+    let mut live = meta.clone();
+    if let Some(execution) = live.execution.as_mut().filter(|e| e.mode == "unavailable") {
+        execution.mode = if meta.skill.is_some() { "generic" } else { "dedicated" }.to_owned();
+    }
+    execution(&live)
 }
 
 fn api_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) -> ApiEntry {
@@ -235,24 +298,77 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = crate::billing::embedded::EmbeddedLedger::open(dir.path()).unwrap();
-        Catalog::build(mediaops_proto::descriptor_pool(), Arc::new(ledger)).unwrap()
+        catalog_with_switches().0
     }
 
-    #[test]
-    fn maintenance_entries_have_no_target() {
-        let apis = catalog().list_apis(&ListApisRequest::default());
-        let comments = apis.items.iter().find(|e| e.operation_key == "lifestyle.comments").unwrap();
+    /// A catalog and its maintenance switch, over a kept temporary data dir.
+    fn catalog_with_switches() -> (Catalog, Arc<Maintenance>, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = crate::billing::embedded::EmbeddedLedger::open(dir.path()).unwrap();
+        let pool = mediaops_proto::descriptor_pool();
+        let registry = Registry::from_pool(pool).unwrap();
+        let store = Arc::new(crate::maintenance::file::FileSwitchStore::new(dir.path()));
+        let maintenance = Arc::new(Maintenance::new(&registry, store));
+        (Catalog::build(pool, Arc::new(ledger), maintenance.clone()).unwrap(), maintenance, dir)
+    }
+
+    fn entry<'a>(apis: &'a ListApisResponse, key: &str) -> &'a ApiEntry {
+        apis.items.iter().find(|e| e.operation_key == key).unwrap()
+    }
+
+    #[tokio::test]
+    async fn maintenance_entries_have_no_target() {
+        let apis = catalog().list_apis(&ListApisRequest::default()).await;
+        let comments = entry(&apis, "lifestyle.comments");
         assert_eq!(comments.availability.as_ref().unwrap().status, "maintenance");
         let execution = comments.execution.as_ref().unwrap();
         assert_eq!((execution.mode.as_str(), execution.target.is_none()), ("unavailable", true));
-        let search = apis.items.iter().find(|e| e.operation_key == "lifestyle.search-note").unwrap();
+        let search = entry(&apis, "lifestyle.search-note");
         assert_eq!(
             search.execution.as_ref().unwrap().target.as_ref().unwrap().path,
             "/api/apis/lifestyle/search-note/call"
         );
         assert!(search.availability.is_none());
+    }
+
+    #[tokio::test]
+    async fn run_time_switches_show_in_both_catalogs() {
+        use mediaops_proto::mediaops::admin::v1::SetMaintenanceRequest;
+        let (catalog, maintenance, _dir) = catalog_with_switches();
+        let set = |key: &str, on: bool, note: &str| SetMaintenanceRequest {
+            operation_key: key.into(),
+            maintenance: on,
+            note: note.into(),
+        };
+        maintenance.set(set("lifestyle.search-note", true, "上游限流")).await.unwrap();
+        maintenance.set(set("lifestyle.comments", false, "")).await.unwrap();
+        maintenance.set(set("skills.content-safety-check", true, "词库更新中")).await.unwrap();
+
+        let apis = catalog.list_apis(&ListApisRequest::default()).await;
+        let search = entry(&apis, "lifestyle.search-note");
+        assert_eq!(search.availability, Some(Availability { status: "maintenance".into(), note: "上游限流".into() }));
+        let execution = search.execution.as_ref().unwrap();
+        assert_eq!((execution.mode.as_str(), execution.target.is_none()), ("unavailable", true));
+        let comments = entry(&apis, "lifestyle.comments");
+        assert!(comments.availability.is_none());
+        let execution = comments.execution.as_ref().unwrap();
+        assert_eq!(execution.mode, "dedicated");
+        assert_eq!(execution.target.as_ref().unwrap().path, "/api/apis/lifestyle/comments/call");
+
+        let skills = catalog.list_skills(&ListSkillsRequest::default()).await.unwrap();
+        let banned = skills.items.iter().find(|e| e.operation_key == "skills.content-safety-check").unwrap();
+        assert_eq!(banned.availability.as_ref().unwrap().note, "词库更新中");
+        assert_eq!(banned.execution.as_ref().unwrap().mode, "unavailable");
+        let request = SearchSkillsRequest { q: "违禁词".into(), category: String::new() };
+        let found = catalog.search_skills(&request).await.unwrap();
+        let banned = found.items.iter().find(|e| e.operation_key == "skills.content-safety-check").unwrap();
+        assert_eq!(banned.availability.as_ref().unwrap().status, "maintenance");
+
+        maintenance.set(set("skills.content-safety-check", false, "")).await.unwrap();
+        let skills = catalog.list_skills(&ListSkillsRequest::default()).await.unwrap();
+        let banned = skills.items.iter().find(|e| e.operation_key == "skills.content-safety-check").unwrap();
+        assert!(banned.availability.is_none());
+        assert_eq!(banned.execution.as_ref().unwrap().mode, "generic");
     }
 
     #[tokio::test]

@@ -41,7 +41,8 @@ impl OperationInfo {
         &self.meta.operation_key
     }
 
-    /// Whether the catalog lists the operation as under maintenance (spec 3).
+    /// Whether the proto declares the operation under maintenance (spec 3);
+    /// run-time switches are [`crate::maintenance`]'s.
     pub fn under_maintenance(&self) -> bool {
         self.meta.availability.as_ref().is_some_and(|a| a.status == "maintenance")
     }
