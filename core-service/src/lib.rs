@@ -29,6 +29,7 @@ pub mod store;
 pub mod structs;
 pub mod trend;
 pub mod validate;
+pub mod vendors;
 
 pub use error::ServiceError;
 pub use server::Core;

@@ -1,0 +1,3 @@
+//! Upstream data vendors (issue 10; docs/vendors.md).
+
+pub mod filter;
