@@ -19,6 +19,7 @@ pub mod error;
 pub mod hotlists;
 pub mod maintenance;
 pub mod metrics;
+pub mod outbound;
 pub mod persist;
 pub mod registry;
 pub mod safety;

@@ -42,6 +42,10 @@ pub struct CoreSettings {
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
     pub hotlists: crate::hotlists::config::HotlistSettings,
+    /// Outbound calls: connector timeouts and retries, the guarded fetch
+    /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
+    /// docs/outbound.md).
+    pub outbound: crate::outbound::OutboundSettings,
 }
 
 impl Default for CoreSettings {
@@ -59,6 +63,7 @@ impl Default for CoreSettings {
             database_url: None,
             now: None,
             hotlists: Default::default(),
+            outbound: Default::default(),
         }
     }
 }
@@ -110,6 +115,7 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
+        self.outbound.check()?;
         self.hotlists.check()
     }
 }
