@@ -23,7 +23,6 @@ use crate::dispatch::{Limits, OperationService, Pipeline};
 use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
-use crate::source::Fallbacks;
 use crate::validate::RequiredFields;
 
 /// How often every core releases expired reservations.
@@ -85,10 +84,13 @@ impl Core {
         metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
         crate::admin::register_collectors(collectors, &mut registry)?;
         let data = Arc::new(crate::data_api::DataApi { store, clock });
-        crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
+        let env = |name: &str| std::env::var(name).ok();
+        let sources = crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env)?;
+        crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
         extra(&mut registry)?;
+        sources.finish(&mut registry)?;
 
         let limits = Limits {
             reservation_ttl: std::time::Duration::from_secs(settings.reservation_ttl_secs),

@@ -46,6 +46,9 @@ pub struct CoreSettings {
     /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
     /// docs/outbound.md).
     pub outbound: crate::outbound::OutboundSettings,
+    /// Vendor mapping files and source chains (`[vendors]`,
+    /// `[vendors.sources]`; docs/vendors.md); none by default.
+    pub vendors: crate::vendors::chain::VendorSettings,
 }
 
 impl Default for CoreSettings {
@@ -64,6 +67,7 @@ impl Default for CoreSettings {
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),
+            vendors: Default::default(),
         }
     }
 }

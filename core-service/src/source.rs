@@ -89,11 +89,16 @@ impl SourceChain {
     }
 }
 
-/// Extra sources per operation key, tried after the built-in one (the
-/// upstream issue fills this from config; empty by default).
+/// Extra sources per operation key, tried after the built-in one, or
+/// instead of it ([`crate::vendors::chain`] fills this from `[sources]`;
+/// empty by default).
 #[derive(Clone, Default)]
 pub struct Fallbacks {
     by_operation: HashMap<String, Vec<Arc<dyn Source>>>,
+    /// Operations whose built-in source is left out.
+    without_builtin: std::collections::HashSet<String>,
+    /// Operations whose chain was built (shared by clones).
+    used: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Fallbacks {
@@ -102,8 +107,24 @@ impl Fallbacks {
         self.by_operation.entry(operation_key.to_owned()).or_default().push(source);
     }
 
+    /// Answers `operation_key` from `sources` alone, without its built-in one.
+    pub fn replace(&mut self, operation_key: &str, sources: Vec<Arc<dyn Source>>) {
+        self.by_operation.insert(operation_key.to_owned(), sources);
+        self.without_builtin.insert(operation_key.to_owned());
+    }
+
+    /// Whether an operation registered with these fallbacks built the chain
+    /// of `operation_key` (so its configured sources are in use).
+    pub fn was_used(&self, operation_key: &str) -> bool {
+        self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(operation_key)
+    }
+
     fn chain(&self, first: Arc<dyn Source>, operation_key: &str) -> SourceChain {
-        let mut sources = vec![first];
+        self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(operation_key.to_owned());
+        let mut sources = Vec::new();
+        if !self.without_builtin.contains(operation_key) {
+            sources.push(first);
+        }
         sources.extend(self.by_operation.get(operation_key).into_iter().flatten().cloned());
         SourceChain::new(sources)
     }
@@ -145,6 +166,26 @@ where
 }
 
 impl Registry {
+    /// Registers the operation `operation_key` as answered by `chain` alone
+    /// (encoded messages in and out; an upstream-only operation).
+    ///
+    /// # Errors
+    /// An unknown operation key, or one that has a handler already.
+    pub fn handle_chain(&mut self, operation_key: &str, chain: Arc<SourceChain>) -> anyhow::Result<()> {
+        let grpc_path = self
+            .operations()
+            .find(|op| op.key() == operation_key)
+            .map(|op| op.grpc_path.clone())
+            .ok_or_else(|| anyhow::anyhow!("no operation {operation_key}"))?;
+        self.handle_encoded(
+            &grpc_path,
+            Arc::new(move |ctx: CallContext, request: Bytes| {
+                let chain = chain.clone();
+                Box::pin(async move { chain.call(&ctx, request).await })
+            }),
+        )
+    }
+
     /// Registers `full_method` (`package.Service.Method`) as answered by a
     /// chain whose first source, named `name` (e.g. `store`), is `f` over
     /// `state`, followed by the operation's [`Fallbacks`].

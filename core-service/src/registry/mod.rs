@@ -122,6 +122,19 @@ impl Registry {
         Ok(())
     }
 
+    /// Registers an encoded-message handler for the RPC at `grpc_path`
+    /// (`/package.Service/Method`), for handlers that are not written in
+    /// Rust types (source chains of vendor mappings).
+    ///
+    /// # Errors
+    /// An unknown path, or one that has a handler already.
+    pub fn handle_encoded(&mut self, grpc_path: &str, handler: Handler) -> anyhow::Result<()> {
+        anyhow::ensure!(self.operations.contains_key(grpc_path), "no operation RPC at {grpc_path}");
+        anyhow::ensure!(!self.handlers.contains_key(grpc_path), "{grpc_path} has two handlers");
+        self.handlers.insert(grpc_path.to_owned(), handler);
+        Ok(())
+    }
+
     /// [`Registry::handle`] for a handler that needs shared state: each call
     /// gets its own clone of `state`, so handlers are plain `async move`
     /// blocks without clone-before-move boilerplate.

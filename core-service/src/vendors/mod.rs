@@ -1,3 +1,13 @@
-//! Upstream data vendors (issue 10; docs/vendors.md).
+//! Upstream data vendors (issue 10; docs/vendors.md): declarative mappings
+//! that connect a commercial data API without Rust ([`mapping`], jq
+//! [`filter`]s), each vendor with its key, rate limit and circuit
+//! [`breaker`] ([`vendor`]), and the `upstream:<vendor>` sources that source
+//! chains put after or instead of the content store ([`chain`]).
 
+pub mod breaker;
+pub mod chain;
 pub mod filter;
+pub mod mapping;
+pub mod vendor;
+
+pub use vendor::Vendor;

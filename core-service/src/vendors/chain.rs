@@ -1,0 +1,144 @@
+//! Source chains from config (issue 10 item 2; docs/vendors.md "Source
+//! chains"): `[sources]` maps an operation key to `store`,
+//! `upstream:<vendor>` or `store,upstream:<vendor>` (the spec's "curated
+//! store, then a larger pool": a store miss or empty answer falls through).
+//!
+//! [`Plan::build`] loads the vendor files and fills the [`Fallbacks`] the
+//! data operations are registered with; [`Plan::finish`] then registers
+//! upstream-only operations that have no store source and refuses chains
+//! that cannot be honoured.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+use super::vendor::{MappedOperation, Vendor};
+use crate::error::ServiceError;
+use crate::outbound::OutboundSettings;
+use crate::registry::{CallContext, Registry};
+use crate::source::{Answer, Fallbacks, Source, SourceChain};
+
+/// `vendors` and `sources` of the core's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct VendorSettings {
+    /// Vendor mapping files (`vendors = ["deploy/vendors/x.toml"]`).
+    pub files: Vec<PathBuf>,
+    /// Operation key → chain, e.g. `"shortvideo.search-work" =
+    /// "store,upstream:tikhub"`. Operations not listed keep `store`.
+    pub sources: BTreeMap<String, String>,
+}
+
+/// One mapped operation of one vendor, as a [`Source`].
+pub struct VendorSource {
+    name: String,
+    vendor: Arc<Vendor>,
+    operation: Arc<MappedOperation>,
+}
+
+#[async_trait]
+impl Source for VendorSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn answer(&self, _ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
+        self.vendor.call(&self.operation, request).await
+    }
+}
+
+/// The parsed chains and the vendors they use.
+pub struct Plan {
+    /// What the data operations are registered with.
+    pub fallbacks: Fallbacks,
+    /// Every loaded vendor.
+    pub vendors: Vec<Arc<Vendor>>,
+    /// Operation key → (store first?, upstream sources).
+    chains: BTreeMap<String, (bool, Vec<Arc<dyn Source>>)>,
+}
+
+impl Plan {
+    /// Loads every vendor file and parses every chain.
+    ///
+    /// # Errors
+    /// A vendor file that [`Vendor::load`] refuses, two vendors of one name,
+    /// a chain naming an unknown operation or vendor, a vendor that does not
+    /// map the operation, or a chain of other words than `store` and
+    /// `upstream:<vendor>`.
+    pub fn build(
+        settings: &VendorSettings,
+        registry: &Registry,
+        outbound: &OutboundSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<Plan> {
+        let mut vendors: BTreeMap<String, Arc<Vendor>> = BTreeMap::new();
+        for path in &settings.files {
+            let vendor = Vendor::load(path, registry, outbound, env)?;
+            let name = vendor.name().to_owned();
+            anyhow::ensure!(!vendors.contains_key(&name), "two vendor files are named {name}");
+            vendors.insert(name, Arc::new(vendor));
+        }
+        let mut fallbacks = Fallbacks::default();
+        let mut chains = BTreeMap::new();
+        for (key, chain) in &settings.sources {
+            anyhow::ensure!(registry.operations().any(|op| op.key() == key), "sources: operation {key} does not exist");
+            let mut store = false;
+            let mut upstream: Vec<Arc<dyn Source>> = Vec::new();
+            for (i, word) in chain.split(',').map(str::trim).enumerate() {
+                if word == "store" {
+                    anyhow::ensure!(i == 0, "sources.{key}: store comes first ({chain:?})");
+                    store = true;
+                    continue;
+                }
+                let name = word
+                    .strip_prefix("upstream:")
+                    .ok_or_else(|| anyhow::anyhow!("sources.{key}: {word:?} is neither store nor upstream:<vendor>"))?;
+                let vendor =
+                    vendors.get(name).ok_or_else(|| anyhow::anyhow!("sources.{key}: no vendor file names {name}"))?;
+                let operation = vendor
+                    .operation(key)
+                    .ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
+                upstream.push(Arc::new(VendorSource { name: word.to_owned(), vendor: vendor.clone(), operation }));
+            }
+            anyhow::ensure!(store || !upstream.is_empty(), "sources.{key}: the chain is empty");
+            if store {
+                for source in &upstream {
+                    fallbacks.add(key, source.clone());
+                }
+            } else {
+                fallbacks.replace(key, upstream.clone());
+            }
+            chains.insert(key.clone(), (store, upstream));
+        }
+        Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains })
+    }
+
+    /// After every handler is registered: registers each upstream-only
+    /// chain whose operation has no store source, and refuses a chain the
+    /// registry cannot honour.
+    ///
+    /// # Errors
+    /// A chain with `store` for an operation without a store source, or any
+    /// chain for an operation whose handler does not read a source chain.
+    pub fn finish(self, registry: &mut Registry) -> anyhow::Result<()> {
+        for (key, (store, upstream)) in self.chains {
+            if self.fallbacks.was_used(&key) {
+                continue;
+            }
+            let implemented = registry
+                .operations()
+                .find(|op| op.key() == key)
+                .is_some_and(|op| registry.is_implemented(&op.grpc_path));
+            anyhow::ensure!(
+                !implemented,
+                "sources.{key}: this operation is not answered through a source chain, so it cannot take one"
+            );
+            anyhow::ensure!(!store, "sources.{key}: this operation has no store source; use upstream:<vendor> alone");
+            registry.handle_chain(&key, Arc::new(SourceChain::new(upstream)))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! The vendor mapping file (docs/vendors.md): one TOML file per vendor
+//! that connects a commercial data API without Rust. Read with figment;
+//! every jq filter is compiled and every operation checked at start
+//! ([`super::Vendor::load`]).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// One vendor file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VendorFile {
+    /// The name in source chains: `upstream:<name>`; `[a-z0-9_-]+`.
+    pub name: String,
+    /// Base URL of the vendor's API, `http(s)://host[:port][/prefix]`.
+    pub base_url: String,
+    pub auth: Auth,
+    /// Seconds for one request, reply included (default: `[outbound]`'s).
+    pub timeout_secs: Option<u64>,
+    /// Retries of an idempotent read (GET, or `idempotent = true`) after a
+    /// transport failure, timeout, 5xx or 429 (default: `[outbound]`'s).
+    pub retries: Option<u32>,
+    /// Requests per second allowed to this vendor; calls beyond wait their
+    /// turn. Absent = no limit.
+    pub rate_limit_per_second: Option<u32>,
+    #[serde(default)]
+    pub reply: Reply,
+    #[serde(default)]
+    pub breaker: Breaker,
+    /// Per operation key (`shortvideo.search-work`).
+    pub operations: BTreeMap<String, OperationMapping>,
+}
+
+/// How the vendor wants its key. The secret itself comes from the
+/// environment variable `token_env`, never from the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Auth {
+    /// `Authorization: Bearer <token>` (TikHub style).
+    Bearer { token_env: String },
+    /// `<name>: <token>`.
+    Header { name: String, token_env: String },
+    /// `?<name>=<token>` (Just One API style).
+    Query { name: String, token_env: String },
+    /// No key (a vendor behind a private network, a test server).
+    None,
+}
+
+/// How a reply's business status is read, and what its codes mean.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    /// jq over the reply giving its business code (number or string); absent
+    /// or giving `null` = the reply has none and an HTTP 2xx is a success.
+    pub code: Option<String>,
+    /// jq over the reply giving its message (used in errors).
+    pub message: Option<String>,
+    /// Codes meaning success (compared as text: `200`, `0`).
+    #[serde(default)]
+    pub success: Vec<String>,
+    /// What other codes mean; an unlisted code is a 502 with the vendor's
+    /// code and message in `error.upstream`.
+    #[serde(default)]
+    pub errors: Vec<ErrorRule>,
+}
+
+/// One business-code rule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRule {
+    /// The vendor codes (as text) this rule covers.
+    pub codes: Vec<String>,
+    /// What we answer: `upstream_unavailable` (502, the default),
+    /// `invalid_input` (400), `not_found` (a miss: the chain goes on, then
+    /// 404) or `empty` (a success with nothing: the chain goes on).
+    #[serde(default = "default_outcome")]
+    pub outcome: Outcome,
+    /// Our message; default: the vendor's.
+    pub message: Option<String>,
+    /// Advice appended to a 502: "retry in N seconds".
+    pub retry_after_secs: Option<u64>,
+    /// Counts toward the circuit breaker (default: true for
+    /// `upstream_unavailable`; a vendor-side "collection failed" is a
+    /// vendor failure, a bad keyword is not).
+    pub breaker: Option<bool>,
+}
+
+fn default_outcome() -> Outcome {
+    Outcome::UpstreamUnavailable
+}
+
+/// What a business code becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    UpstreamUnavailable,
+    InvalidInput,
+    NotFound,
+    Empty,
+}
+
+/// The circuit breaker of a vendor (docs/vendors.md "Failures").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Breaker {
+    /// Consecutive failed calls that open the circuit (0 = never).
+    pub failures: u32,
+    /// Seconds the circuit stays open (calls fail at once) before one trial
+    /// call is let through.
+    pub open_secs: u64,
+}
+
+impl Default for Breaker {
+    fn default() -> Self {
+        Breaker { failures: 5, open_secs: 30 }
+    }
+}
+
+/// How one operation maps onto one vendor endpoint.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperationMapping {
+    /// `GET` (default) or `POST`.
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// Path under the base URL; `{field}` is replaced by that request field
+    /// (JSON name, percent-encoded), e.g. `/users/{accountId}/posts`.
+    pub path: String,
+    /// jq over our request (proto3 JSON, every field present) giving an
+    /// object of query parameters; `null` values are left out, arrays repeat
+    /// the parameter.
+    pub query: Option<String>,
+    /// jq over our request giving the JSON body (POST).
+    pub body: Option<String>,
+    /// jq over the vendor's reply giving our response message (proto3 JSON).
+    /// Its output is checked against the message at call time.
+    pub response: String,
+    /// A POST that only reads (a search): retried like a GET.
+    #[serde(default)]
+    pub idempotent: bool,
+    /// Seconds an answer is reused for the same request (0 = not cached).
+    #[serde(default)]
+    pub cache_ttl_secs: u64,
+}
+
+fn default_method() -> String {
+    "GET".to_owned()
+}

@@ -1,0 +1,320 @@
+//! Declarative vendor mappings and source chains (issue 10 items 1–3,
+//! docs/vendors.md) against a local fake vendor that answers in TikHub's
+//! documented envelope (`{code, message, data}`), over a store holding the
+//! real archived Bilibili popular feed.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use common::{BOOTSTRAP_POINTS, Service, failure, success};
+use core_service::vendors::chain::VendorSettings;
+use serde_json::{Value, json};
+
+/// What the fake vendor received: path, query and `authorization`, in order.
+type Seen = Arc<Mutex<Vec<(String, HashMap<String, String>, Option<String>)>>>;
+
+/// The fake vendor: `/search` answers per keyword (`slow` sleeps 3 s, `bad`
+/// answers a shape the mapping does not fit, `code-<n>` answers business
+/// code n), `/video` finds `BVvendor1` only.
+async fn fake_vendor() -> (String, Seen) {
+    async fn search(
+        State(seen): State<Seen>,
+        headers: HeaderMap,
+        Query(q): Query<HashMap<String, String>>,
+    ) -> axum::Json<Value> {
+        let auth = headers.get("authorization").map(|v| v.to_str().unwrap().to_owned());
+        seen.lock().unwrap().push(("/search".into(), q.clone(), auth));
+        let keyword = q.get("keyword").cloned().unwrap_or_default();
+        if keyword == "slow" {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+        }
+        if let Some(code) = keyword.strip_prefix("code-") {
+            let message = match code {
+                "3203" => "请求参数 category 不合法",
+                "429" => "Too many requests",
+                _ => "接口执行异常",
+            };
+            return axum::Json(json!({"code": code.parse::<i64>().unwrap(), "message": message, "data": null}));
+        }
+        let results = if keyword == "bad" {
+            json!([{"title": "x", "like": "many"}])
+        } else if keyword == "nothing" {
+            json!([])
+        } else {
+            json!([{"title": format!("{keyword} 的视频一"), "like": 120}, {"title": format!("{keyword} 的视频二"), "like": 7}])
+        };
+        axum::Json(json!({
+            "code": 200,
+            "message": "Request successful. This request will incur a charge.",
+            "data": {"data": {"numResults": 1000, "result": results}}
+        }))
+    }
+    async fn video(State(seen): State<Seen>, Query(q): Query<HashMap<String, String>>) -> axum::Json<Value> {
+        seen.lock().unwrap().push(("/video".into(), q.clone(), None));
+        if q.get("bv_id").map(String::as_str) == Some("BVvendor1") {
+            return axum::Json(json!({"code": 200, "message": "ok", "data": {"data": {
+                "bvid": "BVvendor1", "title": "来自数据商", "owner": {"name": "商家"},
+                "stat": {"view": 10, "like": 2, "coin": 1, "favorite": 3, "share": 4, "reply": 5, "danmaku": 6}
+            }}}));
+        }
+        axum::Json(json!({"code": 404, "message": "video not found", "data": null}))
+    }
+    let seen = Seen::default();
+    let app = axum::Router::new().route("/search", get(search)).route("/video", get(video)).with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, seen)
+}
+
+/// The mapping file of the fake vendor, written into `dir`.
+fn mapping(dir: &std::path::Path, base: &str) -> std::path::PathBuf {
+    let text = format!(
+        r#"
+name = "fakehub"
+base_url = "{base}"
+auth = {{ kind = "none" }}
+timeout_secs = 1
+retries = 0
+
+[reply]
+code = ".code"
+message = ".message"
+success = ["200"]
+
+[[reply.errors]]
+codes = ["3203"]
+outcome = "invalid_input"
+
+[[reply.errors]]
+codes = ["404"]
+outcome = "not_found"
+
+[[reply.errors]]
+codes = ["429"]
+retry_after_secs = 60
+breaker = false
+
+[breaker]
+failures = 2
+open_secs = 60
+
+[operations."videosite.search-work"]
+path = "/search"
+query = '{{keyword: .keyword, page: (if .page > 0 then .page else 1 end)}}'
+response = '{{items: [.data.data.result[] | {{title: .title, likeCount: .like}}], total: .data.data.numResults}}'
+
+[operations."videosite.query-work"]
+path = "/video"
+query = '{{bv_id: .bvId}}'
+response = '.data.data | {{item: {{bvId: .bvid, title: .title, authorName: .owner.name, playCount: .stat.view, likeCount: .stat.like, favoriteCount: .stat.favorite, shareCount: .stat.share, commentCount: .stat.reply}}}}'
+"#
+    );
+    let path = dir.join("fakehub.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A service over the archived feed whose chains are `sources`.
+async fn service(sources: &[(&str, &str)]) -> (Service, Seen, tempfile::TempDir) {
+    let (base, seen) = fake_vendor().await;
+    let files = tempfile::tempdir().unwrap();
+    let vendors = VendorSettings {
+        files: vec![mapping(files.path(), &base)],
+        sources: sources.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let feed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili/2023-10-27/list.json");
+    let report = core_service::store::import::bilibili_popular::import_file(&store, &feed, &mut || {}).await;
+    assert!(report.rejected.is_empty());
+    let service = Service::start_with(dir, |core| core.vendors = vendors).await;
+    (service, seen, files)
+}
+
+async fn search(service: &Service, keyword: &str) -> (u16, Value) {
+    service.post("/api/apis/videosite/search-work/call", json!({"keyword": keyword})).await
+}
+
+async fn points(service: &Service) -> i64 {
+    service.get("/api/account/balance").await.1["data"]["points"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_store_hit_never_calls_the_vendor_and_a_miss_falls_through() {
+    let (service, seen, _files) = service(&[("videosite.search-work", "store,upstream:fakehub")]).await;
+    let (status, body) = search(&service, "史记").await;
+    let stored = success(status, &body);
+    assert!(!stored["items"].as_array().unwrap().is_empty());
+    assert!(seen.lock().unwrap().is_empty(), "a store hit never calls the vendor");
+
+    let (status, body) = search(&service, "露营车").await;
+    assert_eq!(
+        success(status, &body),
+        json!({"items": [{"title": "露营车 的视频一", "likeCount": 120}, {"title": "露营车 的视频二", "likeCount": 7}], "total": 1000})
+    );
+    let calls = seen.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].1["keyword"].as_str(), calls[0].1["page"].as_str()), ("露营车", "1"));
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS - 8);
+
+    // Empty everywhere: the store's empty answer, still a success.
+    let (status, body) = search(&service, "nothing").await;
+    assert_eq!(success(status, &body)["items"], json!([]));
+}
+
+#[tokio::test]
+async fn vendor_codes_map_as_documented_and_failures_are_not_charged() {
+    let (service, _seen, _files) =
+        service(&[("videosite.search-work", "upstream:fakehub"), ("videosite.query-work", "store,upstream:fakehub")])
+            .await;
+    let (status, body) = search(&service, "code-3203").await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["upstream"], json!({"code": "3203", "message": "请求参数 category 不合法"}));
+
+    let (status, body) = search(&service, "code-500").await;
+    let error = failure(status, &body, 502, "upstream_unavailable");
+    assert_eq!(error["upstream"], json!({"code": "500", "message": "接口执行异常"}));
+
+    let (status, body) = search(&service, "code-429").await;
+    let error = failure(status, &body, 502, "upstream_unavailable");
+    assert!(error["message"].as_str().unwrap().contains("retry in 60 s"), "{error}");
+
+    let (status, body) = search(&service, "bad").await;
+    let error = failure(status, &body, 502, "upstream_unavailable");
+    assert!(error["message"].as_str().unwrap().contains("does not fit"), "{error}");
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS, "no failure is charged");
+
+    // A store miss asks the vendor; the vendor's miss is a 404, uncharged.
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BVvendor1"})).await;
+    let item = success(status, &body)["item"].clone();
+    assert_eq!(
+        (item["title"].as_str(), item["authorName"].as_str(), &item["playCount"]),
+        (Some("来自数据商"), Some("商家"), &json!(10))
+    );
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BVnowhere1"})).await;
+    failure(status, &body, 404, "not_found");
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS - 4);
+}
+
+#[tokio::test]
+async fn a_dead_vendor_answers_fast_once_its_circuit_opens() {
+    let (service, seen, _files) = service(&[("videosite.search-work", "upstream:fakehub")]).await;
+    for _ in 0..2 {
+        let (status, body) = search(&service, "slow").await;
+        let error = failure(status, &body, 502, "upstream_unavailable");
+        assert_eq!(error["upstream"]["code"], "timeout", "{error}");
+    }
+    let (status, body) = search(&service, "露营").await;
+    let error = failure(status, &body, 502, "upstream_unavailable");
+    assert_eq!(error["upstream"]["code"], "circuit_open", "{error}");
+    assert_eq!(seen.lock().unwrap().len(), 2, "an open circuit does not call the vendor");
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS);
+}
+
+#[tokio::test]
+async fn an_upstream_only_chain_leaves_the_store_out() {
+    let (service, seen, _files) = service(&[("videosite.search-work", "upstream:fakehub")]).await;
+    let (status, body) = search(&service, "史记").await;
+    assert_eq!(success(status, &body)["items"][0]["title"], "史记 的视频一", "the store holds 史记 but is not asked");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn bad_mappings_and_chains_are_refused_at_start() {
+    let (base, _) = fake_vendor().await;
+    let files = tempfile::tempdir().unwrap();
+    let good = mapping(files.path(), &base);
+    let text = std::fs::read_to_string(&good).unwrap();
+    let variant = |name: &str, from: &str, to: &str| {
+        let path = files.path().join(name);
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+        path
+    };
+    let cases = [
+        (variant("op.toml", "videosite.query-work", "videosite.no-such-op"), vec![], "does not exist"),
+        (
+            variant("jq.toml", "total: .data.data.numResults", "total: .data.data.numResults |"),
+            vec![],
+            "does not compile",
+        ),
+        (variant("path.toml", "path = \"/video\"", "path = \"/video/{noSuchField}\""), vec![], "noSuchField"),
+        (good.clone(), vec![("videosite.search-work", "upstream:other")], "no vendor file names other"),
+        (good.clone(), vec![("videosite.search-user", "upstream:fakehub")], "does not map"),
+        (good.clone(), vec![("videosite.search-work", "upstream:fakehub,store")], "store comes first"),
+        (good.clone(), vec![("articles.render", "upstream:fakehub")], "does not map"),
+    ];
+    for (file, sources, expected) in cases {
+        let settings = core_service::CoreSettings {
+            data_dir: tempfile::tempdir().unwrap().keep(),
+            vendors: VendorSettings {
+                files: vec![file],
+                sources: sources.into_iter().map(|(k, v): (&str, &str)| (k.to_owned(), v.to_owned())).collect(),
+            },
+            ..core_service::CoreSettings::default()
+        };
+        let error = match core_service::Core::open(&settings).await {
+            Ok(_) => panic!("{expected}: the core started"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(error.contains(expected), "{expected} not in {error}");
+    }
+}
+
+#[tokio::test]
+async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment() {
+    use core_service::registry::Registry;
+    use core_service::vendors::Vendor;
+    use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
+    use prost::Message;
+
+    let (base, seen) = fake_vendor().await;
+    let files = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(mapping(files.path(), &base)).unwrap();
+    let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
+    let outbound = core_service::outbound::OutboundSettings::default();
+    let env = |name: &str| (name == "FAKEHUB_KEY").then(|| "secret-123".to_owned());
+    let request =
+        bytes::Bytes::from(SearchWorkRequest { keyword: "露营".into(), ..Default::default() }.encode_to_vec());
+
+    for (auth, expected_header, expected_query) in [
+        (r#"{ kind = "bearer", token_env = "FAKEHUB_KEY" }"#, Some("Bearer secret-123"), None),
+        (r#"{ kind = "query", name = "token", token_env = "FAKEHUB_KEY" }"#, None, Some("secret-123")),
+    ] {
+        let path = files.path().join("auth.toml");
+        std::fs::write(&path, text.replace(r#"{ kind = "none" }"#, auth)).unwrap();
+        let vendor = Vendor::load(&path, &registry, &outbound, &env).unwrap();
+        let operation = vendor.operation("videosite.search-work").unwrap();
+        vendor.call(&operation, request.clone()).await.unwrap();
+        let (_, query, header) = seen.lock().unwrap().pop().unwrap();
+        assert_eq!(header.as_deref(), expected_header);
+        assert_eq!(query.get("token").map(String::as_str), expected_query);
+    }
+
+    let path = files.path().join("unset.toml");
+    std::fs::write(&path, text.replace(r#"{ kind = "none" }"#, r#"{ kind = "bearer", token_env = "UNSET_KEY" }"#))
+        .unwrap();
+    let error = Vendor::load(&path, &registry, &outbound, &env).unwrap_err().to_string();
+    assert!(error.contains("UNSET_KEY") && !error.contains("secret"), "{error}");
+}
+
+#[test]
+fn the_shipped_example_mappings_load() {
+    let registry = core_service::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
+    let outbound = core_service::outbound::OutboundSettings::default();
+    let env = |name: &str| ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN"].contains(&name).then(|| "example-key".to_owned());
+    let deploy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/vendors");
+    for (file, name) in [("tikhub.example.toml", "tikhub"), ("justoneapi.example.toml", "justoneapi")] {
+        let vendor = core_service::vendors::Vendor::load(&deploy.join(file), &registry, &outbound, &env)
+            .unwrap_or_else(|e| panic!("{file}: {e:#}"));
+        assert_eq!(vendor.name(), name);
+        assert!(vendor.operation_keys().count() >= 3, "{file}");
+    }
+}
