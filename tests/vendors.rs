@@ -206,17 +206,31 @@ async fn vendor_codes_map_as_documented_and_failures_are_not_charged() {
 
 #[tokio::test]
 async fn a_dead_vendor_answers_fast_once_its_circuit_opens() {
-    let (service, seen, _files) = service(&[("videosite.search-work", "upstream:fakehub")]).await;
+    let (service, seen, _files) =
+        service(&[("videosite.search-work", "upstream:fakehub"), ("videosite.query-work", "store,upstream:fakehub")])
+            .await;
     for _ in 0..2 {
         let (status, body) = search(&service, "slow").await;
         let error = failure(status, &body, 502, "upstream_unavailable");
         assert_eq!(error["upstream"]["code"], "timeout", "{error}");
     }
+    // Answered by the vendor alone: under maintenance while its circuit is open.
     let (status, body) = search(&service, "露营").await;
+    let error = failure(status, &body, 503, "maintenance");
+    assert!(error["message"].as_str().unwrap().contains("fakehub"), "{error}");
+    let (_, apis) = service.get("/api/apis?platform=videosite").await;
+    let entry = apis["data"]["items"].as_array().unwrap().iter().find(|e| e["slug"] == "search-work").unwrap().clone();
+    assert_eq!(entry["availability"]["status"], "maintenance");
+    assert_eq!(entry["execution"]["mode"], "unavailable");
+
+    // Store first: the store still answers; a miss meets the open circuit.
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BVvendor1"})).await;
     let error = failure(status, &body, 502, "upstream_unavailable");
     assert_eq!(error["upstream"]["code"], "circuit_open", "{error}");
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BV1cM41197ui"})).await;
+    success(status, &body);
     assert_eq!(seen.lock().unwrap().len(), 2, "an open circuit does not call the vendor");
-    assert_eq!(points(&service).await, BOOTSTRAP_POINTS);
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS - 4, "only the store's answer is charged");
 }
 
 #[tokio::test]

@@ -86,6 +86,7 @@ impl Core {
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         let env = |name: &str| std::env::var(name).ok();
         let sources = crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env)?;
+        maintenance.watch_vendors(sources.upstream_only());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;

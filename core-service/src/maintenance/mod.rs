@@ -7,6 +7,11 @@
 //! `availability {status: maintenance, note}` and `execution.mode =
 //! unavailable`, and calls answer 503 `maintenance`, uncharged.
 //!
+//! The automatic switch: an operation answered by vendors alone
+//! (`upstream:<vendor>` chains, docs/vendors.md) is under maintenance while
+//! every one of its vendors has its circuit breaker open, and available
+//! again when one closes; an admin switch overrides it.
+//!
 //! Switches live in a [`SwitchStore`]: Redis when the ledger is in Redis, so
 //! every core sees them, else a file in the data dir. Each core reads them
 //! through a cache of [`CACHE_TTL`]: a switch takes effect at once on the
@@ -62,6 +67,9 @@ pub struct Maintenance {
     /// Every operation key the registry knows.
     known: std::collections::HashSet<String>,
     cache: Mutex<Option<(Instant, Arc<HashMap<String, Switch>>)>>,
+    /// Upstream-only operations and their vendors: down while every one of
+    /// their vendors' circuits is open (the automatic switch).
+    watched: std::sync::OnceLock<HashMap<String, Vec<Arc<crate::vendors::Vendor>>>>,
 }
 
 impl Maintenance {
@@ -75,7 +83,32 @@ impl Maintenance {
                 declared.insert(op.key().to_owned(), a.note.clone());
             }
         }
-        Maintenance { store, declared, known, cache: Mutex::new(None) }
+        Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new() }
+    }
+
+    /// Turns on the automatic switch for upstream-only operations: one is
+    /// under maintenance while every vendor of its chain has its circuit
+    /// open, and available again when one closes. Set once, at start.
+    pub fn watch_vendors(&self, operations: HashMap<String, Vec<Arc<crate::vendors::Vendor>>>) {
+        if self.watched.set(operations).is_err() {
+            tracing::warn!("vendor watches were set twice; the first stay");
+        }
+    }
+
+    /// The automatic maintenance of `key`: its note while its vendors fail.
+    fn automatic(&self, key: &str) -> Option<pb::OperationAvailability> {
+        let vendors = self.watched.get()?.get(key)?;
+        let failing = !vendors.is_empty() && vendors.iter().all(|v| v.circuit_open());
+        failing.then(|| {
+            let names: Vec<_> = vendors.iter().map(|v| v.name()).collect();
+            pb::OperationAvailability {
+                operation_key: key.to_owned(),
+                status: MAINTENANCE.to_owned(),
+                note: format!("上游数据源 {} 暂不可用，维护中，恢复后自动可用", names.join("、")),
+                origin: "automatic".to_owned(),
+                changed_at: String::new(),
+            }
+        })
     }
 
     /// The switches, from the cache when it is fresh. When the store cannot
@@ -105,6 +138,11 @@ impl Maintenance {
     }
 
     fn effective(&self, key: &str, switches: &HashMap<String, Switch>) -> pb::OperationAvailability {
+        if !switches.contains_key(key)
+            && let Some(automatic) = self.automatic(key)
+        {
+            return automatic;
+        }
         let (maintenance, note, origin, changed_at) = match (switches.get(key), self.declared.get(key)) {
             (Some(s), _) => (s.maintenance, s.note.clone(), "switched", s.changed_at.clone()),
             (None, Some(note)) => (true, note.clone(), "declared", String::new()),
@@ -130,15 +168,21 @@ impl Maintenance {
     /// `Some` under maintenance, `None` when switched back to available.
     /// Operations absent from the map keep their declared availability.
     pub async fn catalog_overrides(&self) -> HashMap<String, Option<Availability>> {
-        self.switches()
-            .await
+        let switches = self.switches().await;
+        let mut overrides: HashMap<String, Option<Availability>> = switches
             .iter()
             .map(|(key, s)| {
                 let availability =
                     s.maintenance.then(|| Availability { status: MAINTENANCE.to_owned(), note: s.note.clone() });
                 (key.clone(), availability)
             })
-            .collect()
+            .collect();
+        for key in self.watched.get().into_iter().flat_map(|w| w.keys()) {
+            if let (false, Some(a)) = (switches.contains_key(key), self.automatic(key)) {
+                overrides.insert(key.clone(), Some(Availability { status: a.status, note: a.note }));
+            }
+        }
+        overrides
     }
 
     /// `admin.maintenance.set`: switches `operation_key`.
@@ -171,7 +215,10 @@ impl Maintenance {
     /// switched one, by operation key.
     pub async fn list(&self) -> pb::ListMaintenanceResponse {
         let switches = self.switches().await;
-        let keys: BTreeMap<&str, ()> = self.declared.keys().chain(switches.keys()).map(|k| (k.as_str(), ())).collect();
+        let watched = self.watched.get().into_iter().flat_map(|w| w.keys());
+        let down_automatically = watched.filter(|k| self.automatic(k).is_some());
+        let keys: BTreeMap<&str, ()> =
+            self.declared.keys().chain(switches.keys()).chain(down_automatically).map(|k| (k.as_str(), ())).collect();
         pb::ListMaintenanceResponse { operations: keys.keys().map(|k| self.effective(k, &switches)).collect() }
     }
 

@@ -116,6 +116,22 @@ impl Plan {
         Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains })
     }
 
+    /// The operations answered by vendors alone, with their vendors (for
+    /// the automatic maintenance switch).
+    pub fn upstream_only(&self) -> std::collections::HashMap<String, Vec<Arc<Vendor>>> {
+        self.chains
+            .iter()
+            .filter(|(_, (store, _))| !store)
+            .map(|(key, (_, sources))| {
+                let vendors = sources
+                    .iter()
+                    .filter_map(|s| self.vendors.iter().find(|v| s.name() == format!("upstream:{}", v.name())).cloned())
+                    .collect();
+                (key.clone(), vendors)
+            })
+            .collect()
+    }
+
     /// After every handler is registered: registers each upstream-only
     /// chain whose operation has no store source, and refuses a chain the
     /// registry cannot honour.
