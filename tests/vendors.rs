@@ -304,7 +304,7 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
     ] {
         let path = files.path().join("auth.toml");
         std::fs::write(&path, text.replace(r#"{ kind = "none" }"#, auth)).unwrap();
-        let vendor = Vendor::load(&path, &registry, &outbound, &env).unwrap();
+        let vendor = Vendor::load(&path, &registry, &outbound, &env, &Default::default()).unwrap();
         let operation = vendor.operation("videosite.search-work").unwrap();
         vendor.call(&operation, request.clone()).await.unwrap();
         let (_, query, header) = seen.lock().unwrap().pop().unwrap();
@@ -315,7 +315,7 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
     let path = files.path().join("unset.toml");
     std::fs::write(&path, text.replace(r#"{ kind = "none" }"#, r#"{ kind = "bearer", token_env = "UNSET_KEY" }"#))
         .unwrap();
-    let error = Vendor::load(&path, &registry, &outbound, &env).unwrap_err().to_string();
+    let error = Vendor::load(&path, &registry, &outbound, &env, &Default::default()).unwrap_err().to_string();
     assert!(error.contains("UNSET_KEY") && !error.contains("secret"), "{error}");
 }
 
@@ -326,9 +326,50 @@ fn the_shipped_example_mappings_load() {
     let env = |name: &str| ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN"].contains(&name).then(|| "example-key".to_owned());
     let deploy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/vendors");
     for (file, name) in [("tikhub.example.toml", "tikhub"), ("justoneapi.example.toml", "justoneapi")] {
-        let vendor = core_service::vendors::Vendor::load(&deploy.join(file), &registry, &outbound, &env)
-            .unwrap_or_else(|e| panic!("{file}: {e:#}"));
+        let vendor =
+            core_service::vendors::Vendor::load(&deploy.join(file), &registry, &outbound, &env, &Default::default())
+                .unwrap_or_else(|e| panic!("{file}: {e:#}"));
         assert_eq!(vendor.name(), name);
         assert!(vendor.operation_keys().count() >= 3, "{file}");
     }
+}
+
+#[tokio::test]
+async fn with_redis_every_core_shares_the_answer_cache() {
+    use core_service::registry::Registry;
+    use core_service::vendors::Vendor;
+    use core_service::vendors::cache::CacheBackend;
+    use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
+    use prost::Message;
+
+    let (base, seen) = fake_vendor().await;
+    let files = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(mapping(files.path(), &base)).unwrap();
+    let path = files.path().join("cached.toml");
+    std::fs::write(&path, text.replace("path = \"/search\"", "path = \"/search\"\ncache_ttl_secs = 60")).unwrap();
+    let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
+    let outbound = core_service::outbound::OutboundSettings::default();
+    let url = std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let prefix = format!("mediaops-test-{}", uuid::Uuid::new_v4().simple());
+    let core = async || {
+        let cache = CacheBackend::redis(&url, &prefix).await.unwrap();
+        Vendor::load(&path, &registry, &outbound, &|_| None, &cache).unwrap()
+    };
+    let (a, b) = (core().await, core().await);
+    let ask = |keyword: &str| {
+        bytes::Bytes::from(SearchWorkRequest { keyword: keyword.into(), ..Default::default() }.encode_to_vec())
+    };
+
+    let first = a.call(&a.operation("videosite.search-work").unwrap(), ask("露营")).await.unwrap();
+    let again = b.call(&b.operation("videosite.search-work").unwrap(), ask("露营")).await.unwrap();
+    assert_eq!(first, again);
+    assert_eq!(seen.lock().unwrap().len(), 1, "the second core answered from the shared cache");
+    b.call(&b.operation("videosite.search-work").unwrap(), ask("徒步")).await.unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 2, "another request is not a hit");
+
+    let mut redis = redis::Client::open(url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg(format!("{prefix}:*")).query_async(&mut redis).await.unwrap();
+    assert_eq!(keys.len(), 2);
+    assert!(keys.iter().all(|k| k.starts_with(&format!("{prefix}:vcache:fakehub:videosite.search-work:"))));
+    redis::cmd("DEL").arg(&keys).query_async::<()>(&mut redis).await.unwrap();
 }

@@ -85,7 +85,14 @@ impl Core {
         crate::admin::register_collectors(collectors, &mut registry)?;
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         let env = |name: &str| std::env::var(name).ok();
-        let sources = crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env)?;
+        let cache = match &settings.redis_url {
+            Some(url) if !settings.vendors.files.is_empty() => {
+                crate::vendors::cache::CacheBackend::redis(url, &settings.redis_prefix).await?
+            }
+            _ => crate::vendors::cache::CacheBackend::Memory,
+        };
+        let sources =
+            crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env, &cache)?;
         maintenance.watch_vendors(sources.upstream_only());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;

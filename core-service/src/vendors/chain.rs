@@ -15,6 +15,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
+use super::cache::CacheBackend;
 use super::vendor::{MappedOperation, Vendor};
 use crate::error::ServiceError;
 use crate::outbound::OutboundSettings;
@@ -61,7 +62,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Loads every vendor file and parses every chain.
+    /// Loads every vendor file (answers cached in `cache`) and parses every
+    /// chain.
     ///
     /// # Errors
     /// A vendor file that [`Vendor::load`] refuses, two vendors of one name,
@@ -73,10 +75,11 @@ impl Plan {
         registry: &Registry,
         outbound: &OutboundSettings,
         env: &dyn Fn(&str) -> Option<String>,
+        cache: &CacheBackend,
     ) -> anyhow::Result<Plan> {
         let mut vendors: BTreeMap<String, Arc<Vendor>> = BTreeMap::new();
         for path in &settings.files {
-            let vendor = Vendor::load(path, registry, outbound, env)?;
+            let vendor = Vendor::load(path, registry, outbound, env, cache)?;
             let name = vendor.name().to_owned();
             anyhow::ensure!(!vendors.contains_key(&name), "two vendor files are named {name}");
             vendors.insert(name, Arc::new(vendor));

@@ -5,6 +5,7 @@
 //! chains put after or instead of the content store ([`chain`]).
 
 pub mod breaker;
+pub mod cache;
 pub mod chain;
 pub mod filter;
 pub mod mapping;

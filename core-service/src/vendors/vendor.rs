@@ -16,6 +16,7 @@ use reqwest::Method;
 use serde_json::Value;
 
 use super::breaker::CircuitBreaker;
+use super::cache::{AnswerCache, CacheBackend};
 use super::filter::JqFilter;
 use super::mapping::{Auth, ErrorRule, OperationMapping, Outcome, VendorFile};
 use crate::error::{ServiceError, UpstreamDetail};
@@ -45,7 +46,7 @@ pub struct MappedOperation {
     retry: Retry,
     input: MessageDescriptor,
     output: MessageDescriptor,
-    cache: Option<moka::future::Cache<Bytes, Answer<Bytes>>>,
+    cache: Option<AnswerCache>,
 }
 
 /// A vendor ready to call.
@@ -77,7 +78,7 @@ impl Vendor {
     /// Reads and checks the mapping file at `path`: the name, base URL and
     /// key (from the environment through `env`), every filter compiles,
     /// every operation exists in `registry` and every `{field}` of a path is
-    /// a field of its request.
+    /// a field of its request. Answers are cached in `cache`.
     ///
     /// # Errors
     /// The first problem, naming the file, the operation and the part.
@@ -86,12 +87,13 @@ impl Vendor {
         registry: &Registry,
         outbound: &OutboundSettings,
         env: &dyn Fn(&str) -> Option<String>,
+        cache: &CacheBackend,
     ) -> anyhow::Result<Vendor> {
         use figment::providers::{Format, Toml};
         let file: VendorFile = figment::Figment::from(Toml::file_exact(path))
             .extract()
             .map_err(|e| anyhow::anyhow!("vendor mapping {}: {e}", path.display()))?;
-        Vendor::from_file(file, registry, outbound, env).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        Vendor::from_file(file, registry, outbound, env, cache).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 
     /// [`Vendor::load`] from a parsed file.
@@ -100,6 +102,7 @@ impl Vendor {
         registry: &Registry,
         outbound: &OutboundSettings,
         env: &dyn Fn(&str) -> Option<String>,
+        cache: &CacheBackend,
     ) -> anyhow::Result<Vendor> {
         let name = file.name.clone();
         anyhow::ensure!(
@@ -140,7 +143,9 @@ impl Vendor {
                 .find(|op| op.key() == key)
                 .ok_or_else(|| anyhow::anyhow!("vendor {name}: operation {key} does not exist"))?;
             let place = format!("vendor {name}, operation {key}");
-            operations.insert(key.clone(), Arc::new(map_operation(mapping, info, &place)?));
+            let mut operation = map_operation(mapping, info, &place)?;
+            operation.cache = cache.cache(&name, key, Duration::from_secs(mapping.cache_ttl_secs));
+            operations.insert(key.clone(), Arc::new(operation));
         }
         Ok(Vendor {
             connector: builder.build()?,
@@ -194,10 +199,8 @@ impl Vendor {
             return Ok(answer);
         }
         let answer = self.call_uncached(op, &request).await?;
-        if let Some(cache) = &op.cache
-            && !matches!(answer, Answer::NotFound(_))
-        {
-            cache.insert(request, answer.clone()).await;
+        if let Some(cache) = &op.cache {
+            cache.put(request, &answer).await;
         }
         Ok(answer)
     }
@@ -362,12 +365,6 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         );
     }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
-    let cache = (mapping.cache_ttl_secs > 0).then(|| {
-        moka::future::Cache::builder()
-            .max_capacity(10_000)
-            .time_to_live(Duration::from_secs(mapping.cache_ttl_secs))
-            .build()
-    });
     Ok(MappedOperation {
         path_fields,
         query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
@@ -378,7 +375,7 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         retry,
         input,
         output: info.method.output(),
-        cache,
+        cache: None,
     })
 }
 
