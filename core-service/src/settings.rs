@@ -46,6 +46,9 @@ pub struct CoreSettings {
     /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
     /// docs/outbound.md).
     pub outbound: crate::outbound::OutboundSettings,
+    /// The OpenAI-compatible images API of the image skills (`[images]`,
+    /// `MEDIAOPS_IMAGES__…`; docs/images.md); unset = those skills answer 503.
+    pub images: crate::images::settings::ImageSettings,
 }
 
 impl Default for CoreSettings {
@@ -64,6 +67,7 @@ impl Default for CoreSettings {
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),
+            images: Default::default(),
         }
     }
 }
@@ -116,6 +120,7 @@ impl CoreSettings {
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
         self.outbound.check()?;
+        self.images.check()?;
         self.hotlists.check()
     }
 }
