@@ -109,7 +109,7 @@ async fn generations(State(fake): State<Fake>, headers: HeaderMap, body: String)
     }
     let prompt = request["prompt"].as_str().unwrap_or_default().to_owned();
     if prompt.starts_with("!slow") {
-        tokio::time::sleep(Duration::from_secs(4)).await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
     }
     let base = fake.base.lock().unwrap().clone();
     answer(&prompt, &base)
@@ -151,12 +151,14 @@ async fn images_api() -> (String, Received) {
     (base, fake.received)
 }
 
-async fn service_on(base: Option<&str>, key: &str) -> Service {
+/// Both servers on the fake API at `base` (none = not configured) with
+/// `key`; generations time out after `timeout_secs`.
+async fn service_on(base: Option<&str>, key: &str, timeout_secs: u64) -> Service {
     let (base, key) = (base.map(|b| format!("{b}/v1")), key.to_owned());
     Service::start_with(tempfile::tempdir().unwrap(), move |core| {
         core.images.base_url = base;
         core.images.api_key = Some(key);
-        core.images.timeout_secs = 2;
+        core.images.timeout_secs = timeout_secs;
         core.outbound.allow = vec!["127.0.0.1".into()];
     })
     .await
@@ -175,7 +177,7 @@ fn decoded(image: &Value) -> Vec<u8> {
 #[tokio::test]
 async fn image_gen_sends_key_model_and_prompt_and_answers_the_image_result() {
     let (base, received) = images_api().await;
-    let service = service_on(Some(&base), API_KEY).await;
+    let service = service_on(Some(&base), API_KEY, 20).await;
     let response = service
         .http
         .post(format!("{}/api/skills/image-gen/invoke", service.base))
@@ -212,7 +214,7 @@ async fn image_gen_sends_key_model_and_prompt_and_answers_the_image_result() {
 #[tokio::test]
 async fn a_reference_image_is_fetched_through_the_guard_and_sent_to_edits() {
     let (base, received) = images_api().await;
-    let service = service_on(Some(&base), API_KEY).await;
+    let service = service_on(Some(&base), API_KEY, 20).await;
     let (status, body) = service
         .post(
             "/api/skills/image-gen/invoke",
@@ -249,7 +251,8 @@ async fn a_reference_image_is_fetched_through_the_guard_and_sent_to_edits() {
 #[tokio::test]
 async fn upstream_errors_are_502s_with_the_upstream_s_words_and_free() {
     let (base, received) = images_api().await;
-    let service = service_on(Some(&base), API_KEY).await;
+    // A short timeout for the `!slow` case; every other answer is immediate.
+    let service = service_on(Some(&base), API_KEY, 1).await;
     for (prompt, code, words) in [
         ("!500 x", Some("server_error"), "The server had an error"),
         ("!429 x", Some("rate_limit_exceeded"), "Rate limit reached"),
@@ -269,7 +272,7 @@ async fn upstream_errors_are_502s_with_the_upstream_s_words_and_free() {
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "prompt");
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS, "failures are not charged");
 
-    let wrong_key = service_on(Some(&base), "sk-wrong").await;
+    let wrong_key = service_on(Some(&base), "sk-wrong", 20).await;
     let (status, body) = wrong_key.post("/api/skills/articles-cover/invoke", json!({"title": "标题"})).await;
     let error = failure(status, &body, 502, "upstream_unavailable");
     assert_eq!(
@@ -282,7 +285,7 @@ async fn upstream_errors_are_502s_with_the_upstream_s_words_and_free() {
 #[tokio::test]
 async fn articles_cover_is_a_900x383_jpeg_from_title_and_digest() {
     let (base, received) = images_api().await;
-    let service = service_on(Some(&base), API_KEY).await;
+    let service = service_on(Some(&base), API_KEY, 20).await;
     let (status, body) = service
         .post(
             "/api/skills/articles-cover/invoke",
@@ -312,7 +315,7 @@ async fn articles_cover_is_a_900x383_jpeg_from_title_and_digest() {
 
 #[tokio::test]
 async fn without_an_images_api_both_skills_say_so_and_charge_nothing() {
-    let service = service_on(None, API_KEY).await;
+    let service = service_on(None, API_KEY, 20).await;
     for (slug, body) in [("image-gen", json!({"prompt": "熊猫"})), ("articles-cover", json!({"title": "标题"}))] {
         let (status, answer) = service.post(&format!("/api/skills/{slug}/invoke"), body).await;
         let error = failure(status, &answer, 503, "not_implemented");

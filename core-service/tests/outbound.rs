@@ -224,7 +224,7 @@ async fn redirects_body_size_and_time_are_capped() {
     let seen = Seen::default();
     let addr = link_server(seen.clone()).await;
     let fetcher = GuardedFetcher::new(&allowing(&["127.0.0.1"])).unwrap();
-    let limits = FetchLimits { timeout: Duration::from_millis(500), max_bytes: 1000, max_redirects: 3 };
+    let limits = FetchLimits { timeout: Duration::from_secs(20), max_bytes: 1000, max_redirects: 3 };
     let ok = fetcher.final_url(&format!("http://{addr}/hop/3"), &limits).await.unwrap();
     assert_eq!(ok.path(), "/hop/0");
     let too_many = fetcher.fetch(&format!("http://{addr}/hop/4"), &limits).await;
@@ -235,7 +235,8 @@ async fn redirects_body_size_and_time_are_capped() {
     }
     let fits = fetcher.fetch(&format!("http://{addr}/stream"), &limits.with_max_bytes(2000)).await.unwrap();
     assert_eq!(fits.bytes.len(), 2000);
-    let slow = fetcher.fetch(&format!("http://{addr}/slow"), &limits).await;
+    let quick = FetchLimits { timeout: Duration::from_millis(300), ..limits };
+    let slow = fetcher.fetch(&format!("http://{addr}/slow"), &quick).await;
     assert!(matches!(slow, Err(OutboundError::Timeout { .. })), "{slow:?}");
     let e = slow.unwrap_err().to_service_error("the link", Some("url"));
     assert_eq!(e.code, ErrorCode::UpstreamUnavailable, "a slow link is the upstream's fault");
