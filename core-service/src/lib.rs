@@ -17,6 +17,7 @@ pub mod data_api;
 pub mod dispatch;
 pub mod error;
 pub mod hotlists;
+pub mod images;
 pub mod maintenance;
 pub mod metrics;
 pub mod outbound;

@@ -95,6 +95,13 @@ impl Core {
             crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env, &cache)?;
         maintenance.watch_vendors(sources.upstream_only());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
+        let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
+        let links =
+            Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
+        crate::data_api::parse_link::register(&links, &sources.fallbacks, &mut registry)?;
+        let images = crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher)?;
+        let image_skills = Arc::new(crate::images::ImageSkills { api: images, settings: settings.images.clone() });
+        crate::images::register(&image_skills, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
         extra(&mut registry)?;

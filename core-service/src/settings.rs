@@ -49,6 +49,9 @@ pub struct CoreSettings {
     /// Vendor mapping files and source chains (`[vendors]`,
     /// `[vendors.sources]`; docs/vendors.md); none by default.
     pub vendors: crate::vendors::chain::VendorSettings,
+    /// The OpenAI-compatible images API of the image skills (`[images]`,
+    /// `MEDIAOPS_IMAGES__…`; docs/images.md); unset = those skills answer 503.
+    pub images: crate::images::settings::ImageSettings,
 }
 
 impl Default for CoreSettings {
@@ -68,6 +71,7 @@ impl Default for CoreSettings {
             hotlists: Default::default(),
             outbound: Default::default(),
             vendors: Default::default(),
+            images: Default::default(),
         }
     }
 }
@@ -120,6 +124,7 @@ impl CoreSettings {
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
         self.outbound.check()?;
+        self.images.check()?;
         self.hotlists.check()
     }
 }
