@@ -30,6 +30,8 @@ const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 /// A core ready to serve.
 pub struct Core {
     pipeline: Arc<Pipeline>,
+    /// Runs the asynchronous tasks; stopped when the server stops.
+    tasks: Arc<crate::tasks::TaskRunner>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
 }
@@ -69,9 +71,12 @@ impl Core {
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
-        let store = crate::store::open(settings.database_url.as_deref(), &settings.data_dir)
+        let (store, task_store) = crate::store::open_with_tasks(settings.database_url.as_deref(), &settings.data_dir)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        let tasks = crate::tasks::TaskRunner::new(task_store, ledger.clone());
+        crate::tasks::service::register(&tasks, &mut registry)?;
+        crate::web_search::register(&settings.web_search, &tasks, &mut registry)?;
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
@@ -89,6 +94,7 @@ impl Core {
             operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
         };
         spawn_sweeper(Arc::downgrade(&ledger));
+        tasks.start();
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,
@@ -97,7 +103,7 @@ impl Core {
             admin_token: settings.admin_token.clone(),
             limits,
         });
-        Ok(Core { pipeline, bootstrap })
+        Ok(Core { pipeline, tasks, bootstrap })
     }
 
     /// The registry, for status listings.
@@ -121,10 +127,13 @@ impl Core {
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
         let router = routes.routes().into_axum_router().fallback_service(OperationService::new(self.pipeline));
-        tonic::transport::Server::builder()
+        let served = tonic::transport::Server::builder()
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-            .await?;
+            .await;
+        // Tasks still running stop here and are resumed by the next start.
+        self.tasks.shutdown().await;
+        served?;
         Ok(())
     }
 }

@@ -42,6 +42,9 @@ pub struct CoreSettings {
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
     pub hotlists: crate::hotlists::config::HotlistSettings,
+    /// `skills.ai-web-search` (`[web_search]`, `MEDIAOPS_WEB_SEARCH__…`;
+    /// docs/web-search.md); not configured by default (503).
+    pub web_search: crate::web_search::config::WebSearchSettings,
 }
 
 impl Default for CoreSettings {
@@ -59,6 +62,7 @@ impl Default for CoreSettings {
             database_url: None,
             now: None,
             hotlists: Default::default(),
+            web_search: Default::default(),
         }
     }
 }
@@ -110,7 +114,8 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
-        self.hotlists.check()
+        self.hotlists.check()?;
+        self.web_search.check()
     }
 }
 

@@ -1,0 +1,101 @@
+//! Settings of `skills.ai-web-search` (`[web_search]`,
+//! `MEDIAOPS_WEB_SEARCH__…`; docs/web-search.md "Configuration").
+
+use serde::{Deserialize, Serialize};
+
+/// Where the search backend and the chat model are, and the task's timing.
+/// Without `searxng_url` and `chat_url` the skill answers 503
+/// `not_configured` (nothing charged).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WebSearchSettings {
+    /// SearXNG base URL, e.g. `http://searxng:8080`; its JSON API
+    /// (`/search?format=json`) must be enabled (`search.formats: [html, json]`).
+    pub searxng_url: Option<String>,
+    /// SearXNG `language` parameter (`zh-CN` by default; empty = SearXNG's default).
+    pub language: String,
+    /// Search results given to the model and returned as `references` (1-20).
+    pub max_results: usize,
+    /// OpenAI-compatible API base URL including its version segment, e.g.
+    /// `https://api.openai.com/v1`; `/chat/completions` is appended.
+    pub chat_url: Option<String>,
+    /// Bearer token of the chat API; unset = no `Authorization` header
+    /// (a local model server).
+    pub chat_api_key: Option<String>,
+    /// The `model` of the chat request.
+    pub chat_model: String,
+    /// Seconds the invoke call waits for the answer before returning
+    /// `status: running` with the `taskId` (issue 9: 60).
+    pub wait_secs: u64,
+    /// Seconds a task may run before it fails, uncharged (spec 8: "about 5 minutes").
+    pub deadline_secs: u64,
+    /// Seconds to open a connection to either upstream.
+    pub connect_timeout_secs: u64,
+    /// Seconds one search request may take.
+    pub search_timeout_secs: u64,
+    /// Retries of a failed search (transport failure, timeout, 5xx, 429),
+    /// with exponential backoff from 250 ms.
+    pub search_retries: u32,
+    /// Seconds one chat completion may take.
+    pub chat_timeout_secs: u64,
+}
+
+impl Default for WebSearchSettings {
+    fn default() -> Self {
+        WebSearchSettings {
+            searxng_url: None,
+            language: "zh-CN".into(),
+            max_results: 8,
+            chat_url: None,
+            chat_api_key: None,
+            chat_model: "gpt-4o-mini".into(),
+            wait_secs: 60,
+            deadline_secs: 300,
+            connect_timeout_secs: 5,
+            search_timeout_secs: 20,
+            search_retries: 2,
+            chat_timeout_secs: 180,
+        }
+    }
+}
+
+impl WebSearchSettings {
+    /// Checks values that the types alone do not.
+    pub fn check(&self) -> anyhow::Result<()> {
+        for (name, url) in [("searxng_url", &self.searxng_url), ("chat_url", &self.chat_url)] {
+            if let Some(url) = url {
+                let parsed = reqwest::Url::parse(url)
+                    .map_err(|e| anyhow::anyhow!("web_search.{name} is not a URL ({url:?}): {e}"))?;
+                anyhow::ensure!(
+                    matches!(parsed.scheme(), "http" | "https"),
+                    "web_search.{name} must be an http or https URL, not {url:?}"
+                );
+            }
+        }
+        anyhow::ensure!((1..=20).contains(&self.max_results), "web_search.max_results must be 1-20");
+        anyhow::ensure!(self.wait_secs >= 1, "web_search.wait_secs must be at least 1");
+        anyhow::ensure!(
+            self.deadline_secs > self.wait_secs && self.deadline_secs <= 3600,
+            "web_search.deadline_secs must be above web_search.wait_secs and at most 3600"
+        );
+        anyhow::ensure!(
+            self.connect_timeout_secs >= 1 && self.search_timeout_secs >= 1 && self.chat_timeout_secs >= 1,
+            "web_search timeouts must be at least 1 second"
+        );
+        anyhow::ensure!(self.search_retries <= 5, "web_search.search_retries must be at most 5");
+        Ok(())
+    }
+
+    /// The settings that are missing for the skill to run, by their
+    /// variable names; empty when it can run.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.searxng_url.is_none() {
+            missing.push("MEDIAOPS_WEB_SEARCH__SEARXNG_URL");
+        }
+        if self.chat_url.is_none() {
+            missing.push("MEDIAOPS_WEB_SEARCH__CHAT_URL");
+        }
+        missing
+    }
+}
