@@ -76,7 +76,7 @@ impl Core {
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
         let tasks = crate::tasks::TaskRunner::new(task_store, ledger.clone());
         crate::tasks::service::register(&tasks, &mut registry)?;
-        crate::web_search::register(&settings.web_search, &tasks, &mut registry)?;
+        crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {

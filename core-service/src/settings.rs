@@ -42,6 +42,10 @@ pub struct CoreSettings {
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
     pub hotlists: crate::hotlists::config::HotlistSettings,
+    /// Outbound calls: connector timeouts and retries, the guarded fetch
+    /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
+    /// docs/outbound.md).
+    pub outbound: crate::outbound::OutboundSettings,
     /// `skills.ai-web-search` (`[web_search]`, `MEDIAOPS_WEB_SEARCH__…`;
     /// docs/web-search.md); not configured by default (503).
     pub web_search: crate::web_search::config::WebSearchSettings,
@@ -62,6 +66,7 @@ impl Default for CoreSettings {
             database_url: None,
             now: None,
             hotlists: Default::default(),
+            outbound: Default::default(),
             web_search: Default::default(),
         }
     }
@@ -114,6 +119,7 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
+        self.outbound.check()?;
         self.hotlists.check()?;
         self.web_search.check()
     }

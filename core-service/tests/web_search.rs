@@ -252,22 +252,24 @@ async fn upstream_failures_are_502_and_not_charged() {
         });
         let error = error_of(&invoke(&core, "露营").await.unwrap_err());
         assert_eq!(error.code, "upstream_unavailable");
-        assert!(
-            error.message.contains("rate_limit_exceeded") && error.message.contains("Rate limit reached"),
-            "{error:?}"
-        );
+        let upstream = error.upstream.unwrap();
+        assert_eq!(upstream.code.as_deref(), Some("rate_limit_exceeded"));
+        assert_eq!(upstream.message, "Rate limit reached for requests");
+        assert!(error.message.contains("chat model"), "{}", error.message);
         assert_eq!(up.chat.count(), 1, "a completion is not repeated");
 
         up.searxng.set(SearxMode::Status(503));
         let error = error_of(&invoke(&core, "露营").await.unwrap_err());
         assert_eq!(error.code, "upstream_unavailable");
-        assert!(error.message.contains("search backend") && error.message.contains("503"), "{error:?}");
+        assert!(error.message.contains("search backend"), "{error:?}");
+        assert_eq!(error.upstream.unwrap().code.as_deref(), Some("503"));
         assert_eq!(up.searxng.count(), 1 + 2, "the first search, then one try and one retry");
 
         up.searxng.set(SearxMode::Status(403));
         let before = up.searxng.count();
         let error = error_of(&invoke(&core, "露营").await.unwrap_err());
-        assert!(error.message.contains("403"), "{error:?}");
+        let upstream = error.upstream.unwrap();
+        assert_eq!((upstream.code.as_deref(), upstream.message.as_str()), (Some("403"), "Forbidden"));
         assert_eq!(up.searxng.count(), before + 1, "a 403 is not retried");
 
         up.searxng.set(SearxMode::Empty);
@@ -300,10 +302,9 @@ async fn a_task_failing_after_the_call_returned_is_released() {
         assert!(task.result.is_none());
         let error = task.error.unwrap();
         assert_eq!(error.code, "upstream_unavailable");
-        assert!(
-            error.message.contains("server_error") && error.message.contains("processing your request"),
-            "{error:?}"
-        );
+        let upstream = error.upstream.unwrap();
+        assert_eq!(upstream.code.as_deref(), Some("server_error"), "OpenAI's type when its code is null");
+        assert_eq!(upstream.message, "The server had an error while processing your request.");
         assert_eq!(balance(&core.ledger).await, 100, "released");
         core.stop().await;
     }

@@ -295,11 +295,15 @@ fn deadline_error(task: &Task) -> Value {
     ))
 }
 
-/// The stored error object `{code, message, field?}` of a failure.
+/// The stored error object `{code, message, field?, upstream?: {code?,
+/// message}}` of a failure.
 pub fn error_json(error: &ServiceError) -> Value {
     let mut object = json!({"code": error.code.as_str(), "message": error.message});
     if let Some(field) = &error.field {
         object["field"] = json!(field);
+    }
+    if let Some(upstream) = &error.upstream {
+        object["upstream"] = json!({"code": upstream.code, "message": upstream.message});
     }
     object
 }
@@ -323,5 +327,9 @@ pub fn error_proto(error: &Value) -> mediaops_proto::mediaops::common::v1::Error
 pub fn error_from_json(error: &Value) -> ServiceError {
     let proto = error_proto(error);
     let code = ErrorCode::parse(&proto.code).unwrap_or(ErrorCode::Internal);
-    ServiceError { code, message: proto.message, field: proto.field }
+    ServiceError {
+        field: proto.field,
+        upstream: proto.upstream.map(|u| crate::error::UpstreamDetail { code: u.code, message: u.message }),
+        ..ServiceError::new(code, proto.message)
+    }
 }

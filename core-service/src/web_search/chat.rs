@@ -3,15 +3,15 @@
 //! messages: [{role, content}], temperature}` with `Authorization: Bearer
 //! <key>` when a key is set; answer used: `choices[0].message.content`.
 //! An error answer `{error: {message, type, code}}` becomes the failure's
-//! upstream code and message. A completion is not repeated on failure: it
-//! costs the operator money and takes long, and the task's deadline bounds it.
+//! `error.upstream` (docs/outbound.md). A completion is not repeated on
+//! failure (`Retry::Never`): it costs the operator money and takes long,
+//! and the task's deadline bounds it.
 
-use std::time::Duration;
-
+use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::upstream::UpstreamFailure;
+use crate::outbound::{ConnectorClient, OutboundError, Retry};
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,51 +39,41 @@ struct ChoiceMessage {
 }
 
 /// An OpenAI-compatible chat API.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ChatModel {
-    client: reqwest::Client,
-    url: String,
+    /// Based at the API's versioned root (`https://api.openai.com/v1`).
+    client: ConnectorClient,
     api_key: Option<String>,
     model: String,
 }
 
 impl ChatModel {
-    /// `base_url` includes the version segment (`https://api.openai.com/v1`).
-    pub fn new(
-        base_url: &str,
-        api_key: Option<&str>,
-        model: &str,
-        connect_timeout: Duration,
-        timeout: Duration,
-    ) -> reqwest::Result<ChatModel> {
-        let client = reqwest::Client::builder().connect_timeout(connect_timeout).timeout(timeout).build()?;
-        Ok(ChatModel {
-            client,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
-            api_key: api_key.map(str::to_owned),
-            model: model.to_owned(),
-        })
+    pub fn new(client: ConnectorClient, api_key: Option<&str>, model: &str) -> ChatModel {
+        ChatModel { client, api_key: api_key.map(str::to_owned), model: model.to_owned() }
     }
 
     /// The model's reply to `messages`.
-    pub async fn complete(&self, messages: &[Message]) -> Result<String, UpstreamFailure> {
+    pub async fn complete(&self, messages: &[Message]) -> Result<String, OutboundError> {
         let body = json!({
             "model": self.model,
             "messages": messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect::<Vec<_>>(),
             "temperature": 0.3,
         });
-        let mut request = self.client.post(&self.url).json(&body);
+        let mut request = self.client.request(Method::POST, "/chat/completions").json(&body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().await.map_err(|e| UpstreamFailure::transport("the chat model", &e))?;
-        let completion: Completion = UpstreamFailure::json_or_status("the chat model", response).await?;
+        let response = self.client.send(request, Retry::Never).await?;
+        let completion: Completion = self.client.json(response).await?;
         completion
             .choices
             .into_iter()
             .next()
             .and_then(|choice| choice.message.content)
-            .filter(|content| !content.trim().is_empty())
-            .ok_or_else(|| UpstreamFailure::malformed("the chat model", "the answer has no choices[0].message.content"))
+            .filter(|c| !c.trim().is_empty())
+            .ok_or_else(|| OutboundError::Malformed {
+                url: self.client.url("/chat/completions"),
+                message: "the answer has no choices[0].message.content".into(),
+            })
     }
 }

@@ -29,14 +29,12 @@ pub struct WebSearchSettings {
     pub wait_secs: u64,
     /// Seconds a task may run before it fails, uncharged (spec 8: "about 5 minutes").
     pub deadline_secs: u64,
-    /// Seconds to open a connection to either upstream.
-    pub connect_timeout_secs: u64,
-    /// Seconds one search request may take.
+    /// Seconds one search request may take (connect and read timeouts,
+    /// and the retry backoff, come from `[outbound]`: docs/outbound.md).
     pub search_timeout_secs: u64,
-    /// Retries of a failed search (transport failure, timeout, 5xx, 429),
-    /// with exponential backoff from 250 ms.
+    /// Retries of a failed search (transport failure, timeout, 5xx, 429).
     pub search_retries: u32,
-    /// Seconds one chat completion may take.
+    /// Seconds one chat completion may take; never retried.
     pub chat_timeout_secs: u64,
 }
 
@@ -51,7 +49,6 @@ impl Default for WebSearchSettings {
             chat_model: "gpt-4o-mini".into(),
             wait_secs: 60,
             deadline_secs: 300,
-            connect_timeout_secs: 5,
             search_timeout_secs: 20,
             search_retries: 2,
             chat_timeout_secs: 180,
@@ -79,7 +76,7 @@ impl WebSearchSettings {
             "web_search.deadline_secs must be above web_search.wait_secs and at most 3600"
         );
         anyhow::ensure!(
-            self.connect_timeout_secs >= 1 && self.search_timeout_secs >= 1 && self.chat_timeout_secs >= 1,
+            self.search_timeout_secs >= 1 && self.chat_timeout_secs >= 1,
             "web_search timeouts must be at least 1 second"
         );
         anyhow::ensure!(self.search_retries <= 5, "web_search.search_retries must be at most 5");

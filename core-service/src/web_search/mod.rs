@@ -11,7 +11,6 @@ pub mod chat;
 pub mod config;
 pub mod prompt;
 pub mod searxng;
-pub mod upstream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +21,7 @@ use serde_json::{Value, json};
 
 use crate::dispatch::Limits;
 use crate::error::ServiceError;
+use crate::outbound::{ConnectorClient, OutboundSettings};
 use crate::registry::{BoxFuture, CallContext, Registry};
 use crate::store::task::{Task, TaskStatus};
 use crate::tasks::{TaskRunner, TaskWork, error_from_json};
@@ -61,26 +61,27 @@ struct Engine {
 
 /// Registers the skill's handler, its timing (the call waits `wait_secs`;
 /// the reservation lasts the task's deadline) and, when both upstreams are
-/// configured, its task work with `runner`.
-pub fn register(settings: &WebSearchSettings, runner: &Arc<TaskRunner>, registry: &mut Registry) -> anyhow::Result<()> {
+/// configured, its task work with `runner`. The connectors take their
+/// connect/read timeouts and backoff from `outbound`.
+pub fn register(
+    settings: &WebSearchSettings,
+    outbound: &OutboundSettings,
+    runner: &Arc<TaskRunner>,
+    registry: &mut Registry,
+) -> anyhow::Result<()> {
     settings.check()?;
     if let (Some(searxng_url), Some(chat_url)) = (&settings.searxng_url, &settings.chat_url) {
-        let connect = Duration::from_secs(settings.connect_timeout_secs);
+        let search = ConnectorClient::builder("searxng", searxng_url, outbound)
+            .request_timeout(Duration::from_secs(settings.search_timeout_secs))
+            .retries(settings.search_retries)
+            .build()?;
+        let chat = ConnectorClient::builder("chat", chat_url, outbound)
+            .request_timeout(Duration::from_secs(settings.chat_timeout_secs))
+            .retries(0)
+            .build()?;
         let engine = Engine {
-            searxng: Searxng::new(
-                searxng_url,
-                &settings.language,
-                connect,
-                Duration::from_secs(settings.search_timeout_secs),
-                settings.search_retries,
-            )?,
-            chat: ChatModel::new(
-                chat_url,
-                settings.chat_api_key.as_deref(),
-                &settings.chat_model,
-                connect,
-                Duration::from_secs(settings.chat_timeout_secs),
-            )?,
+            searxng: Searxng::new(search, &settings.language),
+            chat: ChatModel::new(chat, settings.chat_api_key.as_deref(), &settings.chat_model),
             max_results: settings.max_results,
         };
         runner.register(OPERATION_KEY, Arc::new(engine));
@@ -138,15 +139,18 @@ impl TaskWork for Engine {
         let max_results = self.max_results;
         Box::pin(async move {
             let query = request.get("query").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let found = searxng.search(&query).await.map_err(|f| f.to_service_error())?;
+            let found = searxng.search(&query).await.map_err(|e| e.to_service_error("the search backend", None))?;
             if found.results.is_empty() {
-                return Err(ServiceError::new(
-                    ErrorCode::UpstreamUnavailable,
+                return Err(ServiceError::upstream_unavailable(
                     format!("the search backend found no results for {query:?}; nothing was charged"),
+                    None,
                 ));
             }
             let hits = &found.results[..found.results.len().min(max_results)];
-            let reply = chat.complete(&prompt::messages(&query, hits)).await.map_err(|f| f.to_service_error())?;
+            let reply = chat
+                .complete(&prompt::messages(&query, hits))
+                .await
+                .map_err(|e| e.to_service_error("the chat model", None))?;
             let (content, follow_ups) = prompt::split_reply(&reply);
             Ok(json!({
                 "content": content,

@@ -1,14 +1,14 @@
 //! The search backend: SearXNG's JSON API, `GET {searxng_url}/search?q=…&format=json`
 //! (docs.searxng.org "Search API"). Answer shape used: `{query, results:
 //! [{title, url, content, engine, …}], suggestions: [string], …}`; other
-//! fields are ignored. A GET is safe to repeat, so transient failures
-//! (transport, timeout, 5xx, 429) are retried a bounded number of times.
+//! fields are ignored. A GET is safe to repeat, so the connector retries
+//! transient failures (transport, timeout, 5xx, 429) a bounded number of
+//! times (docs/outbound.md).
 
-use std::time::Duration;
-
+use reqwest::Method;
 use serde::Deserialize;
 
-use super::upstream::{UpstreamFailure, retry_transient};
+use crate::outbound::{ConnectorClient, OutboundError, Retry};
 
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -34,45 +34,27 @@ pub struct SearchAnswer {
 }
 
 /// A SearXNG instance.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Searxng {
-    client: reqwest::Client,
-    base_url: String,
+    client: ConnectorClient,
     language: String,
-    retries: u32,
 }
 
 impl Searxng {
-    /// `base_url` without a trailing `/search`; `timeout` bounds one request.
-    pub fn new(
-        base_url: &str,
-        language: &str,
-        connect_timeout: Duration,
-        timeout: Duration,
-        retries: u32,
-    ) -> reqwest::Result<Searxng> {
-        let client = reqwest::Client::builder().connect_timeout(connect_timeout).timeout(timeout).build()?;
-        Ok(Searxng {
-            client,
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            language: language.to_owned(),
-            retries,
-        })
+    /// `client` is based at the instance's root URL (without `/search`).
+    pub fn new(client: ConnectorClient, language: &str) -> Searxng {
+        Searxng { client, language: language.to_owned() }
     }
 
     /// Searches `query`; hits without a title or URL and repeated URLs are
     /// dropped, order kept.
-    pub async fn search(&self, query: &str) -> Result<SearchAnswer, UpstreamFailure> {
-        let url = format!("{}/search", self.base_url);
-        let mut answer: SearchAnswer = retry_transient(self.retries, || async {
-            let mut request = self.client.get(&url).query(&[("q", query), ("format", "json")]);
-            if !self.language.is_empty() {
-                request = request.query(&[("language", self.language.as_str())]);
-            }
-            let response = request.send().await.map_err(|e| UpstreamFailure::transport("the search backend", &e))?;
-            UpstreamFailure::json_or_status("the search backend", response).await
-        })
-        .await?;
+    pub async fn search(&self, query: &str) -> Result<SearchAnswer, OutboundError> {
+        let mut request = self.client.request(Method::GET, "/search").query(&[("q", query), ("format", "json")]);
+        if !self.language.is_empty() {
+            request = request.query(&[("language", self.language.as_str())]);
+        }
+        let response = self.client.send(request, Retry::ByMethod).await?;
+        let mut answer: SearchAnswer = self.client.json(response).await?;
         let mut seen = std::collections::HashSet::new();
         answer
             .results
