@@ -48,7 +48,10 @@ async fn invoke_answers_the_spec_fields_and_the_task_path_shows_the_same() {
     assert_eq!(data["query"], "露营要带什么");
     let task_id = data["taskId"].as_str().unwrap().to_owned();
     assert_eq!(data["result"]["content"], "关于「露营要带什么」：先备齐帐篷和睡袋 [1]，帐篷选双层的 [2]。");
-    assert_eq!(data["result"]["references"][0], json!({"title": "新手露营装备清单", "url": "https://camp.example.cn/guide"}));
+    assert_eq!(
+        data["result"]["references"][0],
+        json!({"title": "新手露营装备清单", "url": "https://camp.example.cn/guide"})
+    );
     assert_eq!(data["result"]["references"].as_array().unwrap().len(), 3);
     assert_eq!(data["result"]["suggestions"], json!(["冬季露营怎么保暖？", "露营装备推荐", "露营帐篷品牌"]));
     assert_eq!(balance(&service).await, before - 10);
@@ -63,7 +66,12 @@ async fn invoke_answers_the_spec_fields_and_the_task_path_shows_the_same() {
     assert_eq!(balance(&service).await, before - 10, "reading a task is free");
 
     let (status, body) = service
-        .call_with_key(reqwest::Method::GET, &format!("/api/tasks/{task_id}"), None, Some("mk_rest_web_search_other_01"))
+        .call_with_key(
+            reqwest::Method::GET,
+            &format!("/api/tasks/{task_id}"),
+            None,
+            Some("mk_rest_web_search_other_01"),
+        )
         .await;
     failure(status, &body, 404, "not_found");
     service.running.shutdown().await.unwrap();
