@@ -70,7 +70,8 @@ impl WebSearchSettings {
             }
         }
         anyhow::ensure!((1..=20).contains(&self.max_results), "web_search.max_results must be 1-20");
-        anyhow::ensure!(self.wait_secs >= 1, "web_search.wait_secs must be at least 1");
+        // The gateway gives up on a core call after 300 s (rest-gateway core_client).
+        anyhow::ensure!((1..=240).contains(&self.wait_secs), "web_search.wait_secs must be 1-240");
         anyhow::ensure!(
             self.deadline_secs > self.wait_secs && self.deadline_secs <= 3600,
             "web_search.deadline_secs must be above web_search.wait_secs and at most 3600"
@@ -94,5 +95,39 @@ impl WebSearchSettings {
             missing.push("MEDIAOPS_WEB_SEARCH__CHAT_URL");
         }
         missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_name_what_is_missing() {
+        let s = WebSearchSettings::default();
+        assert!(s.check().is_ok());
+        assert_eq!((s.wait_secs, s.deadline_secs), (60, 300), "issue 9: wait 60 s; spec 8: about 5 minutes");
+        assert_eq!(s.missing(), ["MEDIAOPS_WEB_SEARCH__SEARXNG_URL", "MEDIAOPS_WEB_SEARCH__CHAT_URL"]);
+        let configured = WebSearchSettings {
+            searxng_url: Some("http://searxng:8080".into()),
+            chat_url: Some("https://api.openai.com/v1".into()),
+            ..s
+        };
+        assert!(configured.missing().is_empty());
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_name() {
+        let with = |f: fn(&mut WebSearchSettings)| {
+            let mut s = WebSearchSettings::default();
+            f(&mut s);
+            s.check().map_err(|e| e.to_string())
+        };
+        assert!(with(|s| s.searxng_url = Some("searxng:8080".into())).unwrap_err().contains("searxng_url"));
+        assert!(with(|s| s.chat_url = Some("ftp://x.example/v1".into())).unwrap_err().contains("chat_url"));
+        assert!(with(|s| s.wait_secs = 300).unwrap_err().contains("wait_secs"));
+        assert!(with(|s| s.deadline_secs = 30).unwrap_err().contains("deadline_secs"));
+        assert!(with(|s| s.max_results = 0).unwrap_err().contains("max_results"));
+        assert!(with(|s| s.search_retries = 9).unwrap_err().contains("search_retries"));
     }
 }
