@@ -395,3 +395,34 @@ async fn a_task_past_its_deadline_at_start_up_fails_and_is_released() {
     assert_eq!(up.searxng.count(), 0, "not run again");
     core.stop().await;
 }
+
+/// Two cores sharing one PostgreSQL task store and one Redis ledger, as
+/// replicas do: a task started on the first, which stops, is resumed by
+/// the second and charged once.
+#[tokio::test]
+async fn a_replica_resumes_a_task_another_left_on_postgres_and_redis() {
+    use sqlx::Connection;
+    let schema = format!("websearch_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = sqlx::PgConnection::connect(&support::database_url()).await.expect("PostgreSQL");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
+    let url = format!("{}?options=-csearch_path%3D{schema}", support::database_url());
+
+    let ledger = redis().await;
+    let up = upstreams().await;
+    up.chat.set(ChatMode::Answer { delay: Duration::from_secs(20) });
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let replica = |dir: &tempfile::TempDir| CoreSettings { database_url: Some(url.clone()), ..settings(dir.path(), Some(&up), 1) };
+    let first = start(&replica(&dir_a), ledger.clone()).await;
+    let answer = invoke(&first, "露营要带什么").await.unwrap();
+    assert_eq!(answer.status, "running");
+    let id = answer.task_id.unwrap();
+    first.stop().await;
+
+    up.chat.set(ChatMode::Answer { delay: Duration::ZERO });
+    let second = start(&replica(&dir_b), ledger.clone()).await;
+    let task = finished(&second, &id).await;
+    assert_answer("露营要带什么", &task.status, task.result.as_ref().unwrap());
+    assert_eq!(balance(&ledger).await, 100 - PRICE, "charged once");
+    second.stop().await;
+    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+}
