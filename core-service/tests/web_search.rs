@@ -340,8 +340,13 @@ async fn a_running_task_is_resumed_after_a_restart_and_charged_once() {
     assert_eq!(answer.status, "running");
     let id = answer.task_id.unwrap();
     first.stop().await;
-    assert_eq!(balance(&ledger).await, 100 - PRICE, "still held across the restart");
+    assert_eq!(balance(&ledger).await, 100 - PRICE, "held until the process ends");
 
+    // A new process: the embedded ledger is opened again from its file and
+    // releases what the previous process held; the resumed task charges anew.
+    drop(ledger);
+    let ledger = embedded(&dir.path().join("ledger"));
+    assert_eq!(balance(&ledger).await, 100);
     up.chat.set(ChatMode::Answer { delay: Duration::ZERO });
     let second = start(&settings(dir.path(), Some(&up), 1), ledger.clone()).await;
     let task = finished(&second, &id).await;
@@ -411,7 +416,10 @@ async fn a_replica_resumes_a_task_another_left_on_postgres_and_redis() {
     let up = upstreams().await;
     up.chat.set(ChatMode::Answer { delay: Duration::from_secs(20) });
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let replica = |dir: &tempfile::TempDir| CoreSettings { database_url: Some(url.clone()), ..settings(dir.path(), Some(&up), 1) };
+    let replica = |dir: &tempfile::TempDir| CoreSettings {
+        database_url: Some(url.clone()),
+        ..settings(dir.path(), Some(&up), 1)
+    };
     let first = start(&replica(&dir_a), ledger.clone()).await;
     let answer = invoke(&first, "露营要带什么").await.unwrap();
     assert_eq!(answer.status, "running");

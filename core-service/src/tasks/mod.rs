@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use crate::billing::{Ledger, UsageRecord};
+use crate::billing::{Ledger, Reserved, UsageRecord};
 use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext};
 use crate::store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
@@ -228,6 +228,10 @@ impl TaskRunner {
                 };
                 match settled {
                     Ok(true) if success => charge.points,
+                    // The reservation is gone although nobody settled it:
+                    // an embedded ledger releases every reservation when it
+                    // opens, so a task resumed after a restart charges anew.
+                    Ok(false) if success => self.charge_anew(task, charge.points).await,
                     Ok(_) => 0,
                     Err(e) => {
                         tracing::error!(task = task.id, error = %e, "task charge not settled; the reservation expires and is released");
@@ -247,6 +251,28 @@ impl TaskRunner {
         };
         if let Err(e) = self.ledger.record_usage(&record).await {
             tracing::warn!(task = task.id, error = %e, "task usage not recorded");
+        }
+    }
+
+    /// Charges `points` for a task whose reservation was released under
+    /// it (reserve and commit a new one); 0, and a warning, when the
+    /// balance no longer covers them: the answer is then free.
+    async fn charge_anew(&self, task: &Task, points: i64) -> i64 {
+        let reservation = format!("{}-resumed", task.id);
+        let held = self.ledger.reserve(&task.account_id, &reservation, points, LEASE).await;
+        match held {
+            Ok(Reserved::Held { .. }) => match self.ledger.commit(&task.account_id, &reservation).await {
+                Ok(true) => points,
+                _ => 0,
+            },
+            Ok(Reserved::Insufficient { balance }) => {
+                tracing::warn!(task = task.id, balance, points, "resumed task not charged: the balance is short");
+                0
+            }
+            Err(e) => {
+                tracing::error!(task = task.id, error = %e, "resumed task not charged");
+                0
+            }
         }
     }
 
