@@ -103,8 +103,9 @@ impl TaskRunner {
     /// the task's whole life.
     ///
     /// # Errors
-    /// No work is registered for the operation (500), or the store fails
-    /// (500; the pipeline then releases the hold, which stays with the call).
+    /// No work is registered for the operation (500; the hold stays with
+    /// the call and the pipeline releases it), or the task cannot be stored
+    /// (500; the hold is released here).
     pub async fn submit(
         self: &Arc<Self>,
         ctx: &CallContext,
@@ -132,8 +133,9 @@ impl TaskRunner {
             lease_owner: Some(self.owner.clone()),
             lease_until: Some(now + LEASE),
         };
-        // The hold moves to the task only once the task is stored: if the
-        // insert fails, the pipeline still holds it and releases it.
+        // The task takes the hold with it into the row; if the row cannot
+        // be written the hold is released here, since the pipeline no
+        // longer has it.
         let hold = ctx.hold.take();
         task.charge = hold.as_ref().map(|h| TaskCharge { reservation_id: h.reservation_id.clone(), points: h.points });
         if let Err(e) = self.store.create_task(&task).await {
