@@ -152,6 +152,7 @@ impl TaskWork for Engine {
                 .await
                 .map_err(|e| e.to_service_error("the chat model", None))?;
             let (content, follow_ups) = prompt::split_reply(&reply);
+            let content = prompt::drop_unknown_citations(&content, hits.len());
             Ok(json!({
                 "content": content,
                 "references": hits.iter().map(|h| json!({"title": h.title.trim(), "url": h.url})).collect::<Vec<_>>(),

@@ -64,6 +64,33 @@ pub fn split_reply(reply: &str) -> (String, Vec<String>) {
     (lines[..at].join("\n").trim().to_owned(), questions)
 }
 
+/// `content` without citations of numbers no reference has (`[0]`, or
+/// above `references`): a model that invents a source does not get to
+/// point at nothing.
+pub fn drop_unknown_citations(content: &str, references: usize) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let cited = (digits > 0 && after[digits..].starts_with(']')).then(|| after[..digits].parse::<usize>().ok());
+        match cited {
+            Some(Some(n)) if (1..=references).contains(&n) => {
+                out.push_str(&rest[open..open + digits + 2]);
+                rest = &after[digits + 1..];
+            }
+            Some(_) => rest = &after[digits + 1..],
+            None => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `1. x`, `1、x`, `1) x` → `x`.
 fn strip_number(line: &str) -> Option<&str> {
     let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
@@ -109,6 +136,15 @@ mod tests {
         let first = m[1].content.find("[1] 甲\n链接：https://a.example/").unwrap();
         let second = m[1].content.find("[2] 乙\n链接：https://b.example/").unwrap();
         assert!(first < second);
+    }
+
+    #[test]
+    fn citations_of_missing_references_are_dropped() {
+        assert_eq!(
+            drop_unknown_citations("甲 [1]，乙 [4][2]，丙 [0]。[见] [x] [", 3),
+            "甲 [1]，乙 [2]，丙 。[见] [x] ["
+        );
+        assert_eq!(drop_unknown_citations("[99999999999999999999999]", 3), "");
     }
 
     #[test]

@@ -160,10 +160,11 @@ pub async fn chat() -> FakeChat {
 }
 
 /// The fake model's answer to `question`: cites the first two numbered
-/// results and ends with two follow-up questions.
+/// results and one that was not given (`[7]`), and ends with two
+/// follow-up questions.
 pub fn fake_answer(question: &str) -> String {
     format!(
-        "关于「{question}」：先备齐帐篷和睡袋 [1]，帐篷选双层的 [2]。\n\n延伸问题：\n- 冬季露营怎么保暖？\n- 露营装备推荐\n"
+        "关于「{question}」：先备齐帐篷和睡袋 [1]，帐篷选双层的 [2][7]。\n\n延伸问题：\n- 冬季露营怎么保暖？\n- 露营装备推荐\n"
     )
 }
 
