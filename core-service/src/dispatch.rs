@@ -13,7 +13,10 @@
 //! 7. reserve the price (402 when the balance is short: nothing runs);
 //! 8. run, within the operation timeout;
 //! 9. commit on success, release on any failure (502 upstream failures
-//!    included); record usage.
+//!    included); record usage. A handler whose work outlives the call (a
+//!    task) takes the hold over and settles it when the task ends
+//!    (docs/tasks.md "Billing"); such an operation may have its own timing
+//!    ([`Registry::set_limits`]).
 //!
 //! A ledger that cannot be reached fails the call with 503
 //! `billing_unavailable`: nothing runs for free.
@@ -31,6 +34,7 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
 use crate::auth::Principal;
+use crate::billing::hold::{Hold, HoldSlot};
 use crate::billing::pricing::Pricing;
 use crate::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
 use crate::error::ServiceError;
@@ -137,16 +141,18 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&message)?;
-        let ctx = CallContext { request_id: request_id.to_owned(), principal, operation: op.clone() };
+        let ctx = CallContext {
+            request_id: request_id.to_owned(),
+            principal,
+            operation: op.clone(),
+            hold: HoldSlot::default(),
+        };
+        let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
         let idempotency = idempotency_key(&metadata)?;
         if let Some(key) = &idempotency {
             let fingerprint = hex::encode(Sha256::new().chain_update(op.key()).chain_update(&body).finalize());
-            match self
-                .ledger
-                .idempotency_begin(ctx.account_id(), key, &fingerprint, self.limits.reservation_ttl)
-                .await?
-            {
+            match self.ledger.idempotency_begin(ctx.account_id(), key, &fingerprint, limits.reservation_ttl).await? {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
                     self.record(&ctx, 0, "replayed").await;
@@ -167,7 +173,7 @@ impl Pipeline {
             }
         }
 
-        let result = self.charge_and_run(&ctx, price, body).await;
+        let result = self.charge_and_run(&ctx, price, body, limits).await;
         if let Some(key) = &idempotency {
             let stored = result.as_ref().ok().map(|(bytes, _)| bytes.as_ref());
             if let Err(e) = self.ledger.idempotency_finish(ctx.account_id(), key, stored).await {
@@ -182,14 +188,26 @@ impl Pipeline {
         result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points }))
     }
 
-    /// Reserve → run → commit or release. Returns the answer and the points kept.
-    async fn charge_and_run(&self, ctx: &CallContext, price: i64, body: Bytes) -> Result<(Bytes, i64), ServiceError> {
+    /// Reserve → run → commit or release. Returns the answer and the points
+    /// kept; 0 when the handler took the hold over to settle it itself
+    /// (a task: docs/tasks.md "Billing").
+    async fn charge_and_run(
+        &self,
+        ctx: &CallContext,
+        price: i64,
+        body: Bytes,
+        limits: Limits,
+    ) -> Result<(Bytes, i64), ServiceError> {
         let handler = self.registry.handler(&ctx.operation.grpc_path).expect("checked before");
         let reservation = uuid::Uuid::new_v4().to_string();
         let account = ctx.account_id().to_owned();
         if price > 0 {
-            match self.ledger.reserve(&account, &reservation, price, self.limits.reservation_ttl).await? {
-                Reserved::Held { .. } => {}
+            match self.ledger.reserve(&account, &reservation, price, limits.reservation_ttl).await? {
+                Reserved::Held { .. } => ctx.hold.put(Hold {
+                    account_id: account.clone(),
+                    reservation_id: reservation.clone(),
+                    points: price,
+                }),
                 Reserved::Insufficient { balance } => {
                     return Err(ServiceError::new(
                         ErrorCode::InsufficientPoints,
@@ -201,18 +219,18 @@ impl Pipeline {
                 }
             }
         }
-        let result = match tokio::time::timeout(self.limits.operation_timeout, handler(ctx.clone(), body)).await {
+        let result = match tokio::time::timeout(limits.operation_timeout, handler(ctx.clone(), body)).await {
             Ok(result) => result,
             Err(_) => Err(ServiceError::new(
                 ErrorCode::UpstreamUnavailable,
                 format!(
                     "{} did not finish within {} s; nothing was charged",
                     ctx.operation.key(),
-                    self.limits.operation_timeout.as_secs()
+                    limits.operation_timeout.as_secs()
                 ),
             )),
         };
-        if price == 0 {
+        if price == 0 || ctx.hold.take().is_none() {
             return result.map(|bytes| (bytes, 0));
         }
         match result {

@@ -29,9 +29,11 @@ pub mod settings;
 pub mod source;
 pub mod store;
 pub mod structs;
+pub mod tasks;
 pub mod trend;
 pub mod validate;
 pub mod vendors;
+pub mod web_search;
 
 pub use error::ServiceError;
 pub use server::Core;

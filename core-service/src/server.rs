@@ -31,6 +31,8 @@ const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 /// A core ready to serve.
 pub struct Core {
     pipeline: Arc<Pipeline>,
+    /// Runs the asynchronous tasks; stopped when the server stops.
+    tasks: Arc<crate::tasks::TaskRunner>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
 }
@@ -72,9 +74,12 @@ impl Core {
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
-        let store = crate::store::open(settings.database_url.as_deref(), &settings.data_dir)
+        let (store, task_store) = crate::store::open_with_tasks(settings.database_url.as_deref(), &settings.data_dir)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        let tasks = crate::tasks::TaskRunner::new(task_store, ledger.clone());
+        crate::tasks::service::register(&tasks, &mut registry)?;
+        crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
@@ -122,7 +127,7 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
         });
-        Ok(Core { pipeline, bootstrap })
+        Ok(Core { pipeline, tasks, bootstrap })
     }
 
     /// The registry, for status listings.
@@ -136,6 +141,9 @@ impl Core {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
+        // Tasks left running by a previous process are claimed from here on
+        // (a core opened only to list its operations never runs tasks).
+        self.tasks.start();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -149,11 +157,14 @@ impl Core {
         let router =
             routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(self.pipeline));
         // HTTP/1.1 too, for `GET /metrics`; gRPC clients still speak HTTP/2.
-        tonic::transport::Server::builder()
+        let served = tonic::transport::Server::builder()
             .accept_http1(true)
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-            .await?;
+            .await;
+        // Tasks still running stop here and are resumed by the next start.
+        self.tasks.shutdown().await;
+        served?;
         Ok(())
     }
 }

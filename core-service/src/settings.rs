@@ -52,6 +52,9 @@ pub struct CoreSettings {
     /// The OpenAI-compatible images API of the image skills (`[images]`,
     /// `MEDIAOPS_IMAGES__…`; docs/images.md); unset = those skills answer 503.
     pub images: crate::images::settings::ImageSettings,
+    /// `skills.ai-web-search` (`[web_search]`, `MEDIAOPS_WEB_SEARCH__…`;
+    /// docs/web-search.md); not configured by default (503).
+    pub web_search: crate::web_search::config::WebSearchSettings,
 }
 
 impl Default for CoreSettings {
@@ -72,6 +75,7 @@ impl Default for CoreSettings {
             outbound: Default::default(),
             vendors: Default::default(),
             images: Default::default(),
+            web_search: Default::default(),
         }
     }
 }
@@ -125,7 +129,8 @@ impl CoreSettings {
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
         self.outbound.check()?;
         self.images.check()?;
-        self.hotlists.check()
+        self.hotlists.check()?;
+        self.web_search.check()
     }
 }
 

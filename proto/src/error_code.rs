@@ -35,11 +35,14 @@ pub enum ErrorCode {
     NotImplemented,
     /// 503: billing state (Redis) cannot be reached; nothing runs for free.
     BillingUnavailable,
+    /// 503: the operation needs an upstream that is not configured (e.g. no
+    /// search backend for `ai-web-search`); the message names the settings.
+    NotConfigured,
 }
 
 impl ErrorCode {
     /// All codes, for tables and tests.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidInput,
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPoints,
@@ -54,6 +57,7 @@ impl ErrorCode {
         ErrorCode::Maintenance,
         ErrorCode::NotImplemented,
         ErrorCode::BillingUnavailable,
+        ErrorCode::NotConfigured,
     ];
 
     /// The `error.code` string.
@@ -73,6 +77,7 @@ impl ErrorCode {
             ErrorCode::Maintenance => "maintenance",
             ErrorCode::NotImplemented => "not_implemented",
             ErrorCode::BillingUnavailable => "billing_unavailable",
+            ErrorCode::NotConfigured => "not_configured",
         }
     }
 
@@ -95,7 +100,10 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Internal => 500,
             ErrorCode::UpstreamUnavailable => 502,
-            ErrorCode::Maintenance | ErrorCode::NotImplemented | ErrorCode::BillingUnavailable => 503,
+            ErrorCode::Maintenance
+            | ErrorCode::NotImplemented
+            | ErrorCode::BillingUnavailable
+            | ErrorCode::NotConfigured => 503,
         }
     }
 
@@ -112,9 +120,10 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => Code::Unimplemented,
             ErrorCode::Conflict => Code::AlreadyExists,
             ErrorCode::Internal => Code::Internal,
-            ErrorCode::UpstreamUnavailable | ErrorCode::Maintenance | ErrorCode::BillingUnavailable => {
-                Code::Unavailable
-            }
+            ErrorCode::UpstreamUnavailable
+            | ErrorCode::Maintenance
+            | ErrorCode::BillingUnavailable
+            | ErrorCode::NotConfigured => Code::Unavailable,
             ErrorCode::NotImplemented => Code::Unimplemented,
         }
     }

@@ -17,6 +17,7 @@
 //! runs, and by the next reservation of the same account.
 
 pub mod embedded;
+pub mod hold;
 pub mod pricing;
 pub mod redis;
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::OperationInfo;
 use crate::auth::Principal;
+use crate::billing::hold::HoldSlot;
 
 /// The authenticated caller, the request id and the operation of one call.
 #[derive(Debug, Clone)]
@@ -12,6 +13,9 @@ pub struct CallContext {
     pub request_id: String,
     pub principal: Principal,
     pub operation: Arc<OperationInfo>,
+    /// The points reserved for this call; a handler whose work outlives the
+    /// call takes them over (docs/tasks.md "Billing").
+    pub hold: HoldSlot,
 }
 
 impl CallContext {

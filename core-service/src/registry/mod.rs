@@ -54,6 +54,8 @@ pub struct Registry {
     /// In descriptor order, for catalogs.
     order: Vec<String>,
     handlers: HashMap<String, Handler>,
+    /// Per-operation timing that replaces the pipeline's defaults.
+    limits: HashMap<String, crate::dispatch::Limits>,
 }
 
 impl Registry {
@@ -73,7 +75,7 @@ impl Registry {
             order.push(grpc_path.clone());
             operations.insert(grpc_path.clone(), Arc::new(OperationInfo { grpc_path, method, meta }));
         }
-        Ok(Registry { operations, order, handlers: HashMap::new() })
+        Ok(Registry { operations, order, handlers: HashMap::new(), limits: HashMap::new() })
     }
 
     /// Registers the handler of the RPC `full_method` (`package.Service.Method`).
@@ -168,6 +170,31 @@ impl Registry {
             self.handlers.remove(&info.grpc_path);
         }
         self.handle(full_method, handler)
+    }
+
+    /// Gives the RPC `full_method` its own timing instead of the pipeline's
+    /// defaults (a task operation waits longer and holds its reservation
+    /// until the task ends: docs/tasks.md).
+    ///
+    /// # Errors
+    /// The RPC does not exist, or its timeout is not below its reservation TTL.
+    pub fn set_limits(&mut self, full_method: &str, limits: crate::dispatch::Limits) -> anyhow::Result<()> {
+        let info = self
+            .operations
+            .values()
+            .find(|info| info.method.full_name() == full_method)
+            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        anyhow::ensure!(
+            limits.operation_timeout < limits.reservation_ttl,
+            "{full_method}: the operation timeout must be below the reservation TTL"
+        );
+        self.limits.insert(info.grpc_path.clone(), limits);
+        Ok(())
+    }
+
+    /// The timing set for the operation at `grpc_path`, if it has its own.
+    pub fn limits(&self, grpc_path: &str) -> Option<crate::dispatch::Limits> {
+        self.limits.get(grpc_path).copied()
     }
 
     /// The operation at a gRPC path.

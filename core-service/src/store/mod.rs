@@ -22,6 +22,7 @@ pub mod postgres;
 pub mod segment;
 mod sql;
 pub mod sqlite;
+pub mod task;
 pub mod topic;
 
 use std::path::Path;
@@ -196,8 +197,23 @@ pub(crate) fn paging(page: u32, page_size: u32) -> StoreResult<(i64, i64)> {
 /// else the SQLite file `<data_dir>/store.sqlite` (created with the
 /// directory if absent). Migrations run before it returns.
 pub async fn open(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Arc<dyn ContentStore>> {
+    Ok(open_with_tasks(database_url, data_dir).await?.0)
+}
+
+/// [`open`], also giving the [`task::TaskStore`] on the same database
+/// (docs/tasks.md).
+pub async fn open_with_tasks(
+    database_url: Option<&str>,
+    data_dir: &Path,
+) -> StoreResult<(Arc<dyn ContentStore>, Arc<dyn task::TaskStore>)> {
+    fn both<S: ContentStore + task::TaskStore + 'static>(
+        store: S,
+    ) -> (Arc<dyn ContentStore>, Arc<dyn task::TaskStore>) {
+        let store = Arc::new(store);
+        (store.clone(), store)
+    }
     Ok(match database_url {
-        Some(url) => Arc::new(postgres::PostgresStore::open(url).await?),
-        None => Arc::new(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
+        Some(url) => both(postgres::PostgresStore::open(url).await?),
+        None => both(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
     })
 }

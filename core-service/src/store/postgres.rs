@@ -19,6 +19,7 @@ fn migrator() -> Migrator {
     sql::migrator(&[
         (1, "content", include_str!("migrations/postgres/0001_content.sql")),
         (2, "listings", include_str!("migrations/postgres/0002_listings.sql")),
+        (3, "tasks", include_str!("migrations/postgres/0003_tasks.sql")),
     ])
 }
 
@@ -77,3 +78,4 @@ fn same(statement: &str) -> String {
 }
 
 sql::content_store_impl!(PostgresStore, "postgres", DIALECT);
+super::task::task_store_impl!(PostgresStore, DIALECT);

@@ -24,6 +24,7 @@ fn migrator() -> Migrator {
     sql::migrator(&[
         (1, "content", include_str!("migrations/sqlite/0001_content.sql")),
         (2, "listings", include_str!("migrations/sqlite/0002_listings.sql")),
+        (3, "tasks", include_str!("migrations/sqlite/0003_tasks.sql")),
     ])
 }
 
@@ -88,3 +89,4 @@ impl SqliteStore {
 }
 
 sql::content_store_impl!(SqliteStore, "sqlite", DIALECT);
+super::task::task_store_impl!(SqliteStore, DIALECT);

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod fake_web;
+
 use std::str::FromStr;
 
 use core_service::store::ContentStore;
@@ -19,6 +21,12 @@ pub fn database_url() -> String {
 /// Runs `run` on a PostgreSQL store in a new schema `<prefix>_<uuid>`; the
 /// schema is dropped afterwards, even when `run` panics.
 pub async fn with_postgres(prefix: &str, run: impl AsyncFnOnce(&dyn ContentStore)) {
+    with_postgres_store(prefix, async move |store: &PostgresStore| run(store).await).await
+}
+
+/// [`with_postgres`] giving the store itself (for its other traits, e.g.
+/// the task store).
+pub async fn with_postgres_store(prefix: &str, run: impl AsyncFnOnce(&PostgresStore)) {
     let schema = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
     let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
     sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();

@@ -1,0 +1,59 @@
+//! `GET /api/tasks/{taskId}` (`tasks.get`, free; docs/tasks.md): a task as
+//! its operation's invoke answer shows it, plus `operationKey`, `error`
+//! (when failed) and its times. Only the owning account's keys see a task;
+//! for anyone else it does not exist (404).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
+
+use super::{TaskRunner, error_proto};
+use crate::error::ServiceError;
+use crate::registry::Registry;
+use crate::store::task::Task;
+
+/// Registers `tasks.get`.
+pub fn register(runner: &Arc<TaskRunner>, registry: &mut Registry) -> anyhow::Result<()> {
+    registry.handle_shared(
+        "mediaops.tasks.v1.TaskService.GetTask",
+        runner,
+        |runner, ctx, request: GetTaskRequest| async move {
+            let id = request.task_id.trim();
+            if id.is_empty() || id.len() > 64 {
+                return Err(ServiceError::invalid_field(
+                    "taskId",
+                    "`taskId` must be the taskId an invoke answer returned",
+                ));
+            }
+            let task = runner
+                .store()
+                .get_task(id)
+                .await
+                .map_err(|e| ServiceError::internal(format!("the task could not be read: {e}")))?
+                .filter(|task| task.account_id == ctx.account_id())
+                .ok_or_else(|| ServiceError::not_found(format!("no task {id} for this account")))?;
+            Ok(view(&task))
+        },
+    )
+}
+
+/// The task as the API shows it.
+pub fn view(task: &Task) -> TaskMessage {
+    let time = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let mut message = TaskMessage {
+        task_id: task.id.clone(),
+        status: task.status.as_str().to_owned(),
+        operation_key: task.operation_key.clone(),
+        error: task.error.as_ref().map(error_proto),
+        created_at: time(task.created_at),
+        updated_at: time(task.updated_at),
+        ..TaskMessage::default()
+    };
+    if task.operation_key == crate::web_search::OPERATION_KEY {
+        let answer = crate::web_search::answer(task);
+        message.source = answer.source;
+        message.query = answer.query;
+        message.result = answer.result;
+    }
+    message
+}
