@@ -27,6 +27,7 @@ pub mod store;
 pub mod structs;
 pub mod trend;
 pub mod validate;
+pub mod wechat;
 
 pub use error::ServiceError;
 pub use server::Core;

@@ -32,6 +32,8 @@ pub struct Core {
     pipeline: Arc<Pipeline>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
+    /// The WeChat-facing listener, when `wechat.callback_addr` is set.
+    wechat_callback: Option<crate::wechat::callback::CallbackListener>,
 }
 
 impl Core {
@@ -82,6 +84,14 @@ impl Core {
         crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
+        let wechat = Arc::new(crate::wechat::Wechat::new(
+            settings.wechat.clone(),
+            &settings.outbound,
+            Arc::new(crate::wechat::store::FileWechatStore::new(&settings.data_dir)),
+            crate::outbound::GuardedFetcher::new(&settings.outbound)?,
+        )?);
+        let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;
+        wechat.register(&mut registry)?;
         extra(&mut registry)?;
 
         let limits = Limits {
@@ -97,7 +107,12 @@ impl Core {
             admin_token: settings.admin_token.clone(),
             limits,
         });
-        Ok(Core { pipeline, bootstrap })
+        Ok(Core { pipeline, bootstrap, wechat_callback })
+    }
+
+    /// Where the WeChat-facing listener listens, if it is configured.
+    pub fn wechat_callback_addr(&self) -> Option<std::net::SocketAddr> {
+        self.wechat_callback.as_ref().and_then(|c| c.local_addr().ok())
     }
 
     /// The registry, for status listings.
@@ -118,6 +133,17 @@ impl Core {
             health_reporter.set_service_status(service.full_name(), tonic_health::ServingStatus::Serving).await;
         }
 
+        let (stopping, stop) = tokio::sync::watch::channel(false);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stopping.send(true);
+        };
+        let callback = self.wechat_callback.map(|callback| {
+            let mut stop = stop.clone();
+            tokio::spawn(callback.serve(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            }))
+        });
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
         let router = routes.routes().into_axum_router().fallback_service(OperationService::new(self.pipeline));
@@ -125,6 +151,9 @@ impl Core {
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
             .await?;
+        if let Some(callback) = callback {
+            callback.await??;
+        }
         Ok(())
     }
 }

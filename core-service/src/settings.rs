@@ -42,6 +42,10 @@ pub struct CoreSettings {
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
     pub hotlists: crate::hotlists::config::HotlistSettings,
+    /// WeChat official accounts (`[wechat]`, `MEDIAOPS_WECHAT__…`;
+    /// docs/wechat.md): direct accounts, third-party platform, callback
+    /// listener.
+    pub wechat: crate::wechat::config::WechatSettings,
 }
 
 impl Default for CoreSettings {
@@ -59,6 +63,7 @@ impl Default for CoreSettings {
             database_url: None,
             now: None,
             hotlists: Default::default(),
+            wechat: Default::default(),
         }
     }
 }
@@ -110,7 +115,8 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
-        self.hotlists.check()
+        self.hotlists.check()?;
+        self.wechat.check()
     }
 }
 
