@@ -16,16 +16,32 @@ pub struct ServiceError {
     pub message: String,
     /// JSON path of the field at fault, e.g. `positioning.oneLiner`.
     pub field: Option<String>,
+    /// An upstream's own code and message, passed through as
+    /// `error.upstream` (spec 7 rule 3; 502 `upstream_unavailable`).
+    pub upstream: Option<UpstreamDetail>,
+}
+
+/// What an upstream said when it failed: its own code (e.g. `3203`,
+/// `rate_limit_exceeded`, an HTTP status) and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamDetail {
+    pub code: Option<String>,
+    pub message: String,
 }
 
 impl ServiceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ServiceError { code, message: message.into(), field: None }
+        ServiceError { code, message: message.into(), field: None, upstream: None }
     }
 
     /// 400 `invalid_input` naming `field`.
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ServiceError { code: ErrorCode::InvalidInput, message: message.into(), field: Some(field.into()) }
+        ServiceError {
+            code: ErrorCode::InvalidInput,
+            message: message.into(),
+            field: Some(field.into()),
+            upstream: None,
+        }
     }
 
     pub fn unauthenticated(message: impl Into<String>) -> Self {
@@ -40,13 +56,22 @@ impl ServiceError {
         ServiceError::new(ErrorCode::Internal, message)
     }
 
+    /// 502 `upstream_unavailable` carrying what the upstream said, if
+    /// anything; the pipeline releases the charge.
+    pub fn upstream_unavailable(message: impl Into<String>, upstream: Option<UpstreamDetail>) -> Self {
+        ServiceError { upstream, ..ServiceError::new(ErrorCode::UpstreamUnavailable, message) }
+    }
+
     /// The envelope's error object.
     pub fn to_proto(&self) -> common::Error {
         common::Error {
             code: self.code.as_str().to_owned(),
             message: self.message.clone(),
             field: self.field.clone(),
-            upstream: None,
+            upstream: self
+                .upstream
+                .as_ref()
+                .map(|u| common::UpstreamError { code: u.code.clone(), message: u.message.clone() }),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod data_api;
 pub mod dispatch;
 pub mod error;
 pub mod hotlists;
+pub mod outbound;
 pub mod persist;
 pub mod registry;
 pub mod safety;

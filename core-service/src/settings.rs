@@ -42,6 +42,10 @@ pub struct CoreSettings {
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
     pub hotlists: crate::hotlists::config::HotlistSettings,
+    /// Outbound calls: connector timeouts and retries, the guarded fetch
+    /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
+    /// docs/outbound.md).
+    pub outbound: crate::outbound::OutboundSettings,
     /// WeChat official accounts (`[wechat]`, `MEDIAOPS_WECHAT__…`;
     /// docs/wechat.md): direct accounts, third-party platform, callback
     /// listener.
@@ -63,6 +67,7 @@ impl Default for CoreSettings {
             database_url: None,
             now: None,
             hotlists: Default::default(),
+            outbound: Default::default(),
             wechat: Default::default(),
         }
     }
@@ -115,6 +120,7 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
+        self.outbound.check()?;
         self.hotlists.check()?;
         self.wechat.check()
     }
