@@ -186,6 +186,16 @@ async fn balance(service: &Service) -> i64 {
     success(status, &body)["points"].as_i64().unwrap()
 }
 
+fn component() -> ComponentSettings {
+    ComponentSettings {
+        appid: COMPONENT_APPID.into(),
+        secret: "component-secret".into(),
+        token: "component-token".into(),
+        encoding_aes_key: AES_KEY.into(),
+        redirect_uri: "https://ops.example.com/wechat/component/authorized".into(),
+    }
+}
+
 /// A service whose WeChat settings point at `fake`, with direct accounts
 /// for the bootstrap key's account (APPID) and `other` (OTHER_APPID), the
 /// component mode, and the callback listener on a free port.
@@ -220,13 +230,7 @@ async fn start(fake: &FakeWechat) -> Service {
                     verified: false,
                 },
             ],
-            component: Some(ComponentSettings {
-                appid: COMPONENT_APPID.into(),
-                secret: "component-secret".into(),
-                token: "component-token".into(),
-                encoding_aes_key: AES_KEY.into(),
-                redirect_uri: "https://ops.example.com/wechat/component/authorized".into(),
-            }),
+            component: Some(component()),
         };
     })
     .await
@@ -578,4 +582,25 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     assert_eq!(success(status, &body)["accounts"].as_array().unwrap().len(), 1);
     let (status, body) = service.post("/api/articles/publish", request).await;
     failure(status, &body, 404, "not_found");
+}
+
+#[tokio::test]
+async fn the_authorizer_list_is_read_with_the_component_token() {
+    use core_service::outbound::{GuardedFetcher, OutboundSettings};
+    use core_service::wechat::component::ComponentEvent;
+    let fake = FakeWechat::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let settings =
+        WechatSettings { api_base: fake.base.clone(), component: Some(component()), ..WechatSettings::default() };
+    let outbound = OutboundSettings::default();
+    let store = Arc::new(core_service::wechat::store::FileWechatStore::new(dir.path()));
+    let wechat =
+        core_service::wechat::Wechat::new(settings, &outbound, store, GuardedFetcher::new(&outbound).unwrap()).unwrap();
+    let error = wechat.authorizer_list().await.unwrap_err();
+    assert!(error.message.contains("component_verify_ticket"), "{error:?}");
+    wechat.on_event(ComponentEvent::VerifyTicket("ticket@@@list".into())).await.unwrap();
+    assert_eq!(wechat.authorizer_list().await.unwrap(), [("wxauthorizer0001".to_owned(), 1558000607)]);
+    let hits = fake.hits("/cgi-bin/component/api_get_authorizer_list");
+    assert_eq!(hits[0].query["component_access_token"], "COMPONENT_TOKEN_1");
+    assert_eq!(hits[0].json, json!({"component_appid": COMPONENT_APPID, "offset": 0, "count": 500}));
 }

@@ -6,7 +6,6 @@
 //! fills the field of its name as a string. The object then goes through
 //! the same decoding, required-field and unknown-field checks as JSON.
 
-use axum::extract::{FromRequest, Multipart};
 use axum::http::{HeaderMap, header};
 use base64::Engine;
 use bytes::Bytes;
@@ -42,12 +41,12 @@ pub async fn to_object(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Result<Map<String, Json>, FieldError> {
-    let mut request = axum::http::Request::new(axum::body::Body::from(body));
-    if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
-        request.headers_mut().insert(header::CONTENT_TYPE, content_type.clone());
-    }
     let unreadable = |e: &dyn std::fmt::Display| FieldError::new("", format!("the multipart body cannot be read: {e}"));
-    let mut multipart = Multipart::from_request(request, &()).await.map_err(|e| unreadable(&e.body_text()))?;
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let boundary = multer::parse_boundary(content_type).map_err(|e| unreadable(&e))?;
+    // The body was read within the gateway's limit already; multer adds none.
+    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::convert::Infallible>(body) });
+    let mut multipart = multer::Multipart::new(stream, boundary);
     let data_field = json_name(input, &upload.data_field);
     let mut object = Map::new();
     let mut has_file = false;
@@ -58,7 +57,8 @@ pub async fn to_object(
                 return Err(FieldError::new(&data_field, "send one file per upload"));
             }
             has_file = true;
-            let content_type = part.content_type().unwrap_or("application/octet-stream").to_owned();
+            let content_type =
+                part.content_type().map_or_else(|| "application/octet-stream".to_owned(), ToString::to_string);
             let bytes = part.bytes().await.map_err(|e| unreadable(&e))?;
             object.insert(data_field.clone(), Json::String(base64::engine::general_purpose::STANDARD.encode(&bytes)));
             object.insert(json_name(input, &upload.filename_field), Json::String(file_name));
@@ -70,4 +70,58 @@ pub async fn to_object(
         }
     }
     Ok(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upload_route() -> (Upload, MessageDescriptor) {
+        let pool = mediaops_proto::descriptor_pool();
+        let route =
+            crate::routes::routes(pool).unwrap().into_iter().find(|r| r.operation_key == "articles.media-upload");
+        let route = route.unwrap();
+        (route.upload.unwrap(), route.input)
+    }
+
+    fn body(parts: &[(&str, Option<(&str, &str)>, &[u8])]) -> (HeaderMap, Bytes) {
+        let mut out = Vec::new();
+        for (name, file, bytes) in parts {
+            out.extend_from_slice(b"--XyZ\r\n");
+            match file {
+                Some((file_name, mime)) => out.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"; filename=\"{file_name}\"\r\nContent-Type: {mime}\r\n\r\n").as_bytes(),
+                ),
+                None => out.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes()),
+            }
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"--XyZ--\r\n");
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, "multipart/form-data; boundary=XyZ".parse().unwrap());
+        (headers, Bytes::from(out))
+    }
+
+    #[tokio::test]
+    async fn a_file_part_fills_the_upload_fields_and_text_parts_their_own() {
+        let (upload, input) = upload_route();
+        let big = vec![7u8; 3 * 1024 * 1024];
+        let (headers, bytes) = body(&[("authorizerAppid", None, b"wx1"), ("file", Some(("a.png", "image/png")), &big)]);
+        assert!(is_multipart(&headers));
+        let object = to_object(&upload, &input, &headers, bytes).await.unwrap();
+        assert_eq!(object["authorizerAppid"], "wx1");
+        assert_eq!(object["filename"], "a.png");
+        assert_eq!(object["contentType"], "image/png");
+        let data = base64::engine::general_purpose::STANDARD.decode(object["data"].as_str().unwrap()).unwrap();
+        assert_eq!(data, big, "no limit below the gateway's own body limit");
+
+        let (headers, bytes) =
+            body(&[("a", Some(("a.png", "image/png")), b"1"), ("b", Some(("b.png", "image/png")), b"2")]);
+        let error = to_object(&upload, &input, &headers, bytes).await.unwrap_err();
+        assert_eq!(error.field, "data");
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, "multipart/form-data".parse().unwrap());
+        assert!(to_object(&upload, &input, &headers, Bytes::new()).await.unwrap_err().message.contains("multipart"));
+    }
 }
