@@ -520,13 +520,35 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     assert_eq!(link["expiresIn"], 1800);
 
     // WeChat pushes the authorization: it is bound to the account that asked.
+    // The first push fails at WeChat: 500, so WeChat pushes again, and the
+    // pending authorization is still there for the second push.
     fake.state.lock().unwrap().query_auth_expires_in = 0;
-    assert_eq!(push_event(&service, &authorized_event("preauthcode@@@2", "queryauthcode@@@x"), false).await.0, 200);
+    fake.fail_next("/cgi-bin/component/api_query_auth", -1, "system error");
+    let event = authorized_event("preauthcode@@@2", "queryauthcode@@@x");
+    assert_eq!(push_event(&service, &event, false).await.0, 500);
+    assert_eq!(push_event(&service, &event, false).await, (200, "success".to_owned()));
     let query_auth = fake.hits("/cgi-bin/component/api_query_auth");
+    assert_eq!(query_auth.len(), 2, "the single-use code is not retried within one push");
     assert_eq!(
-        query_auth[0].json,
+        query_auth[1].json,
         json!({"component_appid": COMPONENT_APPID, "authorization_code": "queryauthcode@@@x"})
     );
+    // An event encrypted for another platform, or not XML, is refused.
+    let other = MessageCrypto::new("component-token", AES_KEY, "wxsomeoneelse").unwrap();
+    let foreign = other.encrypt(&event);
+    let signature = other.signature("1", "n", &foreign);
+    let addr = service.running.wechat_callback_addr.unwrap();
+    let refused = service
+        .http
+        .post(format!("http://{addr}/wechat/component/event"))
+        .query(&[("timestamp", "1"), ("nonce", "n"), ("msg_signature", signature.as_str())])
+        .body(format!("<xml><Encrypt>{foreign}</Encrypt></xml>"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let garbage = service.http.post(format!("http://{addr}/wechat/component/event")).body("{}").send().await.unwrap();
+    assert_eq!(garbage.status().as_u16(), 400);
     let (status, body) = service.get("/api/articles/status").await;
     let accounts = success(status, &body)["accounts"].clone();
     assert_eq!(accounts.as_array().unwrap().len(), 2, "{accounts}");
@@ -570,7 +592,7 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
         .unwrap();
     assert_eq!(landing.status().as_u16(), 200);
     assert!(landing.text().await.unwrap().contains("微信SDK Demo Special"));
-    assert_eq!(fake.hits("/cgi-bin/component/api_query_auth").len(), 2);
+    assert_eq!(fake.hits("/cgi-bin/component/api_query_auth").len(), 3);
 
     // Withdrawal: gone from the status, publish is 404.
     let withdrawn = format!(

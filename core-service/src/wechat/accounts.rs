@@ -126,23 +126,24 @@ impl Wechat {
         let key = target.cache_key();
         match target {
             Target::Direct(a) => self.tokens.get(&key, || self.api.stable_token(&a.appid, &a.secret)).await,
-            Target::Component(a) => self
-                .tokens
-                .get(&key, || async {
-                    let component = self.component_credentials()?;
-                    let component_token = self.component_token().await?;
-                    let (issued, refresh) = self
-                        .api
-                        .authorizer_token(&component_token, &component.appid, &a.authorizer_appid, &a.refresh_token)
-                        .await?;
-                    if refresh != a.refresh_token {
-                        if let Err(e) = self.store.set_refresh_token(&a.authorizer_appid, &refresh).await {
+            Target::Component(a) => {
+                self.tokens
+                    .get(&key, || async {
+                        let component = self.component_credentials()?;
+                        let component_token = self.component_token().await?;
+                        let (issued, refresh) = self
+                            .api
+                            .authorizer_token(&component_token, &component.appid, &a.authorizer_appid, &a.refresh_token)
+                            .await?;
+                        if refresh != a.refresh_token
+                            && let Err(e) = self.store.set_refresh_token(&a.authorizer_appid, &refresh).await
+                        {
                             tracing::warn!(appid = a.authorizer_appid, error = %e, "rotated refresh token not stored");
                         }
-                    }
-                    Ok::<IssuedToken, WechatError>(issued)
-                })
-                .await,
+                        Ok::<IssuedToken, WechatError>(issued)
+                    })
+                    .await
+            }
         }
     }
 }

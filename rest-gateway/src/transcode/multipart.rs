@@ -84,7 +84,10 @@ mod tests {
         (route.upload.unwrap(), route.input)
     }
 
-    fn body(parts: &[(&str, Option<(&str, &str)>, &[u8])]) -> (HeaderMap, Bytes) {
+    /// `(name, (file name, content type) for a file part, bytes)`.
+    type TestPart<'a> = (&'a str, Option<(&'a str, &'a str)>, &'a [u8]);
+
+    fn body(parts: &[TestPart<'_>]) -> (HeaderMap, Bytes) {
         let mut out = Vec::new();
         for (name, file, bytes) in parts {
             out.extend_from_slice(b"--XyZ\r\n");
