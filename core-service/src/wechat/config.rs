@@ -149,3 +149,40 @@ impl WechatSettings {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::settings::CoreSettings;
+
+    #[test]
+    fn the_toml_tables_load_and_debug_hides_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        let toml = "[wechat]\ncallback_addr = \"127.0.0.1:8090\"\n\
+            [[wechat.accounts]]\naccount_id = \"acme\"\nappid = \"wxa\"\nsecret = \"s3cr3t-direct\"\n\
+            [wechat.component]\nappid = \"wxc\"\nsecret = \"s3cr3t-component\"\ntoken = \"tok\"\n\
+            encoding_aes_key = \"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG\"\n";
+        std::fs::write(&file, toml).unwrap();
+        let settings = CoreSettings::load(Some(&file)).unwrap();
+        let wechat = &settings.wechat;
+        assert_eq!(wechat.callback_addr.as_deref(), Some("127.0.0.1:8090"));
+        assert_eq!(
+            (wechat.accounts[0].appid.as_str(), wechat.accounts[0].service_type.as_str()),
+            ("wxa", "subscription")
+        );
+        assert_eq!(wechat.component.as_ref().unwrap().appid, "wxc");
+        assert_eq!(wechat.api_base, "https://api.weixin.qq.com", "unset keys keep their defaults");
+        let shown = format!("{settings:?}");
+        assert!(shown.contains("wxa") && !shown.contains("s3cr3t"), "{shown}");
+
+        std::fs::write(&file, toml.replace("ABCDEFG", "ABC")).unwrap();
+        let error = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(error.contains("encoding_aes_key"), "{error}");
+        std::fs::write(
+            &file,
+            format!("{toml}[[wechat.accounts]]\naccount_id = \"b\"\nappid = \"wxa\"\nsecret = \"x\"\n"),
+        )
+        .unwrap();
+        assert!(CoreSettings::load(Some(&file)).unwrap_err().to_string().contains("twice"));
+    }
+}
