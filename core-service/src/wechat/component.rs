@@ -113,10 +113,7 @@ impl Wechat {
             expires_at: now + expires_in,
         };
         self.store.add_pending(pending, now).await?;
-        let mut redirect = url_with_query(&component.redirect_uri, &[("state", &code.token)]);
-        if component.redirect_uri.is_empty() {
-            redirect.clear();
-        }
+        let redirect = url_with_query(&component.redirect_uri, &[("state", &code.token)]);
         let url = url_with_query(
             &format!("{}/cgi-bin/componentloginpage", self.settings.mp_base.trim_end_matches('/')),
             &[

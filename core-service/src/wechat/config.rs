@@ -90,8 +90,8 @@ pub struct ComponentSettings {
     /// EncodingAESKey: 43 characters of base64 without the trailing `=`.
     pub encoding_aes_key: String,
     /// Where WeChat sends the browser after authorization (our
-    /// `/wechat/component/authorized` on the callback listener).
-    #[serde(default)]
+    /// `/wechat/component/authorized` on the callback listener, as the
+    /// public reaches it); WeChat requires one in every link.
     pub redirect_uri: String,
 }
 
@@ -140,8 +140,11 @@ impl WechatSettings {
         }
         if let Some(component) = &self.component {
             anyhow::ensure!(
-                !component.appid.is_empty() && !component.secret.is_empty() && !component.token.is_empty(),
-                "wechat.component: appid, secret and token are required"
+                !component.appid.is_empty()
+                    && !component.secret.is_empty()
+                    && !component.token.is_empty()
+                    && component.redirect_uri.starts_with("http"),
+                "wechat.component: appid, secret, token and an http(s) redirect_uri are required"
             );
             super::crypto::MessageCrypto::new(&component.token, &component.encoding_aes_key, &component.appid)
                 .map_err(|e| anyhow::anyhow!("wechat.component.encoding_aes_key: {e}"))?;
@@ -161,7 +164,8 @@ mod tests {
         let toml = "[wechat]\ncallback_addr = \"127.0.0.1:8090\"\n\
             [[wechat.accounts]]\naccount_id = \"acme\"\nappid = \"wxa\"\nsecret = \"s3cr3t-direct\"\n\
             [wechat.component]\nappid = \"wxc\"\nsecret = \"s3cr3t-component\"\ntoken = \"tok\"\n\
-            encoding_aes_key = \"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG\"\n";
+            encoding_aes_key = \"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG\"\n\
+            redirect_uri = \"https://ops.example.com/wechat/component/authorized\"\n";
         std::fs::write(&file, toml).unwrap();
         let settings = CoreSettings::load(Some(&file)).unwrap();
         let wechat = &settings.wechat;
