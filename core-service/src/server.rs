@@ -82,6 +82,9 @@ impl Core {
         crate::admin::register_collectors(collectors, &mut registry)?;
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
+        let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
+        let links = Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher });
+        crate::data_api::parse_link::register(&links, &Fallbacks::default(), &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
         let wechat = Arc::new(crate::wechat::Wechat::new(

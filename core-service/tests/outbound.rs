@@ -3,41 +3,20 @@
 //! the connector client (retries only where idempotent, timeouts, error
 //! bodies).
 
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod fakes;
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use core_service::outbound::{
-    ConnectorClient, FetchLimits, GuardedFetcher, NameResolver, OutboundError, OutboundSettings, Retry,
-};
+use core_service::outbound::{ConnectorClient, FetchLimits, GuardedFetcher, OutboundError, OutboundSettings, Retry};
+use fakes::{FakeResolver, Seen, serve};
 use mediaops_proto::error_code::ErrorCode;
-
-/// Requests the fake server has seen.
-#[derive(Clone, Default)]
-struct Seen(Arc<AtomicUsize>);
-
-impl Seen {
-    fn count(&self) -> usize {
-        self.0.load(Ordering::SeqCst)
-    }
-    fn hit(&self) -> usize {
-        self.0.fetch_add(1, Ordering::SeqCst) + 1
-    }
-}
-
-async fn serve(router: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    addr
-}
 
 /// A fake link server: `/page` (HTML), `/image` (PNG bytes), `/big` (2000
 /// bytes with a length), `/stream` (2000 bytes, chunked), `/slow` (5 s),
@@ -114,34 +93,6 @@ fn refused_reason(result: Result<impl std::fmt::Debug, OutboundError>) -> String
     }
 }
 
-/// A resolver with fixed answers per name; `rebind` names answer their
-/// first address once and their second ever after.
-#[derive(Default)]
-struct FakeResolver {
-    answers: Vec<(&'static str, Vec<IpAddr>)>,
-    lookups: AtomicUsize,
-}
-
-#[async_trait]
-impl NameResolver for FakeResolver {
-    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
-        let n = self.lookups.fetch_add(1, Ordering::SeqCst);
-        let (_, answers) = self
-            .answers
-            .iter()
-            .find(|(name, _)| *name == host)
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("no such host {host}")))?;
-        if host.starts_with("rebind.") {
-            return Ok(vec![answers[n.min(1)]]);
-        }
-        Ok(answers.clone())
-    }
-}
-
-fn ip(s: &str) -> IpAddr {
-    s.parse().unwrap()
-}
-
 #[tokio::test]
 async fn every_refused_address_class_is_refused_before_connecting() {
     let fetcher = GuardedFetcher::new(&OutboundSettings::default()).unwrap();
@@ -191,10 +142,7 @@ async fn every_refused_address_class_is_refused_before_connecting() {
 
 #[tokio::test]
 async fn a_host_name_resolving_to_a_private_address_is_refused() {
-    let resolver = Arc::new(FakeResolver {
-        answers: vec![("intranet.test", vec![ip("10.1.2.3")]), ("mixed.test", vec![ip("8.8.8.8"), ip("192.168.1.9")])],
-        ..FakeResolver::default()
-    });
+    let resolver = FakeResolver::new(&[("intranet.test", &["10.1.2.3"]), ("mixed.test", &["8.8.8.8", "192.168.1.9"])]);
     let fetcher = GuardedFetcher::with_resolver(&OutboundSettings::default(), resolver).unwrap();
     let reason = refused_reason(fetcher.fetch("http://intranet.test/", &fetcher.limits()).await);
     assert_eq!(reason, "10.1.2.3 is a private address");
@@ -226,8 +174,7 @@ async fn an_allow_listed_server_is_fetched_with_its_type_and_final_link() {
 async fn a_redirect_to_a_refused_address_is_refused_on_that_hop() {
     let seen = Seen::default();
     let addr = link_server(seen.clone()).await;
-    let resolver =
-        Arc::new(FakeResolver { answers: vec![("internal.test", vec![ip("172.16.5.5")])], ..FakeResolver::default() });
+    let resolver = FakeResolver::new(&[("internal.test", &["172.16.5.5"])]);
     let fetcher = GuardedFetcher::with_resolver(&allowing(&["127.0.0.1"]), resolver).unwrap();
     let limits = fetcher.limits();
     for (target, expected) in [
@@ -254,10 +201,7 @@ async fn dns_rebinding_is_caught_at_connect_time() {
     let seen = Seen::default();
     let addr = link_server(seen.clone()).await;
     // Checked as a public address, then rebound to the loopback fake server.
-    let resolver = Arc::new(FakeResolver {
-        answers: vec![("rebind.test", vec![ip("8.8.8.8"), ip("127.0.0.1")])],
-        ..FakeResolver::default()
-    });
+    let resolver = FakeResolver::new(&[("rebind.test", &["8.8.8.8", "127.0.0.1"])]);
     let settings = OutboundSettings { ports: vec![], ..OutboundSettings::default() };
     let fetcher = GuardedFetcher::with_resolver(&settings, resolver.clone()).unwrap();
     let result = fetcher.fetch(&format!("http://rebind.test:{}/page", addr.port()), &fetcher.limits()).await;
@@ -267,10 +211,7 @@ async fn dns_rebinding_is_caught_at_connect_time() {
 
     // The same path with the name allow-listed connects through the
     // injected resolver, so the refusal above came from the connect check.
-    let resolver = Arc::new(FakeResolver {
-        answers: vec![("rebind.test", vec![ip("8.8.8.8"), ip("127.0.0.1")])],
-        ..FakeResolver::default()
-    });
+    let resolver = FakeResolver::new(&[("rebind.test", &["8.8.8.8", "127.0.0.1"])]);
     let open = OutboundSettings { ports: vec![], allow: vec!["rebind.test".into()], ..OutboundSettings::default() };
     let fetcher = GuardedFetcher::with_resolver(&open, resolver).unwrap();
     let page = fetcher.fetch(&format!("http://rebind.test:{}/page", addr.port()), &fetcher.limits()).await.unwrap();

@@ -23,6 +23,8 @@ pub mod links;
 pub mod microblog;
 pub mod multi;
 pub mod paging;
+pub mod parse_link;
+pub mod share_link;
 pub mod shortvideo;
 pub mod times;
 pub mod videosite;

@@ -144,7 +144,9 @@ impl GuardedFetcher {
         let url = parse_link(link)?;
         let shown = display_url(&url);
         let work = async {
-            let response = self.follow(url, limits).await?;
+            let Hop::Answered(response) = self.follow(url, limits, &|_| false).await? else {
+                unreachable!("nothing is done before it is fetched")
+            };
             let final_url = response.url().clone();
             let status = response.status();
             let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -165,16 +167,46 @@ impl GuardedFetcher {
     /// # Errors
     /// As [`GuardedFetcher::fetch`], without the body and status errors.
     pub async fn final_url(&self, link: &str, limits: &FetchLimits) -> Result<Url, OutboundError> {
+        self.follow_until(link, limits, |_| false).await
+    }
+
+    /// Follows the redirects of `link` until a hop's address satisfies
+    /// `done` (that address is answered without requesting it: a short
+    /// link's target need not be fetched once it is recognized) or a hop
+    /// answers something else than a redirect (its address is answered).
+    ///
+    /// # Errors
+    /// As [`GuardedFetcher::final_url`].
+    pub async fn follow_until(
+        &self,
+        link: &str,
+        limits: &FetchLimits,
+        done: impl Fn(&Url) -> bool + Send + Sync,
+    ) -> Result<Url, OutboundError> {
         let url = parse_link(link)?;
         let shown = display_url(&url);
-        let work = async { Ok(self.follow(url, limits).await?.url().clone()) };
+        let work = async {
+            Ok(match self.follow(url, limits, &done).await? {
+                Hop::Done(url) => url,
+                Hop::Answered(response) => response.url().clone(),
+            })
+        };
         tokio::time::timeout(limits.timeout, work).await.map_err(|_| OutboundError::Timeout { url: shown })?
     }
 
     /// GETs `url` and its redirects up to `limits.max_redirects`, checking
-    /// every hop; answers the first non-redirect response.
-    async fn follow(&self, mut url: Url, limits: &FetchLimits) -> Result<reqwest::Response, OutboundError> {
+    /// every hop; stops at the first address `done` accepts or the first
+    /// non-redirect response.
+    async fn follow(
+        &self,
+        mut url: Url,
+        limits: &FetchLimits,
+        done: &(dyn Fn(&Url) -> bool + Send + Sync),
+    ) -> Result<Hop, OutboundError> {
         for hop in 0..=limits.max_redirects {
+            if done(&url) {
+                return Ok(Hop::Done(url));
+            }
             self.check(&url).await?;
             let response =
                 self.http.get(url.clone()).send().await.map_err(|e| OutboundError::from_reqwest(&url, &e))?;
@@ -189,7 +221,7 @@ impl GuardedFetcher {
                         reason: format!("its redirect target {location:?} is not a link: {e}"),
                     })?;
                 }
-                _ => return Ok(response),
+                _ => return Ok(Hop::Answered(response)),
             }
         }
         Err(OutboundError::TooManyRedirects { url: display_url(&url), limit: limits.max_redirects })
@@ -230,6 +262,14 @@ impl GuardedFetcher {
         let port = url.port_or_known_default().unwrap_or(0);
         self.policy.check_port(&host, &addresses, port).map_err(refused)
     }
+}
+
+/// Where following redirects stopped.
+enum Hop {
+    /// At an address the caller was looking for, not requested.
+    Done(Url),
+    /// At a response that is not a redirect.
+    Answered(reqwest::Response),
 }
 
 /// `link` as a URL, trimmed.
