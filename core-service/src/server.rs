@@ -83,7 +83,8 @@ impl Core {
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         crate::data_api::register(&data, &Fallbacks::default(), &mut registry)?;
         let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
-        let links = Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher });
+        let links =
+            Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
         crate::data_api::parse_link::register(&links, &Fallbacks::default(), &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
@@ -91,7 +92,7 @@ impl Core {
             settings.wechat.clone(),
             &settings.outbound,
             Arc::new(crate::wechat::store::FileWechatStore::new(&settings.data_dir)),
-            crate::outbound::GuardedFetcher::new(&settings.outbound)?,
+            fetcher,
         )?);
         let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;
         wechat.register(&mut registry)?;
