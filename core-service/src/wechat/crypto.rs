@@ -149,6 +149,18 @@ mod tests {
         assert!(matches!(crypto.decrypt("bm90IGJsb2Nrcw=="), Err(CryptoError::Malformed(_))));
     }
 
+    /// The sample message of WeChat's own message-encryption SDK
+    /// (WXBizMsgCrypt): token `spamtest`, appid `wx2c2769f8efd9abc2`.
+    #[test]
+    fn wechats_published_sample_verifies_and_decrypts() {
+        let encrypted = "hyzAe4OzmOMbd6TvGdIOO6uBmdJoD0Fk53REIHvxYtJlE2B655HuD0m8KUePWB3+LrPXo87wzQ1QLvbeUgmBM4x6F8PGHQHFVAFmOD2LdJF9FrXpbUAh0B5GIItb52sn896wVsMSHGuPE328HnRGBcrS7C41IzDWyWNlZkyyXwon8T332jisa+h6tEDYsVticbSnyU8dKOIbgU6ux5VTjg3yt+WGzjlpKn6NPhRjpA912xMezR4kw6KWwMrCVKSVCZciVGCgavjIQ6X8tCOp3yZbGpy0VxpAe+77TszTfRd5RJSVO/HTnifJpXgCSUdUue1v6h0EIBYYI1BD1DlD+C0CR8e6OewpusjZ4uBl9FyJvnhvQl+q5rv1ixrcpCumEPo5MJSgM9ehVsNPfUM669WuMyVWQLCzpu9GhglF2PE=";
+        let crypto = MessageCrypto::new("spamtest", KEY, "wx2c2769f8efd9abc2").unwrap();
+        let xml =
+            crypto.open("5d197aaffba7e9b25a30732f161a50dee96bd5fa", "1409735669", "1320562132", encrypted).unwrap();
+        assert!(xml.starts_with("<xml>") && xml.ends_with("</xml>"), "{xml}");
+        assert!(roxmltree::Document::parse(&xml).is_ok(), "{xml}");
+    }
+
     #[test]
     fn signature_is_sha1_of_the_sorted_parts() {
         let crypto = MessageCrypto::new("token", KEY, "wx").unwrap();
