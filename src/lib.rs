@@ -23,6 +23,8 @@ pub use mediaops_proto as proto;
 pub struct Running {
     pub grpc_addr: SocketAddr,
     pub rest_addr: SocketAddr,
+    /// The WeChat-facing listener (docs/wechat.md), when configured.
+    pub wechat_callback_addr: Option<SocketAddr>,
     /// What the bootstrap-key step did (the key itself when generated).
     pub bootstrap: Bootstrap,
     stop: watch::Sender<bool>,
@@ -45,6 +47,7 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
 
     let core_service = Core::open(core).await?;
     let bootstrap = core_service.bootstrap.clone();
+    let wechat_callback_addr = core_service.wechat_callback_addr();
     let (stop, stopped) = watch::channel(false);
     let on_stop = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
@@ -61,7 +64,7 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
         tokio::spawn(core_service.serve(grpc_listener, on_stop(stopped.clone()))),
         tokio::spawn(rest_gateway::serve(rest_listener, router, on_stop(stopped))),
     ];
-    Ok(Running { grpc_addr, rest_addr, bootstrap, stop, tasks })
+    Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, stop, tasks })
 }
 
 impl Running {

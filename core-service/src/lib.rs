@@ -34,6 +34,7 @@ pub mod trend;
 pub mod validate;
 pub mod vendors;
 pub mod web_search;
+pub mod wechat;
 
 pub use error::ServiceError;
 pub use server::Core;

@@ -35,6 +35,8 @@ pub struct Core {
     tasks: Arc<crate::tasks::TaskRunner>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
+    /// The WeChat-facing listener, when `wechat.callback_addr` is set.
+    wechat_callback: Option<crate::wechat::callback::CallbackListener>,
 }
 
 impl Core {
@@ -104,11 +106,20 @@ impl Core {
         let links =
             Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
         crate::data_api::parse_link::register(&links, &sources.fallbacks, &mut registry)?;
-        let images = crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher)?;
+        let images =
+            crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher.clone())?;
         let image_skills = Arc::new(crate::images::ImageSkills { api: images, settings: settings.images.clone() });
         crate::images::register(&image_skills, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
+        let wechat = Arc::new(crate::wechat::Wechat::new(
+            settings.wechat.clone(),
+            &settings.outbound,
+            Arc::new(crate::wechat::store::FileWechatStore::new(&settings.data_dir)),
+            fetcher,
+        )?);
+        let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;
+        wechat.register(&mut registry)?;
         extra(&mut registry)?;
         sources.finish(&mut registry)?;
 
@@ -127,7 +138,12 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
         });
-        Ok(Core { pipeline, tasks, bootstrap })
+        Ok(Core { pipeline, tasks, bootstrap, wechat_callback })
+    }
+
+    /// Where the WeChat-facing listener listens, if it is configured.
+    pub fn wechat_callback_addr(&self) -> Option<std::net::SocketAddr> {
+        self.wechat_callback.as_ref().and_then(|c| c.local_addr().ok())
     }
 
     /// The registry, for status listings.
@@ -151,6 +167,17 @@ impl Core {
             health_reporter.set_service_status(service.full_name(), tonic_health::ServingStatus::Serving).await;
         }
 
+        let (stopping, stop) = tokio::sync::watch::channel(false);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stopping.send(true);
+        };
+        let callback = self.wechat_callback.map(|callback| {
+            let mut stop = stop.clone();
+            tokio::spawn(callback.serve(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            }))
+        });
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
         let metrics = self.pipeline.metrics.clone().router();
@@ -165,6 +192,9 @@ impl Core {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         served?;
+        if let Some(callback) = callback {
+            callback.await??;
+        }
         Ok(())
     }
 }

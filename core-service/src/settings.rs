@@ -55,6 +55,10 @@ pub struct CoreSettings {
     /// `skills.ai-web-search` (`[web_search]`, `MEDIAOPS_WEB_SEARCH__…`;
     /// docs/web-search.md); not configured by default (503).
     pub web_search: crate::web_search::config::WebSearchSettings,
+    /// WeChat official accounts (`[wechat]`, `MEDIAOPS_WECHAT__…`;
+    /// docs/wechat.md): direct accounts, third-party platform, callback
+    /// listener.
+    pub wechat: crate::wechat::config::WechatSettings,
 }
 
 impl Default for CoreSettings {
@@ -76,6 +80,7 @@ impl Default for CoreSettings {
             vendors: Default::default(),
             images: Default::default(),
             web_search: Default::default(),
+            wechat: Default::default(),
         }
     }
 }
@@ -130,7 +135,8 @@ impl CoreSettings {
         self.outbound.check()?;
         self.images.check()?;
         self.hotlists.check()?;
-        self.web_search.check()
+        self.web_search.check()?;
+        self.wechat.check()
     }
 }
 

@@ -20,7 +20,7 @@ use crate::envelope::{self, ApiError};
 pub type PathParams = axum::extract::Path<Vec<(String, String)>>;
 use crate::routes::Route;
 use crate::server::AppState;
-use crate::transcode::{FieldError, decode, encode, query};
+use crate::transcode::{FieldError, decode, encode, multipart, query};
 
 /// Serves one request of `route`.
 pub async fn handle(
@@ -59,8 +59,11 @@ async fn run(
         query::merge_params(&route.input, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     } else {
         let bytes = read_body(body, state.max_body_bytes).await?;
-        if !bytes.iter().all(u8::is_ascii_whitespace) {
-            require_json(&parts.headers)?;
+        let upload = route.upload.as_ref().filter(|_| multipart::is_multipart(&parts.headers));
+        if let Some(upload) = upload {
+            object = multipart::to_object(upload, &route.input, &parts.headers, bytes).await?;
+        } else if !bytes.iter().all(u8::is_ascii_whitespace) {
+            require_json(&parts.headers, route.upload.is_some())?;
             let json: Json = serde_json::from_slice(&bytes).map_err(|e| ApiError {
                 field: None,
                 ..ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}"))
@@ -106,8 +109,9 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
     })
 }
 
-/// Spec 5.2: a body comes with `Content-Type: application/json`.
-fn require_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+/// Spec 5.2: a body comes with `Content-Type: application/json` (upload
+/// routes also take `multipart/form-data`, handled before this check).
+fn require_json(headers: &axum::http::HeaderMap, upload: bool) -> Result<(), ApiError> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     if essence == "application/json" {
@@ -116,7 +120,10 @@ fn require_json(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
         let shown = if content_type.is_empty() { "none".to_owned() } else { format!("{content_type:?}") };
         Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
-            format!("a request body needs Content-Type: application/json (got {shown})"),
+            format!(
+                "a request body needs Content-Type: application/json{} (got {shown})",
+                if upload { " or multipart/form-data" } else { "" }
+            ),
         ))
     }
 }

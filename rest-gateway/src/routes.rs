@@ -17,6 +17,8 @@ pub struct Route {
     pub output: MessageDescriptor,
     /// The request field the JSON body fills, when it is not the whole request.
     pub body_field: Option<FieldDescriptor>,
+    /// Set when the route also takes `multipart/form-data` (an upload).
+    pub upload: Option<mediaops_proto::mediaops::options::v1::Upload>,
 }
 
 /// Every route of the pool.
@@ -43,6 +45,16 @@ pub fn routes(pool: &DescriptorPool) -> anyhow::Result<Vec<Route>> {
                 Some(field)
             }
         };
+        if let Some(upload) = &http.upload {
+            for name in [&upload.data_field, &upload.filename_field, &upload.content_type_field] {
+                let field = method
+                    .input()
+                    .get_field_by_name(name)
+                    .ok_or_else(|| anyhow::anyhow!("{}: upload field {name} does not exist", method.full_name()))?;
+                let want = if name == &upload.data_field { Kind::Bytes } else { Kind::String };
+                anyhow::ensure!(field.kind() == want, "{}: upload field {name} is not {want:?}", method.full_name());
+            }
+        }
         for path in std::iter::once(http.path).chain(http.alias_paths) {
             routes.push(Route {
                 method: verb.clone(),
@@ -52,6 +64,7 @@ pub fn routes(pool: &DescriptorPool) -> anyhow::Result<Vec<Route>> {
                 input: method.input(),
                 output: method.output(),
                 body_field: body_field.clone(),
+                upload: http.upload.clone(),
             });
         }
     }
@@ -77,5 +90,8 @@ mod tests {
         let put = routes.iter().find(|r| r.operation_key == "ip-profile.charter.put").unwrap();
         assert_eq!((put.method.as_str(), put.path.as_str()), ("PUT", "/api/ip-profile/{id}/charter"));
         assert_eq!(put.body_field.as_ref().unwrap().name(), "charter");
+        let upload = routes.iter().find(|r| r.operation_key == "articles.media-upload").unwrap();
+        assert_eq!(upload.upload.as_ref().unwrap().data_field, "data");
+        assert!(put.upload.is_none());
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod decode;
 pub mod encode;
+pub mod multipart;
 pub mod query;
 
 /// A request field that could not be turned into the request message: a 400
