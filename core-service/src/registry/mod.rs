@@ -90,11 +90,7 @@ impl Registry {
         F: Fn(CallContext, Req) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Resp, ServiceError>> + Send + 'static,
     {
-        let info = self
-            .operations
-            .values()
-            .find(|info| info.method.full_name() == full_method)
-            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        let info = self.named(full_method)?;
         anyhow::ensure!(
             info.method.input().full_name() == Req::full_name()
                 && info.method.output().full_name() == Resp::full_name(),
@@ -135,6 +131,14 @@ impl Registry {
         anyhow::ensure!(!self.handlers.contains_key(grpc_path), "{grpc_path} has two handlers");
         self.handlers.insert(grpc_path.to_owned(), handler);
         Ok(())
+    }
+
+    /// The RPC named `full_method` (`package.Service.Method`).
+    fn named(&self, full_method: &str) -> anyhow::Result<&Arc<OperationInfo>> {
+        self.operations
+            .values()
+            .find(|info| info.method.full_name() == full_method)
+            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))
     }
 
     /// [`Registry::handle`] for a handler that needs shared state: each call
@@ -179,11 +183,7 @@ impl Registry {
     /// # Errors
     /// The RPC does not exist, or its timeout is not below its reservation TTL.
     pub fn set_limits(&mut self, full_method: &str, limits: crate::dispatch::Limits) -> anyhow::Result<()> {
-        let info = self
-            .operations
-            .values()
-            .find(|info| info.method.full_name() == full_method)
-            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        let info = self.named(full_method)?;
         anyhow::ensure!(
             limits.operation_timeout < limits.reservation_ttl,
             "{full_method}: the operation timeout must be below the reservation TTL"
