@@ -59,7 +59,7 @@ async fn fake_vendor() -> (String, Seen) {
         seen.lock().unwrap().push(("/video".into(), q.clone(), None));
         if q.get("bv_id").map(String::as_str) == Some("BVvendor1") {
             return axum::Json(json!({"code": 200, "message": "ok", "data": {"data": {
-                "bvid": "BVvendor1", "title": "来自数据商", "owner": {"name": "商家"},
+                "bvid": "BVvendor1", "title": "来自数据商", "owner": {"name": "商家", "mid": 42},
                 "stat": {"view": 10, "like": 2, "coin": 1, "favorite": 3, "share": 4, "reply": 5, "danmaku": 6}
             }}}));
         }
@@ -114,6 +114,7 @@ response = '{{items: [.data.data.result[] | {{title: .title, likeCount: .like}}]
 path = "/video"
 query = '{{bv_id: .bvId}}'
 response = '.data.data | {{item: {{bvId: .bvid, title: .title, authorName: .owner.name, playCount: .stat.view, likeCount: .stat.like, favoriteCount: .stat.favorite, shareCount: .stat.share, commentCount: .stat.reply}}}}'
+store = '.data.data | [{{type: "account", platform: "videosite", platformId: (.owner.mid | tostring), ids: {{mid: (.owner.mid | tostring)}}, nickname: .owner.name}}, {{type: "work", platform: "videosite", platformId: .bvid, ids: {{bvId: .bvid}}, title: .title, authorId: (.owner.mid | tostring)}}, {{type: "workSnapshot", platform: "videosite", platformId: .bvid, likes: .stat.like, views: .stat.view, collects: .stat.favorite, shares: .stat.share, comments: .stat.reply}}]'
 "#
     );
     let path = dir.join("fakehub.toml");
@@ -372,4 +373,31 @@ async fn with_redis_every_core_shares_the_answer_cache() {
     assert_eq!(keys.len(), 2);
     assert!(keys.iter().all(|k| k.starts_with(&format!("{prefix}:vcache:fakehub:videosite.search-work:"))));
     redis::cmd("DEL").arg(&keys).query_async::<()>(&mut redis).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_found_vendor_answer_is_written_back_and_the_store_answers_next() {
+    let (service, seen, _files) = service(&[("videosite.query-work", "store,upstream:fakehub")]).await;
+    let ask = || service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BVvendor1"}));
+    let (status, body) = ask().await;
+    assert_eq!(success(status, &body)["item"]["title"], "来自数据商");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+
+    // The write-back runs in the background: wait for the store to answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let before = seen.lock().unwrap().len();
+        let (status, body) = ask().await;
+        let item = success(status, &body)["item"].clone();
+        if seen.lock().unwrap().len() == before {
+            assert_eq!(
+                (item["title"].as_str(), item["authorName"].as_str(), &item["playCount"], &item["likeCount"]),
+                (Some("来自数据商"), Some("商家"), &json!(10), &json!(2)),
+                "the stored work, its author and its snapshot"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the answer was never written back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -98,8 +98,14 @@ impl Core {
             }
             _ => crate::vendors::cache::CacheBackend::Memory,
         };
-        let sources =
-            crate::vendors::chain::Plan::build(&settings.vendors, &registry, &settings.outbound, &env, &cache)?;
+        let sources = crate::vendors::chain::Plan::build(
+            &settings.vendors,
+            &registry,
+            &settings.outbound,
+            &env,
+            &cache,
+            Some(data.store.clone()),
+        )?;
         maintenance.watch_vendors(sources.upstream_only());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
         let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;

@@ -21,6 +21,7 @@ use crate::error::ServiceError;
 use crate::outbound::OutboundSettings;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks, Source, SourceChain};
+use crate::store::ContentStore;
 
 /// `vendors` and `sources` of the core's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,11 +34,13 @@ pub struct VendorSettings {
     pub sources: BTreeMap<String, String>,
 }
 
-/// One mapped operation of one vendor, as a [`Source`].
+/// One mapped operation of one vendor, as a [`Source`], writing the
+/// records of its `store` filter back to the content store.
 pub struct VendorSource {
     name: String,
     vendor: Arc<Vendor>,
     operation: Arc<MappedOperation>,
+    store: Option<Arc<dyn ContentStore>>,
 }
 
 #[async_trait]
@@ -47,8 +50,37 @@ impl Source for VendorSource {
     }
 
     async fn answer(&self, _ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
-        self.vendor.call(&self.operation, request).await
+        let (answer, records) = self.vendor.call_with_records(&self.operation, request).await?;
+        if let (Some(store), false) = (&self.store, records.is_empty()) {
+            write_back(store.clone(), self.name.clone(), records);
+        }
+        Ok(answer)
     }
+}
+
+/// Writes a vendor's records to the store in the background (the answer does
+/// not wait); a record the schema refuses is logged and skipped, and
+/// snapshots without `capturedAt` are stamped now.
+fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_json::Value>) {
+    let captured_at = chrono::Utc::now().to_rfc3339();
+    let mut records = Vec::with_capacity(values.len());
+    for mut value in values {
+        if let Some(object) = value.as_object_mut()
+            && matches!(object.get("type").and_then(|t| t.as_str()), Some("workSnapshot" | "accountSnapshot"))
+        {
+            object.entry("capturedAt").or_insert_with(|| captured_at.clone().into());
+        }
+        match crate::store::import::jsonl::parse_value(value) {
+            Ok(record) => records.push(record),
+            Err(e) => tracing::warn!(source, error = e, "a write-back record was refused"),
+        }
+    }
+    tokio::spawn(async move {
+        match store.write(&records).await {
+            Ok(_) => tracing::debug!(source, records = records.len(), "vendor answer written back"),
+            Err(e) => tracing::warn!(source, error = %e, "vendor answer not written back"),
+        }
+    });
 }
 
 /// The parsed chains and the vendors they use.
@@ -63,7 +95,7 @@ pub struct Plan {
 
 impl Plan {
     /// Loads every vendor file (answers cached in `cache`) and parses every
-    /// chain.
+    /// chain; answers with records are written back to `store`.
     ///
     /// # Errors
     /// A vendor file that [`Vendor::load`] refuses, two vendors of one name,
@@ -76,6 +108,7 @@ impl Plan {
         outbound: &OutboundSettings,
         env: &dyn Fn(&str) -> Option<String>,
         cache: &CacheBackend,
+        store: Option<Arc<dyn ContentStore>>,
     ) -> anyhow::Result<Plan> {
         let mut vendors: BTreeMap<String, Arc<Vendor>> = BTreeMap::new();
         for path in &settings.files {
@@ -88,12 +121,12 @@ impl Plan {
         let mut chains = BTreeMap::new();
         for (key, chain) in &settings.sources {
             anyhow::ensure!(registry.operations().any(|op| op.key() == key), "sources: operation {key} does not exist");
-            let mut store = false;
+            let mut store_first = false;
             let mut upstream: Vec<Arc<dyn Source>> = Vec::new();
             for (i, word) in chain.split(',').map(str::trim).enumerate() {
                 if word == "store" {
                     anyhow::ensure!(i == 0, "sources.{key}: store comes first ({chain:?})");
-                    store = true;
+                    store_first = true;
                     continue;
                 }
                 let name = word
@@ -104,17 +137,22 @@ impl Plan {
                 let operation = vendor
                     .operation(key)
                     .ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
-                upstream.push(Arc::new(VendorSource { name: word.to_owned(), vendor: vendor.clone(), operation }));
+                upstream.push(Arc::new(VendorSource {
+                    name: word.to_owned(),
+                    vendor: vendor.clone(),
+                    operation,
+                    store: store.clone(),
+                }));
             }
-            anyhow::ensure!(store || !upstream.is_empty(), "sources.{key}: the chain is empty");
-            if store {
+            anyhow::ensure!(store_first || !upstream.is_empty(), "sources.{key}: the chain is empty");
+            if store_first {
                 for source in &upstream {
                     fallbacks.add(key, source.clone());
                 }
             } else {
                 fallbacks.replace(key, upstream.clone());
             }
-            chains.insert(key.clone(), (store, upstream));
+            chains.insert(key.clone(), (store_first, upstream));
         }
         Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains })
     }

@@ -136,6 +136,11 @@ pub struct OperationMapping {
     /// jq over the vendor's reply giving our response message (proto3 JSON).
     /// Its output is checked against the message at call time.
     pub response: String,
+    /// jq over the vendor's reply giving an array of records in the store's
+    /// JSONL schema (docs/store.md), written to the content store after a
+    /// found answer (docs/vendors.md "Write-back"); snapshots without
+    /// `capturedAt` are stamped with the time of the call.
+    pub store: Option<String>,
     /// A POST that only reads (a search): retried like a GET.
     #[serde(default)]
     pub idempotent: bool,

@@ -43,6 +43,8 @@ pub struct MappedOperation {
     query: Option<JqFilter>,
     body: Option<JqFilter>,
     response: JqFilter,
+    /// Records to write back from a found answer's reply.
+    store: Option<JqFilter>,
     retry: Retry,
     input: MessageDescriptor,
     output: MessageDescriptor,
@@ -193,19 +195,37 @@ impl Vendor {
     /// unlisted business code, an open circuit, a reply the mapping does not
     /// fit), or what a business-code rule says (400).
     pub async fn call(&self, op: &MappedOperation, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
+        Ok(self.call_with_records(op, request).await?.0)
+    }
+
+    /// [`Vendor::call`], with the records of the operation's `store` filter
+    /// (JSONL-schema values) when the vendor was asked and answered found;
+    /// none for a cached answer (written when it was fetched).
+    ///
+    /// # Errors
+    /// As [`Vendor::call`].
+    pub async fn call_with_records(
+        &self,
+        op: &MappedOperation,
+        request: Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
         if let Some(cache) = &op.cache
             && let Some(answer) = cache.get(&request).await
         {
-            return Ok(answer);
+            return Ok((answer, Vec::new()));
         }
-        let answer = self.call_uncached(op, &request).await?;
+        let (answer, records) = self.call_uncached(op, &request).await?;
         if let Some(cache) = &op.cache {
             cache.put(request, &answer).await;
         }
-        Ok(answer)
+        Ok((answer, records))
     }
 
-    async fn call_uncached(&self, op: &MappedOperation, request: &Bytes) -> Result<Answer<Bytes>, ServiceError> {
+    async fn call_uncached(
+        &self,
+        op: &MappedOperation,
+        request: &Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
         let request = request_json(op, request)?;
         let http = self.build_request(op, &request)?;
         if let Err(open) = self.breaker.admit() {
@@ -235,10 +255,32 @@ impl Vendor {
             ServiceError::upstream_unavailable(format!("{what} answered something that is not JSON: {e}"), None)
         })?;
         if let Some(outcome) = self.business_outcome(&reply) {
-            return outcome;
+            return outcome.map(|answer| (answer, Vec::new()));
         }
         self.breaker.succeeded();
-        self.response(op, &reply)
+        let answer = self.response(op, &reply)?;
+        let records = match (&answer, &op.store) {
+            (Answer::Found(_), Some(filter)) => self.records(filter, &reply),
+            _ => Vec::new(),
+        };
+        Ok((answer, records))
+    }
+
+    /// The write-back records of a reply; a filter failure is logged and
+    /// writes nothing (the answer stands).
+    fn records(&self, filter: &JqFilter, reply: &Value) -> Vec<Value> {
+        match filter.run(reply) {
+            Ok(Value::Array(records)) => records,
+            Ok(Value::Null) => Vec::new(),
+            Ok(other) => {
+                tracing::warn!(vendor = self.name, output = %other, "store filter did not give an array; nothing written");
+                Vec::new()
+            }
+            Err(e) => {
+                tracing::warn!(vendor = self.name, error = e, "store filter failed; nothing written");
+                Vec::new()
+            }
+        }
     }
 
     fn build_request(&self, op: &MappedOperation, request: &Value) -> Result<reqwest::RequestBuilder, ServiceError> {
@@ -370,6 +412,7 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
         body: mapping.body.as_deref().map(|c| compile(c, &format!("{place}, body"))).transpose()?,
         response: compile(&mapping.response, &format!("{place}, response"))?,
+        store: mapping.store.as_deref().map(|c| compile(c, &format!("{place}, store"))).transpose()?,
         method,
         path: mapping.path.clone(),
         retry,

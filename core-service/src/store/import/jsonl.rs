@@ -182,7 +182,15 @@ fn key(platform: &str, platform_id: &str) -> Result<(), String> {
 /// unknown field, an unknown platform, an empty key, or a bad time; each
 /// message names the field.
 pub fn parse_line(line: &str) -> Result<Record, String> {
-    let mut value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    parse_value(serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?)
+}
+
+/// One record of the schema as a JSON value (a line already parsed; vendor
+/// mappings write back through this, docs/vendors.md "Write-back").
+///
+/// # Errors
+/// As [`parse_line`].
+pub fn parse_value(mut value: Value) -> Result<Record, String> {
     let object = value.as_object_mut().ok_or("not a JSON object")?;
     let kind = match object.remove("type") {
         Some(Value::String(kind)) => kind,
