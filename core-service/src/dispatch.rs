@@ -68,6 +68,8 @@ pub struct Pipeline {
 struct Outcome {
     account: String,
     points: i64,
+    /// The answer's warnings (sent as response metadata).
+    warnings: Vec<String>,
 }
 
 impl Pipeline {
@@ -82,10 +84,16 @@ impl Pipeline {
         let outcome = self.run(op, &request_id, request).await;
         let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
         match outcome {
-            Ok((bytes, Outcome { account, points })) => {
+            Ok((bytes, Outcome { account, points, warnings })) => {
                 tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
                 let mut response = tonic::Response::new(bytes);
                 insert_request_id(response.metadata_mut(), &request_id);
+                for warning in warnings {
+                    response.metadata_mut().append_bin(
+                        crate::registry::WARNINGS_METADATA,
+                        tonic::metadata::BinaryMetadataValue::from_bytes(warning.as_bytes()),
+                    );
+                }
                 Ok(response)
             }
             Err(error) => {
@@ -130,7 +138,12 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&message)?;
-        let ctx = CallContext { request_id: request_id.to_owned(), principal, operation: op.clone() };
+        let ctx = CallContext {
+            request_id: request_id.to_owned(),
+            principal,
+            operation: op.clone(),
+            warnings: Default::default(),
+        };
 
         let idempotency = idempotency_key(&metadata)?;
         if let Some(key) = &idempotency {
@@ -143,7 +156,8 @@ impl Pipeline {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
                     self.record(&ctx, 0, "replayed").await;
-                    return Ok((Bytes::from(response), Outcome { account: ctx.principal.account_id, points: 0 }));
+                    let outcome = Outcome { account: ctx.principal.account_id, points: 0, warnings: Vec::new() };
+                    return Ok((Bytes::from(response), outcome));
                 }
                 IdempotencyBegin::Replay { same_request: false, .. } => {
                     return Err(ServiceError::new(
@@ -172,7 +186,8 @@ impl Pipeline {
             Err(error) => (error.code.as_str(), 0),
         };
         self.record(&ctx, outcome.1, outcome.0).await;
-        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points }))
+        let warnings = ctx.warnings.list();
+        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points, warnings }))
     }
 
     /// Reserve → run → commit or release. Returns the answer and the points kept.

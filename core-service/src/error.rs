@@ -16,16 +16,31 @@ pub struct ServiceError {
     pub message: String,
     /// JSON path of the field at fault, e.g. `positioning.oneLiner`.
     pub field: Option<String>,
+    /// An upstream's own code and message passed through (spec 7 rule 3:
+    /// 接口执行异常, 日期格式错误, 3203), shown as `error.upstream`.
+    pub upstream: Option<common::UpstreamError>,
 }
 
 impl ServiceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ServiceError { code, message: message.into(), field: None }
+        ServiceError { code, message: message.into(), field: None, upstream: None }
     }
 
     /// 400 `invalid_input` naming `field`.
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ServiceError { code: ErrorCode::InvalidInput, message: message.into(), field: Some(field.into()) }
+        ServiceError {
+            code: ErrorCode::InvalidInput,
+            message: message.into(),
+            field: Some(field.into()),
+            upstream: None,
+        }
+    }
+
+    /// The same error carrying an upstream-style `{code?, message}` (spec 7
+    /// rule 3).
+    pub fn with_upstream(mut self, code: Option<&str>, message: impl Into<String>) -> Self {
+        self.upstream = Some(common::UpstreamError { code: code.map(str::to_owned), message: message.into() });
+        self
     }
 
     pub fn unauthenticated(message: impl Into<String>) -> Self {
@@ -46,7 +61,7 @@ impl ServiceError {
             code: self.code.as_str().to_owned(),
             message: self.message.clone(),
             field: self.field.clone(),
-            upstream: None,
+            upstream: self.upstream.clone(),
         }
     }
 

@@ -18,6 +18,7 @@ pub mod dispatch;
 pub mod error;
 pub mod hotlists;
 pub mod persist;
+pub mod rankings;
 pub mod registry;
 pub mod safety;
 pub mod server;

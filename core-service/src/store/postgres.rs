@@ -19,6 +19,7 @@ fn migrator() -> Migrator {
     sql::migrator(&[
         (1, "content", include_str!("migrations/postgres/0001_content.sql")),
         (2, "listings", include_str!("migrations/postgres/0002_listings.sql")),
+        (5, "rankings", include_str!("migrations/postgres/0005_rankings.sql")),
     ])
 }
 

@@ -709,6 +709,55 @@ macro_rules! content_store_impl {
                 Ok($crate::store::sql::work_totals_record!(&row))
             }
 
+            async fn work_series(
+                &self,
+                query: &$crate::store::model::SeriesQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::WorkSeries>> {
+                let Some((statement, params)) = $dialect.work_series(query) else { return Ok(Vec::new()) };
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out: Vec<$crate::store::model::WorkSeries> = Vec::new();
+                for row in &rows {
+                    let record = $crate::store::sql::work_record!(row);
+                    let Some(snapshot) = record.latest else { continue };
+                    match out.last_mut() {
+                        Some(last) if last.work.platform_id == record.work.platform_id => last.snapshots.push(snapshot),
+                        _ => out.push($crate::store::model::WorkSeries {
+                            work: record.work,
+                            author: record.author,
+                            snapshots: vec![snapshot],
+                        }),
+                    }
+                }
+                Ok(out)
+            }
+
+            async fn account_series(
+                &self,
+                query: &$crate::store::model::SeriesQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::AccountSeries>> {
+                let (statement, params) = $dialect.account_series(query);
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out: Vec<$crate::store::model::AccountSeries> = Vec::new();
+                for row in &rows {
+                    let record = $crate::store::sql::account_record!(row);
+                    let Some(snapshot) = record.latest else { continue };
+                    match out.last_mut() {
+                        Some(last) if last.account.platform_id == record.account.platform_id => {
+                            last.snapshots.push(snapshot)
+                        }
+                        _ => out.push($crate::store::model::AccountSeries {
+                            account: record.account,
+                            snapshots: vec![snapshot],
+                        }),
+                    }
+                }
+                Ok(out)
+            }
+
             async fn hot_list_entries(
                 &self,
                 query: &$crate::store::model::HotListQuery,

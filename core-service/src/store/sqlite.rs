@@ -24,6 +24,7 @@ fn migrator() -> Migrator {
     sql::migrator(&[
         (1, "content", include_str!("migrations/sqlite/0001_content.sql")),
         (2, "listings", include_str!("migrations/sqlite/0002_listings.sql")),
+        (5, "rankings", include_str!("migrations/sqlite/0005_rankings.sql")),
     ])
 }
 
