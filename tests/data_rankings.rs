@@ -423,3 +423,182 @@ async fn grpc_answers_carry_warnings_as_metadata() {
     assert!(warnings[0].contains("is a Wednesday"), "{warnings:?}");
     assert!(response.into_inner().items.is_empty());
 }
+
+/// An article and its `(time, reads, likes)` snapshots.
+fn article(
+    id: &str,
+    author: &str,
+    title: &str,
+    category: &str,
+    kind: &str,
+    published: &str,
+    series: &[(&str, i64, i64)],
+) -> Vec<Record> {
+    let mut records = vec![Record::Work(Work {
+        platform: "articles".into(),
+        platform_id: id.into(),
+        title: title.into(),
+        author_id: Some(author.into()),
+        category: Some(category.into()),
+        work_type: Some(kind.into()),
+        published_at: Some(at(published)),
+        cover: Some(format!("https://img.example.com/{id}.jpg")),
+        ..Work::default()
+    })];
+    for (time, reads, likes) in series {
+        records.push(Record::WorkSnapshot {
+            platform: "articles".into(),
+            platform_id: id.into(),
+            snapshot: WorkSnapshot {
+                captured_at: at(time),
+                views: Some(*reads),
+                likes: Some(*likes),
+                ..WorkSnapshot::default()
+            },
+        });
+    }
+    records
+}
+
+async fn articles_service() -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let a = "articles";
+    let records: Vec<Record> = [
+        account(a, "t1", "科技君", "科技数码", 0, &[]),
+        account(a, "f1", "理财君", "财富理财", 0, &[]),
+        account(a, "d1", "数码控", "科技数码", 0, &[]),
+        // P1: reads 100,000 → 109,999 (+9,999), likes 10 → 109 (+99)
+        article(
+            "p1",
+            "t1",
+            "芯片大战",
+            "科技数码",
+            "原创",
+            "2026-11-10 08:00",
+            &[("2026-11-17 22:00", 100_000, 10), ("2026-11-18 22:00", 109_999, 109)],
+        ),
+        // P2: reads 5,000 → 6,000 (+1,000)
+        article(
+            "p2",
+            "t1",
+            "手机评测",
+            "科技数码",
+            "转载",
+            "2026-11-12 08:00",
+            &[("2026-11-17 22:00", 5_000, 0), ("2026-11-18 22:00", 6_000, 0)],
+        ),
+        // P3: reads 200 → 1,199 (+999)
+        article(
+            "p3",
+            "f1",
+            "基金定投",
+            "财富理财",
+            "原创",
+            "2026-11-11 08:00",
+            &[("2026-11-17 22:00", 200, 0), ("2026-11-18 22:00", 1_199, 0)],
+        ),
+        // P4: one snapshot, no gain
+        article("p4", "d1", "相机入门", "科技数码", "", "2026-11-15 08:00", &[("2026-11-18 22:00", 28_999, 0)]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for outcome in store.write(&records).await.unwrap() {
+        outcome.unwrap();
+    }
+    Service::start_with(dir, |core| core.now = Some("2026-11-20".into())).await
+}
+
+fn upstream(status: u16, body: &Value, field: &str) -> String {
+    let error = failure(status, body, 400, "invalid_input");
+    assert_eq!(error["field"], field, "{body}");
+    error["upstream"]["message"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn articles_rankings_follow_the_fixture_and_the_rules() {
+    let service = articles_service().await;
+    let ar = |slug: &'static str, body: Value| {
+        let service = &service;
+        async move { call(service, "articles", slug, body).await }
+    };
+
+    // category-time-hot: the 10万+ board then the original board
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "科技数码", "startDate": "2026-11-10", "endDate": "2026-11-20"})).await;
+    let row = json!({"title": "芯片大战", "accountName": "科技君", "readCount": 109999});
+    assert_eq!(success(status, &body)["items"], json!([row, row]));
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "财富理财", "startDate": "2026-11-10", "endDate": "2026-11-18"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"title": "基金定投", "accountName": "理财君", "readCount": 1199}])
+    );
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "科技", "startDate": "2026-11-10", "endDate": "2026-11-18"})).await;
+    empty_because(status, &body, "not a value of LIST_ARTICLES");
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "民生资讯", "startDate": "2026-11-10", "endDate": "2026-11-18"})).await;
+    empty_because(status, &body, "upstream currently has no data");
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "科技数码", "startDate": "2026-09-01", "endDate": "2026-09-30"})).await;
+    assert_eq!(upstream(status, &body, "startDate"), "日期格式错误");
+    let (status, body) =
+        ar("category-time-hot", json!({"type": "科技数码", "startDate": "2026-11-19", "endDate": "2026-11-20"})).await;
+    empty_because(status, &body, "two-day lag");
+
+    // index-rank: 10·log10(1+R) + 5·log10(1+L): 科技君 R 10,999 L 99 → 50.41; 理财君 R 999 → 30
+    let (status, body) = ar("articles-index-rank", json!({"rankType": "day", "rankDate": "2026-11-18"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"rank": 1, "accountName": "科技君", "indexScore": 50.41}, {"rank": 2, "accountName": "理财君", "indexScore": 30.0}])
+    );
+    let (status, body) =
+        ar("articles-index-rank", json!({"rankType": "day", "rankDate": "2026-11-18", "category": "财富理财"})).await;
+    assert_eq!(column(&success(status, &body), "accountName"), [json!("理财君")]);
+    let (status, body) = ar("articles-index-rank", json!({"rankType": "day", "rankDate": "2026-11-12"})).await;
+    assert_eq!(upstream(status, &body, "rankDate"), "接口执行异常");
+    let (status, body) = ar("articles-index-rank", json!({"rankType": "day"})).await;
+    assert_eq!(upstream(status, &body, "rankDate"), "接口执行异常");
+    let (status, body) = ar("articles-index-rank", json!({"rankType": "week", "rankDate": "2026-11-18"})).await;
+    empty_because(status, &body, "is a Wednesday");
+    let (status, body) = ar("articles-index-rank", json!({"rankType": "days", "rankDate": "2026-11-18"})).await;
+    assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "rankType");
+
+    // raise-rank: reads gained on the day
+    let (status, body) = ar("articles-raise-rank", json!({"rankDate": "2026-11-18"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"rank": 1, "accountName": "科技君", "readRaise": 10999}, {"rank": 2, "accountName": "理财君", "readRaise": 999}])
+    );
+    let (status, body) = ar("articles-raise-rank", json!({"rankDate": "2026-10-21"})).await;
+    assert_eq!(upstream(status, &body, "rankDate"), "接口执行异常");
+    let (status, body) = ar("articles-raise-rank", json!({"rankDate": "2026-11-19"})).await;
+    empty_because(status, &body, "two-day lag");
+
+    // hit-cover: default window 11-12..11-18
+    let (status, body) = ar("articles-hit-cover", json!({"keyword": "芯片"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([
+            {"rank": "10万+爆文", "item": {"title": "芯片大战", "coverUrl": "https://img.example.com/p1.jpg", "clicksCount": 109999}},
+            {"rank": "阅读增长", "item": {"title": "芯片大战", "coverUrl": "https://img.example.com/p1.jpg", "clicksCount": 9999}},
+        ])
+    );
+    let (status, body) = ar("articles-hit-cover", json!({"keyword": "芯片", "startDate": "2026-09-01"})).await;
+    assert_eq!(upstream(status, &body, "startDate"), "日期格式错误");
+
+    // analyzer: 2 articles in 30 days, average reads (109,999 + 6,000) / 2 = 57,999 → 50·0.1 + 50·1
+    let (status, body) = ar("articles-account-analyzer", json!({"accountNames": ["科技君"]})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"accountName": "科技君", "avgReadCount": 57999, "healthScore": 55.0}])
+    );
+    // similar: same type 科技数码 (0.6) + 0.4 × 28,999 / 57,999
+    let (status, body) = ar("articles-similar-account", json!({"accountName": "科技君"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"accountName": "数码控", "avgReadCount": 28999, "similarity": 0.8}])
+    );
+}

@@ -8,6 +8,7 @@
 //! success, spec 4.1); the reason goes to the envelope's `warnings`
 //! ([`crate::registry::Warnings`]) without changing `data`.
 
+pub mod articles;
 pub mod lifestyle;
 pub mod rules;
 pub mod series;
@@ -31,6 +32,7 @@ pub const BOARD_SIZE: usize = 50;
 
 /// Registers every ranking built so far.
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    articles::register(api, fallbacks, registry)?;
     lifestyle::register(api, fallbacks, registry)?;
     shortvideo::register(api, fallbacks, registry)?;
     Ok(())
