@@ -498,11 +498,14 @@ async fn articles_service() -> Service {
             "2026-11-11 08:00",
             &[("2026-11-17 22:00", 200, 0), ("2026-11-18 22:00", 1_199, 0)],
         ),
+        // P5: a 短剧 article of 数码控 published before the 30-day window (only the playlet feed sees it)
+        article("p5", "d1", "霸总短剧推荐", "文摘精选", "", "2026-10-01 08:00", &[("2026-11-18 22:00", 3_000, 0)]),
         // P4: one snapshot, no gain
         article("p4", "d1", "相机入门", "科技数码", "", "2026-11-15 08:00", &[("2026-11-18 22:00", 28_999, 0)]),
     ]
     .into_iter()
     .flatten()
+    .chain(work("channels", "c1", "x", "AI绘画入门教程", "", "2026-11-18 08:00", &[("2026-11-18 22:00", 88, 0)]))
     .collect();
     for outcome in store.write(&records).await.unwrap() {
         outcome.unwrap();
@@ -600,5 +603,71 @@ async fn articles_rankings_follow_the_fixture_and_the_rules() {
     assert_eq!(
         success(status, &body)["items"],
         json!([{"accountName": "数码控", "avgReadCount": 28999, "similarity": 0.8}])
+    );
+}
+
+async fn skill(service: &Service, slug: &str, body: Value) -> (u16, Value) {
+    service.post(&format!("/api/skills/{slug}/invoke"), body).await
+}
+
+#[tokio::test]
+async fn analytics_skills_follow_the_fixture() {
+    let service = articles_service().await;
+
+    // fastest-growing on 11-18: per author the most read article; rate = gained / before
+    // 理财君 P3 999/200 = 4.995; 科技君 P1 9,999/100,000 = 0.1; 数码控 P4 0/28,999 = 0
+    let (status, body) = skill(&service, "articles-fastest-growing", json!({"rankDate": "2026-11-18"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([
+            {"accountName": "理财君", "title": "基金定投", "readGrowthRate": 4.995},
+            {"accountName": "科技君", "title": "芯片大战", "readGrowthRate": 0.1},
+            {"accountName": "数码控", "title": "相机入门", "readGrowthRate": 0.0},
+        ])
+    );
+    let (status, body) = skill(&service, "articles-fastest-growing", json!({"rankDate": "2026-11-19"})).await;
+    empty_because(status, &body, "two-day lag");
+
+    // articles-search: reads above 5,000 only
+    let (status, body) = skill(&service, "articles-search", json!({"keyword": "芯片"})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"title": "芯片大战", "accountName": "科技君", "readCount": 109999}])
+    );
+    let (status, body) = skill(&service, "articles-search", json!({"keyword": "基金"})).await;
+    assert_eq!(success(status, &body)["items"], json!([]));
+
+    // account-analyzer skill: found / not found
+    let (status, body) = skill(&service, "articles-account-analyzer", json!({"accountName": "科技君"})).await;
+    let data = success(status, &body);
+    assert_eq!((data["found"].clone(), data["source"].clone()), (json!(true), json!("store")));
+    assert_eq!(data["account"], json!({"accountName": "科技君", "fansCount": 0, "articleCount": 2}));
+    let (status, body) = skill(&service, "articles-account-analyzer", json!({"accountName": "无名号"})).await;
+    let data = success(status, &body);
+    assert_eq!((data["found"].clone(), data["accountName"].clone()), (json!(false), json!("无名号")));
+
+    // similar-account skill: 40 (same category) + 35 × 1/2 (articles 2 vs 1) + 25 × 28,999/57,999 → 70.0, same tier 腰部
+    let (status, body) = skill(&service, "articles-similar-account", json!({"accountName": "科技君"})).await;
+    assert_eq!(success(status, &body)["items"], json!([{"accountName": "数码控", "matchScore": 70.0, "tier": "腰部"}]));
+
+    // playlet-articles-feed: the 短剧 topic only
+    let (status, body) = skill(&service, "playlet-articles-feed", json!({})).await;
+    assert_eq!(
+        success(status, &body)["items"],
+        json!([{"title": "霸总短剧推荐", "accountName": "数码控", "readCount": 3000}])
+    );
+
+    // channels-ai-feed: AI topic AND the keyword
+    let (status, body) = skill(&service, "channels-ai-feed", json!({"keyword": "绘画"})).await;
+    assert_eq!(success(status, &body)["items"], json!([{"title": "AI绘画入门教程", "likeCount": 88, "topic": "AI"}]));
+
+    // lifestyle-viral-notes: most liked notes matching the keyword
+    let service = self::service().await;
+    let (status, body) = skill(&service, "lifestyle-viral-notes", json!({"keyword": "做法"})).await;
+    let data = success(status, &body);
+    assert_eq!(column(&data, "workTitle"), [json!("红烧肉家常做法"), json!("糖醋排骨家常做法")]);
+    assert_eq!(
+        data["items"][0],
+        json!({"workId": "n1", "workTitle": "红烧肉家常做法", "accountNickname": "甲", "workLikedCount": 1500, "workCollectedCount": 100, "workCommentsCount": 0})
     );
 }

@@ -13,6 +13,7 @@ pub mod lifestyle;
 pub mod rules;
 pub mod series;
 pub mod shortvideo;
+pub mod skills;
 
 use std::sync::Arc;
 
@@ -35,6 +36,7 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
     articles::register(api, fallbacks, registry)?;
     lifestyle::register(api, fallbacks, registry)?;
     shortvideo::register(api, fallbacks, registry)?;
+    skills::register(api, fallbacks, registry)?;
     Ok(())
 }
 
