@@ -238,7 +238,7 @@ fn requests() -> Vec<(&'static str, Bytes)> {
             enc(&|| {
                 ar::CategoryTimeHotRequest {
                     r#type: "科技数码".into(),
-                    start_date: "2026-11-10".into(),
+                    start_date: "2026-10-01".into(),
                     end_date: day.clone(),
                 }
                 .encode_to_vec()

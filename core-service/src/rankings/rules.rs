@@ -36,8 +36,9 @@ pub const ARTICLE_RAISE_WINDOW_DAYS: u64 = 29;
 pub const ARTICLE_INDEX_DAY_OLDEST: u64 = 7;
 /// Spec 4.5 / 8: article index rank, about the last 3 finished weeks / months.
 pub const ARTICLE_INDEX_PERIODS: u32 = 3;
-/// Spec 4.1 / 8: hot keywords and hot topics cover about the last 3 weeks.
-pub const HOT_KEYWORD_WINDOW_DAYS: u64 = 21;
+/// Spec 4.1 / 8: hot keywords and hot topics cover about the last 3 weeks
+/// (the rule itself lives with the trend operations, [`crate::trend::window`]).
+pub const HOT_KEYWORD_WINDOW_DAYS: u64 = crate::trend::window::COVERAGE_DAYS;
 
 /// Spec 7 rule 3: the upstream message for a missing or out-of-range date.
 pub const EXECUTION_FAILED: &str = "接口执行异常";
