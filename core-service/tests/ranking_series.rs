@@ -32,9 +32,11 @@ fn records() -> Vec<Record> {
             });
         }
     }
-    for (id, author, title, category, published) in
-        [("w1", "a1", "成都火锅测评", "美食", 1), ("w2", "a2", "川西旅行攻略", "旅行", 5), ("w3", "a1", "火锅底料", "美食", 9)]
-    {
+    for (id, author, title, category, published) in [
+        ("w1", "a1", "成都火锅测评", "美食", 1),
+        ("w2", "a2", "川西旅行攻略", "旅行", 5),
+        ("w3", "a1", "火锅底料", "美食", 9),
+    ] {
         out.push(Record::Work(Work {
             platform: "shortvideo".into(),
             platform_id: id.into(),
@@ -48,7 +50,11 @@ fn records() -> Vec<Record> {
             out.push(Record::WorkSnapshot {
                 platform: "shortvideo".into(),
                 platform_id: id.into(),
-                snapshot: WorkSnapshot { captured_at: at(day, 1), likes: Some(i64::from(day) * 10), ..Default::default() },
+                snapshot: WorkSnapshot {
+                    captured_at: at(day, 1),
+                    likes: Some(i64::from(day) * 10),
+                    ..Default::default()
+                },
             });
         }
     }
