@@ -59,10 +59,10 @@ fn author_name(w: &WorkSeries) -> String {
 /// Adds the list's note for `category` (民生资讯: no upstream data) when a
 /// board came out empty.
 fn note_if_empty(ctx: &CallContext, empty: bool, category: Option<&str>) {
-    if let (true, Some(category)) = (empty, category) {
-        if let Some(note) = CategoryList::Articles.note(category) {
-            ctx.warn(format!("{category}: {note}"));
-        }
+    if let (true, Some(category)) = (empty, category)
+        && let Some(note) = CategoryList::Articles.note(category)
+    {
+        ctx.warn(format!("{category}: {note}"));
     }
 }
 

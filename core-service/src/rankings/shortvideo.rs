@@ -213,10 +213,10 @@ async fn likes_rank(
     let (category, warning) = rules::category(CategoryList::Shortvideo, &req.r#type, "type", true, OutOfList::Empty)?;
     let start = day_of(&req.start_time, "startTime")?;
     let end = day_of(&req.end_time, "endTime")?;
-    if let (Some(s), Some(e)) = (start, end) {
-        if e < s {
-            return Err(ServiceError::invalid_field("endTime", "endTime is before startTime"));
-        }
+    if let (Some(s), Some(e)) = (start, end)
+        && e < s
+    {
+        return Err(ServiceError::invalid_field("endTime", "endTime is before startTime"));
     }
     if let Some(warning) = warning {
         ctx.warn(warning);
