@@ -77,6 +77,8 @@ pub struct Pipeline {
 struct Outcome {
     account: String,
     points: i64,
+    /// The answer's warnings (sent as response metadata).
+    warnings: Vec<String>,
 }
 
 impl Pipeline {
@@ -92,11 +94,17 @@ impl Pipeline {
         let elapsed = started.elapsed();
         let elapsed_ms = elapsed.as_secs_f64() * 1e3;
         match outcome {
-            Ok((bytes, Outcome { account, points })) => {
+            Ok((bytes, Outcome { account, points, warnings })) => {
                 self.metrics.observe_call(op.key(), "ok", elapsed, points);
                 tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
                 let mut response = tonic::Response::new(bytes);
                 insert_request_id(response.metadata_mut(), &request_id);
+                for warning in warnings {
+                    response.metadata_mut().append_bin(
+                        crate::registry::WARNINGS_METADATA,
+                        tonic::metadata::BinaryMetadataValue::from_bytes(warning.as_bytes()),
+                    );
+                }
                 Ok(response)
             }
             Err(error) => {
@@ -146,6 +154,7 @@ impl Pipeline {
             principal,
             operation: op.clone(),
             hold: HoldSlot::default(),
+            warnings: Default::default(),
         };
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
@@ -156,7 +165,8 @@ impl Pipeline {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
                     self.record(&ctx, 0, "replayed").await;
-                    return Ok((Bytes::from(response), Outcome { account: ctx.principal.account_id, points: 0 }));
+                    let outcome = Outcome { account: ctx.principal.account_id, points: 0, warnings: Vec::new() };
+                    return Ok((Bytes::from(response), outcome));
                 }
                 IdempotencyBegin::Replay { same_request: false, .. } => {
                     return Err(ServiceError::new(
@@ -185,7 +195,8 @@ impl Pipeline {
             Err(error) => (error.code.as_str(), 0),
         };
         self.record(&ctx, outcome.1, outcome.0).await;
-        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points }))
+        let warnings = ctx.warnings.list();
+        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points, warnings }))
     }
 
     /// Reserve → run → commit or release. Returns the answer and the points

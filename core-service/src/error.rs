@@ -44,6 +44,13 @@ impl ServiceError {
         }
     }
 
+    /// The same error carrying an upstream-style `{code?, message}` (spec 7
+    /// rule 3: 接口执行异常, 日期格式错误, 3203).
+    pub fn with_upstream(mut self, code: Option<&str>, message: impl Into<String>) -> Self {
+        self.upstream = Some(UpstreamDetail { code: code.map(str::to_owned), message: message.into() });
+        self
+    }
+
     pub fn unauthenticated(message: impl Into<String>) -> Self {
         ServiceError::new(ErrorCode::Unauthenticated, message)
     }

@@ -22,6 +22,7 @@ pub mod maintenance;
 pub mod metrics;
 pub mod outbound;
 pub mod persist;
+pub mod rankings;
 pub mod registry;
 pub mod safety;
 pub mod server;

@@ -44,7 +44,14 @@ impl CoreClient {
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
     /// caller's `authorization`, the request id and, when given, the
     /// `Idempotency-Key` travel as metadata.
-    pub async fn unary(&self, grpc_path: &str, body: Bytes, call: &CallMetadata<'_>) -> Result<Bytes, tonic::Status> {
+    /// One call: the encoded response and the answer's warnings (the
+    /// [`mediaops_proto::warnings::METADATA`] entries, docs/rankings.md).
+    pub async fn unary(
+        &self,
+        grpc_path: &str,
+        body: Bytes,
+        call: &CallMetadata<'_>,
+    ) -> Result<(Bytes, Vec<String>), tonic::Status> {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
@@ -60,7 +67,15 @@ impl CoreClient {
                 metadata.insert(name, value);
             }
         }
-        Ok(grpc.unary(request, path, BytesCodec).await?.into_inner())
+        let response = grpc.unary(request, path, BytesCodec).await?;
+        let warnings = response
+            .metadata()
+            .get_all_bin(mediaops_proto::warnings::METADATA)
+            .iter()
+            .filter_map(|v| v.to_bytes().ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .collect();
+        Ok((response.into_inner(), warnings))
     }
 
     /// The core's overall `grpc.health.v1` status.

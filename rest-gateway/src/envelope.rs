@@ -79,11 +79,15 @@ struct Success<'a, T> {
     request_id: &'a str,
     data: T,
     error: (),
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    warnings: &'a [String],
 }
 
-/// `200 {success: true, requestId, data, error: null}`.
-pub fn success(request_id: &str, data: impl serde::Serialize) -> Response {
-    match serde_json::to_string(&Success { success: true, request_id, data, error: () }) {
+/// `200 {success: true, requestId, data, error: null, warnings?}`:
+/// `warnings` (why a ranking is empty, …; docs/rankings.md) only when there
+/// are some.
+pub fn success(request_id: &str, data: impl serde::Serialize, warnings: &[String]) -> Response {
+    match serde_json::to_string(&Success { success: true, request_id, data, error: (), warnings }) {
         Ok(body) => respond(StatusCode::OK, request_id, body),
         Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the response: {e}"))),
     }

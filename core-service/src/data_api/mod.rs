@@ -57,6 +57,7 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
     shortvideo::register(api, fallbacks, registry)?;
     videosite::register(api, fallbacks, registry)?;
     crate::trend::register(api, fallbacks, registry)?;
+    crate::rankings::register(api, fallbacks, registry)?;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! What a handler knows about the call it serves.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::OperationInfo;
 use crate::auth::Principal;
@@ -16,11 +16,46 @@ pub struct CallContext {
     /// The points reserved for this call; a handler whose work outlives the
     /// call takes them over (docs/tasks.md "Billing").
     pub hold: HoldSlot,
+    /// Notes for the caller on a successful answer (why a ranking is
+    /// empty, …); shared by the clones of one call's context.
+    pub warnings: Warnings,
 }
 
 impl CallContext {
     /// The caller's account id.
     pub fn account_id(&self) -> &str {
         &self.principal.account_id
+    }
+
+    /// Adds a note to the answer's `warnings` (docs/rankings.md "Warnings").
+    pub fn warn(&self, warning: impl Into<String>) {
+        self.warnings.add(warning);
+    }
+}
+
+/// The envelope's optional `warnings` array of one call: filled by the
+/// handler, sent by the pipeline as the response metadata
+/// [`WARNINGS_METADATA`] (one UTF-8 entry per warning), turned into the
+/// envelope's top-level `warnings` by the gateway. Absent when empty; never
+/// changes `data`.
+#[derive(Debug, Clone, Default)]
+pub struct Warnings(Arc<Mutex<Vec<String>>>);
+
+/// The binary gRPC metadata key carrying each warning (UTF-8 bytes).
+pub const WARNINGS_METADATA: &str = mediaops_proto::warnings::METADATA;
+
+impl Warnings {
+    /// Adds a warning once (a repeated text is kept once).
+    pub fn add(&self, warning: impl Into<String>) {
+        let warning = warning.into();
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !all.contains(&warning) {
+            all.push(warning);
+        }
+    }
+
+    /// The warnings so far, in the order they were added.
+    pub fn list(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

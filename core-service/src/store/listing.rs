@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::model::{AccountOrder, AccountQuery, HotListQuery, WorkOrder, WorkQuery};
+use super::model::{AccountOrder, AccountQuery, HotListQuery, SeriesQuery, WorkOrder, WorkQuery};
 use super::{StoreResult, paging, segment, sql};
 
 /// Which backend a statement is for.
@@ -303,6 +303,81 @@ impl Dialect {
             )),
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
         })
+    }
+
+    /// The statement of [`crate::store::ContentStore::work_series`]: one row
+    /// per snapshot in the window, with the work (`w`), the snapshot (`s`)
+    /// and the author (`au`), ordered by work then capture time; `None` when
+    /// a text query has no terms.
+    pub fn work_series(self, q: &SeriesQuery) -> Option<(String, Vec<Param>)> {
+        let mut c = Conditions::default();
+        let mut from = "works w".to_owned();
+        if let Some(text) = &q.text {
+            let terms = segment::terms(text);
+            if terms.is_empty() {
+                return None;
+            }
+            from = self.text_match(&mut c, "works", "w", &terms).0;
+        }
+        let ph = c.bind(Param::Text(q.platform.clone()));
+        c.push(format!("w.platform = {ph}"));
+        if let Some(category) = &q.category {
+            let ph = c.bind(Param::Text(category.clone()));
+            c.push(format!("w.category = {ph}"));
+        }
+        if let Some(published) = q.published_from {
+            let ph = c.bind(Param::Time(published));
+            c.push(format!("w.published_at >= {ph}"));
+        }
+        if let Some(author) = &q.author_id {
+            let ph = c.bind(Param::Text(author.clone()));
+            c.push(format!("w.author_id = {ph}"));
+        }
+        self.captured_between(&mut c, q);
+        let statement = format!(
+            "SELECT {}, {}, {} AS s_extra, {} FROM {from} JOIN work_snapshots s ON s.work = w.id \
+             LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id{} \
+             ORDER BY w.id, s.captured_at",
+            sql::WORK_COLUMNS,
+            sql::WORK_SNAPSHOT_COLUMNS,
+            self.extra_as_text(),
+            sql::AUTHOR_COLUMNS,
+            c.where_sql()
+        );
+        Some((self.placeholders(statement), c.params))
+    }
+
+    /// The statement of [`crate::store::ContentStore::account_series`]: one
+    /// row per account snapshot in the window, ordered by account then
+    /// capture time.
+    pub fn account_series(self, q: &SeriesQuery) -> (String, Vec<Param>) {
+        let mut c = Conditions::default();
+        let ph = c.bind(Param::Text(q.platform.clone()));
+        c.push(format!("a.platform = {ph}"));
+        if let Some(category) = &q.category {
+            let ph = c.bind(Param::Text(category.clone()));
+            c.push(format!("a.category = {ph}"));
+        }
+        if let Some(account) = &q.account_id {
+            let ph = c.bind(Param::Text(account.clone()));
+            c.push(format!("a.platform_id = {ph}"));
+        }
+        self.captured_between(&mut c, q);
+        let statement = format!(
+            "SELECT {}, {} FROM accounts a JOIN account_snapshots s ON s.account = a.id{} \
+             ORDER BY a.id, s.captured_at",
+            sql::ACCOUNT_COLUMNS,
+            sql::ACCOUNT_SNAPSHOT_COLUMNS,
+            c.where_sql()
+        );
+        (self.placeholders(statement), c.params)
+    }
+
+    fn captured_between(self, c: &mut Conditions, q: &SeriesQuery) {
+        let ph = c.bind(Param::Time(q.captured_from));
+        c.push(format!("s.captured_at >= {ph}"));
+        let ph = c.bind(Param::Time(q.captured_to));
+        c.push(format!("s.captured_at <= {ph}"));
     }
 
     /// The statement of [`crate::store::ContentStore::hot_list_entries`]

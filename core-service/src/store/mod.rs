@@ -31,8 +31,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use model::{
-    Account, AccountQuery, AccountRecord, AccountSnapshot, Comment, Counts, HotListEntry, HotListQuery, Record,
-    SearchPage, Work, WorkQuery, WorkRecord, WorkSnapshot, WorkTotals,
+    Account, AccountQuery, AccountRecord, AccountSeries, AccountSnapshot, Comment, Counts, HotListEntry, HotListQuery,
+    Record, SearchPage, SeriesQuery, Work, WorkQuery, WorkRecord, WorkSeries, WorkSnapshot, WorkTotals,
 };
 
 /// Largest `page_size` a search accepts (spec: `size` max 50).
@@ -164,6 +164,16 @@ pub trait ContentStore: Send + Sync {
     /// Works of `platform` holding every term of `query` in title,
     /// description or tags, by relevance ([`model::WorkOrder::Relevance`]).
     /// A query without terms matches nothing.
+    /// The works of a platform with their snapshots captured in a window
+    /// (rankings, docs/rankings.md): per work, its snapshots oldest first
+    /// and its stored author; works without a snapshot in the window are
+    /// left out. Order: by row id.
+    async fn work_series(&self, query: &SeriesQuery) -> StoreResult<Vec<WorkSeries>>;
+
+    /// The accounts of a platform with their snapshots captured in a
+    /// window, oldest first; accounts without one are left out.
+    async fn account_series(&self, query: &SeriesQuery) -> StoreResult<Vec<AccountSeries>>;
+
     async fn search_works(
         &self,
         platform: &str,

@@ -316,3 +316,42 @@ pub struct WorkTotals {
     pub collects: i64,
     pub shares: i64,
 }
+
+/// Which snapshots a ranking reads ([`crate::store::ContentStore::work_series`]
+/// and [`crate::store::ContentStore::account_series`]): one platform's
+/// entities with snapshots captured in `[captured_from, captured_to]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeriesQuery {
+    /// Platform token.
+    pub platform: String,
+    /// Exact category of the work or account (`None` = every category).
+    pub category: Option<String>,
+    /// Works only: full-text query (every term must match, like search);
+    /// `Some` with no terms matches nothing.
+    pub text: Option<String>,
+    /// Works only: published at or after (UTC).
+    pub published_from: Option<DateTime<Utc>>,
+    /// Works only: the author's `platform_id`.
+    pub author_id: Option<String>,
+    /// Accounts only: one account's `platform_id`.
+    pub account_id: Option<String>,
+    /// First capture time read (UTC, included).
+    pub captured_from: DateTime<Utc>,
+    /// Last capture time read (UTC, included).
+    pub captured_to: DateTime<Utc>,
+}
+
+/// A work with its snapshots in a window, oldest first, and its author.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkSeries {
+    pub work: Work,
+    pub author: Option<AuthorBrief>,
+    pub snapshots: Vec<WorkSnapshot>,
+}
+
+/// An account with its snapshots in a window, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountSeries {
+    pub account: Account,
+    pub snapshots: Vec<AccountSnapshot>,
+}

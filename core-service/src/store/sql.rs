@@ -88,6 +88,32 @@ macro_rules! account_record {
     }};
 }
 
+/// The work snapshot (alias `s`, [`WORK_SNAPSHOT_COLUMNS`] and `s_extra`)
+/// of a row, `None` when the row has none (a left join without a match).
+macro_rules! work_snapshot_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        let captured: Option<chrono::DateTime<chrono::Utc>> = row.try_get("s_captured_at")?;
+        match captured {
+            Some(captured_at) => {
+                let extra: Option<String> = row.try_get("s_extra")?;
+                Some($crate::store::model::WorkSnapshot {
+                    captured_at,
+                    likes: row.try_get("s_likes")?,
+                    collects: row.try_get("s_collects")?,
+                    comments: row.try_get("s_comments")?,
+                    shares: row.try_get("s_shares")?,
+                    views: row.try_get("s_views")?,
+                    watch: row.try_get("s_watch")?,
+                    extra: extra.and_then(|e| serde_json::from_str(&e).ok()),
+                })
+            }
+            None => None,
+        }
+    }};
+}
+
 /// Builds a [`WorkRecord`](crate::store::model::WorkRecord) from a row
 /// selected with [`WORK_COLUMNS`], [`WORK_SNAPSHOT_COLUMNS`], `s_extra` and
 /// [`AUTHOR_COLUMNS`].
@@ -119,23 +145,7 @@ macro_rules! work_record {
             tags: serde_json::from_str(&tags).unwrap_or_default(),
             duration_secs: row.try_get("duration_secs")?,
         };
-        let captured: Option<chrono::DateTime<chrono::Utc>> = row.try_get("s_captured_at")?;
-        let latest = match captured {
-            Some(captured_at) => {
-                let extra: Option<String> = row.try_get("s_extra")?;
-                Some($crate::store::model::WorkSnapshot {
-                    captured_at,
-                    likes: row.try_get("s_likes")?,
-                    collects: row.try_get("s_collects")?,
-                    comments: row.try_get("s_comments")?,
-                    shares: row.try_get("s_shares")?,
-                    views: row.try_get("s_views")?,
-                    watch: row.try_get("s_watch")?,
-                    extra: extra.and_then(|e| serde_json::from_str(&e).ok()),
-                })
-            }
-            None => None,
-        };
+        let latest = $crate::store::sql::work_snapshot_record!(row);
         let author_nickname: Option<String> = row.try_get("au_nickname")?;
         let author = match author_nickname {
             Some(nickname) => Some($crate::store::model::AuthorBrief {
@@ -196,7 +206,7 @@ macro_rules! counts_record {
     }};
 }
 
-pub(crate) use {account_record, counts_record, work_record, work_totals_record};
+pub(crate) use {account_record, counts_record, work_record, work_snapshot_record, work_totals_record};
 
 /// Tags as stored: a JSON array of strings.
 pub fn tags_json(tags: &[String]) -> String {
@@ -707,6 +717,65 @@ macro_rules! content_store_impl {
                     .fetch_one(&self.pool)
                     .await?;
                 Ok($crate::store::sql::work_totals_record!(&row))
+            }
+
+            async fn work_series(
+                &self,
+                query: &$crate::store::model::SeriesQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::WorkSeries>> {
+                let Some((statement, params)) = $dialect.work_series(query) else { return Ok(Vec::new()) };
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out: Vec<$crate::store::model::WorkSeries> = Vec::new();
+                let mut last_id = None;
+                for row in &rows {
+                    // Rows come by work: the work's columns are decoded once,
+                    // the following rows of the same work only for their snapshot.
+                    let id: i64 = sqlx::Row::try_get(row, "id")?;
+                    if last_id == Some(id) {
+                        if let (Some(last), Some(snapshot)) =
+                            (out.last_mut(), $crate::store::sql::work_snapshot_record!(row))
+                        {
+                            last.snapshots.push(snapshot);
+                        }
+                        continue;
+                    }
+                    let record = $crate::store::sql::work_record!(row);
+                    let Some(snapshot) = record.latest else { continue };
+                    last_id = Some(id);
+                    out.push($crate::store::model::WorkSeries {
+                        work: record.work,
+                        author: record.author,
+                        snapshots: vec![snapshot],
+                    });
+                }
+                Ok(out)
+            }
+
+            async fn account_series(
+                &self,
+                query: &$crate::store::model::SeriesQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::AccountSeries>> {
+                let (statement, params) = $dialect.account_series(query);
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out: Vec<$crate::store::model::AccountSeries> = Vec::new();
+                for row in &rows {
+                    let record = $crate::store::sql::account_record!(row);
+                    let Some(snapshot) = record.latest else { continue };
+                    match out.last_mut() {
+                        Some(last) if last.account.platform_id == record.account.platform_id => {
+                            last.snapshots.push(snapshot)
+                        }
+                        _ => out.push($crate::store::model::AccountSeries {
+                            account: record.account,
+                            snapshots: vec![snapshot],
+                        }),
+                    }
+                }
+                Ok(out)
             }
 
             async fn hot_list_entries(

@@ -25,6 +25,7 @@ fn migrator() -> Migrator {
         (1, "content", include_str!("migrations/sqlite/0001_content.sql")),
         (2, "listings", include_str!("migrations/sqlite/0002_listings.sql")),
         (3, "tasks", include_str!("migrations/sqlite/0003_tasks.sql")),
+        (5, "rankings", include_str!("migrations/sqlite/0005_rankings.sql")),
     ])
 }
 

@@ -1,0 +1,267 @@
+//! lifestyle rankings (spec 4.3): `lifestyle-top-account`,
+//! `lifestyle-hit-data`, `lifestyle-daily-top`, `lifestyle-low-fans-top`,
+//! `lifestyle-weekly-top`, `lifestyle-account-analyzer`. Formulas:
+//! docs/rankings.md "lifestyle".
+
+use std::sync::Arc;
+
+use chrono::Days;
+use mediaops_proto::mediaops::lifestyle::v1 as pb;
+
+use super::rules::{self, CategoryList, OutOfList, Period, Window};
+use super::series::{gain, interactions, level, top};
+use super::{BOARD_SIZE, accounts, series_query, today, warn_if_empty, warn_opt, window_or_warn, works};
+use crate::data_api::lifestyle::{PLATFORM, account_id_of};
+use crate::data_api::times::{day_start, format_time};
+use crate::data_api::{DataApi, count, list, required, store_error};
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::source::{Answer, Fallbacks};
+use crate::store::model::WorkSeries;
+
+const SERVICE: &str = "mediaops.lifestyle.v1.LifestyleService";
+
+/// A "low-fan" author has fewer followers than this (`lifestyle-low-fans-top`,
+/// the 低粉爆文 board).
+pub const LOW_FANS: i64 = 10_000;
+
+/// A low-fan note is a hit from this many likes (低粉爆文 board).
+pub const HIT_LIKES: i64 = 1_000;
+
+/// The 点赞TOP500 board's size.
+pub const LIKES_TOP: usize = 500;
+
+/// Board names of `lifestyle-hit-data`, in answer order.
+pub const HIT_BOARDS: [&str; 4] = ["低粉爆文", "点赞TOP500", "单日互动", "七日增长"];
+
+/// At most this many ids per `lifestyle-account-analyzer` call.
+pub const MAX_IDS: usize = 50;
+
+pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
+    registry.handle_sourced(&op("LifestyleTopAccount"), fallbacks, "store", api, top_account)?;
+    registry.handle_sourced(&op("LifestyleHitData"), fallbacks, "store", api, hit_data)?;
+    registry.handle_sourced(&op("LifestyleDailyTop"), fallbacks, "store", api, daily_top)?;
+    registry.handle_sourced(&op("LifestyleLowFansTop"), fallbacks, "store", api, low_fans_top)?;
+    registry.handle_sourced(&op("LifestyleWeeklyTop"), fallbacks, "store", api, weekly_top)?;
+    registry.handle_sourced(&op("LifestyleAccountAnalyzer"), fallbacks, "store", api, account_analyzer)?;
+    Ok(())
+}
+
+/// `lifestyle-top-account`: `{items[{rank, nickname, fansCount}]}`, the
+/// accounts of the track `type` (LIST_LIFESTYLE; 综合全部 or empty = all;
+/// 综合 = 3203; another out-of-list value = the all-track ranking with a
+/// warning) by **fansCount = followers in the last account snapshot of the
+/// period**, most first, ties by nickname; 50 entries. Period rules:
+/// [`rules::LIFESTYLE_TOP_ACCOUNT`] (daily look-back 85 days).
+async fn top_account(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleTopAccountRequest,
+) -> Result<Answer<pb::LifestyleTopAccountResponse>, ServiceError> {
+    let period = Period::parse(&req.period, "period")?;
+    let date = rules::date_field(&req.rank_date, "rankDate")?;
+    let (category, warning) =
+        rules::category(CategoryList::Lifestyle, &req.r#type, "type", true, OutOfList::AllInstead)?;
+    warn_opt(&ctx, warning);
+    let checked = rules::LIFESTYLE_TOP_ACCOUNT.check(today(&api), period, date, "rankDate")?;
+    let Some(window) = window_or_warn(&ctx, checked) else {
+        return Ok(Answer::Empty(pb::LifestyleTopAccountResponse::default()));
+    };
+    let series = accounts(&api, &series_query(PLATFORM, category.filter(), window)).await?;
+    let entries: Vec<(String, i64)> = series
+        .into_iter()
+        .filter_map(|a| level(&a.snapshots, window, |s| s.fans).map(|fans| (a.account.nickname, fans)))
+        .collect();
+    let ranked = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0);
+    let items: Vec<pb::TopAccountItem> = ranked
+        .into_iter()
+        .enumerate()
+        .map(|(i, (nickname, fans_count))| pb::TopAccountItem { rank: i as i32 + 1, nickname, fans_count })
+        .collect();
+    warn_if_empty(&ctx, items.is_empty(), "lifestyle account snapshots", window);
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleTopAccountResponse { items }, empty))
+}
+
+/// A note's likes gained over `window`, with its series.
+fn likes_gained(series: Vec<WorkSeries>, window: Window) -> Vec<(WorkSeries, i64)> {
+    series
+        .into_iter()
+        .filter_map(|w| gain(&w.snapshots, window, |s| s.likes).filter(|g| *g > 0).map(|g| (w, g)))
+        .collect()
+}
+
+fn author_fans(w: &WorkSeries) -> Option<i64> {
+    w.author.as_ref().and_then(|a| a.fans)
+}
+
+fn hit_note(w: &WorkSeries, use_like_count: i64) -> pb::HitNote {
+    pb::HitNote { title: w.work.title.clone(), cover_url: w.work.cover.clone().unwrap_or_default(), use_like_count }
+}
+
+/// `lifestyle-hit-data`: `{items[{rank, item{title, coverUrl,
+/// useLikeCount}}]}`, four boards over the notes matching `keyword`
+/// (published on or after `startDate` when given), on the newest ranked
+/// day D = today − 2, `rank` naming the board:
+///
+/// - 低粉爆文: author followers < 10,000 and likes ≥ 1,000 on D; by likes;
+/// - 点赞TOP500: by likes on D, 500 entries;
+/// - 单日互动: by interactions (likes + collects + comments + shares) gained on D;
+/// - 七日增长: by likes gained over D−6..D.
+///
+/// `useLikeCount` is the figure the board ranks by. Boards other than
+/// TOP500 hold 50 entries; ties by title.
+async fn hit_data(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleHitDataRequest,
+) -> Result<Answer<pb::LifestyleHitDataResponse>, ServiceError> {
+    let keyword = required(&req.keyword, "keyword")?;
+    let start = rules::date_field(&req.start_date, "startDate")?;
+    let day = rules::newest_day(today(&api));
+    let week = Window { first: day - Days::new(6), last: day };
+    let mut query = series_query(PLATFORM, None, week);
+    query.text = Some(keyword.to_owned());
+    query.published_from = start.map(day_start);
+    let notes = works(&api, &query).await?;
+    let on_day = Window::day(day);
+    let with = |f: &dyn Fn(&WorkSeries) -> Option<i64>| -> Vec<(&WorkSeries, i64)> {
+        notes.iter().filter_map(|w| f(w).map(|v| (w, v))).collect()
+    };
+    let likes = |w: &WorkSeries| level(&w.snapshots, on_day, |s| s.likes);
+    let boards: [(Vec<(&WorkSeries, i64)>, usize); 4] = [
+        (with(&|w| likes(w).filter(|l| *l >= HIT_LIKES && author_fans(w).is_some_and(|f| f < LOW_FANS))), BOARD_SIZE),
+        (with(&likes), LIKES_TOP),
+        (with(&|w| gain(&w.snapshots, on_day, interactions).filter(|g| *g > 0)), BOARD_SIZE),
+        (with(&|w| gain(&w.snapshots, week, |s| s.likes).filter(|g| *g > 0)), BOARD_SIZE),
+    ];
+    let mut items = Vec::new();
+    for (name, (entries, size)) in HIT_BOARDS.iter().zip(boards) {
+        for (w, value) in top(entries, size, |e| e.1, |e| &e.0.work.title) {
+            items.push(pb::HitBoardEntry { rank: (*name).to_owned(), item: Some(hit_note(w, value)) });
+        }
+    }
+    warn_if_empty(&ctx, items.is_empty(), &format!("lifestyle note snapshots matching {keyword:?}"), week);
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleHitDataResponse { items }, empty))
+}
+
+/// The notes of a day or week board: rule check, category, likes gained,
+/// optionally only authors below [`LOW_FANS`]; 50 by likes gained, ties by
+/// title.
+async fn note_board(
+    api: &DataApi,
+    ctx: &CallContext,
+    req: &pb::LifestyleRankRequest,
+    period: Period,
+    low_fans_only: bool,
+) -> Result<Vec<(WorkSeries, i64)>, ServiceError> {
+    let date = rules::date_field(&req.rank_date, "rankDate")?;
+    let (category, warning) =
+        rules::category(CategoryList::Lifestyle, &req.category, "category", true, OutOfList::Empty)?;
+    if let Some(warning) = warning {
+        ctx.warn(warning);
+        return Ok(Vec::new());
+    }
+    let checked = rules::PLAIN.check(today(api), period, date, "rankDate")?;
+    let Some(window) = window_or_warn(ctx, checked) else { return Ok(Vec::new()) };
+    let notes = works(api, &series_query(PLATFORM, category.filter(), window)).await?;
+    let mut gained = likes_gained(notes, window);
+    if low_fans_only {
+        gained.retain(|(w, _)| author_fans(w).is_some_and(|f| f < LOW_FANS));
+    }
+    warn_if_empty(ctx, gained.is_empty(), "lifestyle notes gaining likes", window);
+    Ok(top(gained, BOARD_SIZE, |e| e.1, |e| &e.0.work.title))
+}
+
+fn ranked_note((w, gained): (WorkSeries, i64)) -> pb::RankedNote {
+    pb::RankedNote {
+        fans: count(author_fans(&w)),
+        title: w.work.title,
+        cover_url: w.work.cover.unwrap_or_default(),
+        use_like_count: gained,
+    }
+}
+
+/// `lifestyle-daily-top`: `{items[{title, coverUrl, fans, publicTime,
+/// useLikeCount}]}`, the notes of `category` (LIST_LIFESTYLE; out of list
+/// = empty; 综合 = 3203) by **useLikeCount = likes gained on `rankDate`**
+/// (default the newest day, today − 2); `fans` = the author's followers,
+/// `publicTime` the publish time.
+async fn daily_top(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleRankRequest,
+) -> Result<Answer<pb::LifestyleDailyTopResponse>, ServiceError> {
+    let board = note_board(&api, &ctx, &req, Period::Day, false).await?;
+    let items: Vec<pb::DailyTopNote> = board
+        .into_iter()
+        .map(|(w, gained)| pb::DailyTopNote {
+            fans: count(author_fans(&w)),
+            public_time: format_time(w.work.published_at),
+            title: w.work.title,
+            cover_url: w.work.cover.unwrap_or_default(),
+            use_like_count: gained,
+        })
+        .collect();
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleDailyTopResponse { items }, empty))
+}
+
+/// `lifestyle-low-fans-top`: as `lifestyle-daily-top`, only notes whose
+/// author has fewer than 10,000 followers; `{items[{title, coverUrl, fans,
+/// useLikeCount}]}`.
+async fn low_fans_top(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleRankRequest,
+) -> Result<Answer<pb::LifestyleRankResponse>, ServiceError> {
+    let items: Vec<pb::RankedNote> =
+        note_board(&api, &ctx, &req, Period::Day, true).await?.into_iter().map(ranked_note).collect();
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleRankResponse { items }, empty))
+}
+
+/// `lifestyle-weekly-top`: the week board: `rankDate` must be the Monday of
+/// a finished week (default the last one); useLikeCount = likes gained
+/// over Monday..Sunday.
+async fn weekly_top(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleRankRequest,
+) -> Result<Answer<pb::LifestyleRankResponse>, ServiceError> {
+    let items: Vec<pb::RankedNote> =
+        note_board(&api, &ctx, &req, Period::Week, false).await?.into_iter().map(ranked_note).collect();
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleRankResponse { items }, empty))
+}
+
+/// `lifestyle-account-analyzer`: `{items[{userId, nickname, fansCount}]}`
+/// for each of `userIds` (user id, display id or profile link; at most 50)
+/// the store knows, in the order asked; an unknown id is left out with a
+/// warning. `fansCount` = the profile's followers, else the newest
+/// snapshot's.
+async fn account_analyzer(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::LifestyleAccountAnalyzerRequest,
+) -> Result<Answer<pb::LifestyleAccountAnalyzerResponse>, ServiceError> {
+    if req.user_ids.is_empty() || req.user_ids.len() > MAX_IDS {
+        return Err(ServiceError::invalid_field("userIds", format!("userIds must hold 1 to {MAX_IDS} ids")));
+    }
+    let mut items = Vec::new();
+    for (i, asked) in req.user_ids.iter().enumerate() {
+        let id = account_id_of(asked, &format!("userIds[{i}]"))?;
+        match api.store.get_account(PLATFORM, &id).await.map_err(store_error)? {
+            Some(record) => items.push(pb::AnalyzedAccount {
+                fans_count: count(record.account.fans.or(record.latest.as_ref().and_then(|s| s.fans))),
+                user_id: record.account.platform_id,
+                nickname: record.account.nickname,
+            }),
+            None => ctx.warn(format!("userIds[{i}] {id:?} is not in the store")),
+        }
+    }
+    let empty = items.is_empty();
+    Ok(list(pb::LifestyleAccountAnalyzerResponse { items }, empty))
+}

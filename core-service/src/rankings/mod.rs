@@ -1,0 +1,108 @@
+//! Rankings, boards and account analytics computed from the content
+//! store's snapshots (issue 6; spec 4.1–4.5, 4.14, 8). The window and
+//! category rules are in [`rules`]; reading levels and gains out of
+//! snapshot series in [`series`]; one module per platform token. Each
+//! formula is written on its function and in docs/rankings.md.
+//!
+//! An empty ranking is a success with `items: []` (charged like any
+//! success, spec 4.1); the reason goes to the envelope's `warnings`
+//! ([`crate::registry::Warnings`]) without changing `data`.
+
+pub mod articles;
+pub mod lifestyle;
+pub mod rules;
+pub mod series;
+pub mod shortvideo;
+pub mod skills;
+
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+
+use crate::data_api::{DataApi, store_error};
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::source::Fallbacks;
+use crate::store::model::{AccountSeries, SeriesQuery, WorkSeries};
+use rules::{Checked, Window};
+
+/// How many entries an account or work board holds (spec 4.4: "each of the
+/// 28 values yields 50 entries"; the same size for every board unless its
+/// name says otherwise, like 点赞TOP500).
+pub const BOARD_SIZE: usize = 50;
+
+/// Registers every ranking built so far.
+pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    articles::register(api, fallbacks, registry)?;
+    lifestyle::register(api, fallbacks, registry)?;
+    shortvideo::register(api, fallbacks, registry)?;
+    skills::register(api, fallbacks, registry)?;
+    Ok(())
+}
+
+/// Today in Asia/Shanghai from the service clock.
+pub fn today(api: &DataApi) -> NaiveDate {
+    api.clock.today()
+}
+
+/// The window to rank, or `None` after adding the rule's reason to the
+/// call's warnings.
+pub fn window_or_warn(ctx: &CallContext, checked: Checked<Window>) -> Option<Window> {
+    match checked {
+        Checked::Rank(window) => Some(window),
+        Checked::Empty(why) => {
+            ctx.warn(why);
+            None
+        }
+    }
+}
+
+/// Adds `warning` to the call's warnings when there is one.
+pub fn warn_opt(ctx: &CallContext, warning: Option<String>) {
+    if let Some(warning) = warning {
+        ctx.warn(warning);
+    }
+}
+
+/// The works of `query` with their snapshots ([`crate::store::ContentStore::work_series`]).
+pub async fn works(api: &DataApi, query: &SeriesQuery) -> Result<Vec<WorkSeries>, ServiceError> {
+    api.store.work_series(query).await.map_err(store_error)
+}
+
+/// The accounts of `query` with their snapshots.
+pub async fn accounts(api: &DataApi, query: &SeriesQuery) -> Result<Vec<AccountSeries>, ServiceError> {
+    api.store.account_series(query).await.map_err(store_error)
+}
+
+/// A series query of `platform` reading `window` (and its baseline day).
+pub fn series_query(platform: &str, category: Option<&str>, window: Window) -> SeriesQuery {
+    let (captured_from, captured_to) = series::read_span(window);
+    SeriesQuery {
+        platform: platform.into(),
+        category: category.map(str::to_owned),
+        captured_from,
+        captured_to,
+        ..SeriesQuery::default()
+    }
+}
+
+/// Warns that a ranking came out empty because the store holds nothing
+/// for it (so an empty answer always says why).
+pub fn warn_if_empty(ctx: &CallContext, empty: bool, what: &str, window: Window) {
+    if empty {
+        ctx.warn(format!("the store has no {what} for {}..{}", window.first, window.last));
+    }
+}
+
+/// The stored account an id (any id form) or, failing that, an exact
+/// nickname names (`accountNames` of the analyzers: "ids or names").
+pub async fn account_by_id_or_name(
+    api: &DataApi,
+    platform: &str,
+    value: &str,
+) -> Result<Option<crate::store::model::AccountRecord>, ServiceError> {
+    if let Some(found) = api.store.get_account(platform, value).await.map_err(store_error)? {
+        return Ok(Some(found));
+    }
+    crate::data_api::keyword::account_named(api, platform, value).await
+}
