@@ -302,6 +302,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
             principal: Principal { account_id: "bench".into(), key_prefix: "bench".into() },
             operation: info.clone(),
             warnings: Default::default(),
+            hold: Default::default(),
         };
         let mut times = Vec::with_capacity(calls);
         let mut size = 0;
