@@ -297,13 +297,8 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
     for (method, request) in requests() {
         let info = registry.operations().find(|o| o.method.full_name() == method).expect("operation").clone();
         let handler = registry.handler(&info.grpc_path).expect("built").clone();
-        let ctx = CallContext {
-            request_id: "bench".into(),
-            principal: Principal { account_id: "bench".into(), key_prefix: "bench".into() },
-            operation: info.clone(),
-            warnings: Default::default(),
-            hold: Default::default(),
-        };
+        let principal = Principal { account_id: "bench".into(), key_prefix: "bench".into() };
+        let ctx = CallContext::new("bench".into(), principal, info.clone());
         let mut times = Vec::with_capacity(calls);
         let mut size = 0;
         for _ in 0..calls {

@@ -34,7 +34,7 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
 use crate::auth::Principal;
-use crate::billing::hold::{Hold, HoldSlot};
+use crate::billing::hold::Hold;
 use crate::billing::pricing::Pricing;
 use crate::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
 use crate::error::ServiceError;
@@ -79,6 +79,9 @@ struct Outcome {
     points: i64,
     /// The answer's warnings (sent as response metadata).
     warnings: Vec<String>,
+    /// The task the call started, if its answer has no field for it (sent
+    /// as response metadata).
+    task_id: Option<String>,
 }
 
 impl Pipeline {
@@ -94,7 +97,7 @@ impl Pipeline {
         let elapsed = started.elapsed();
         let elapsed_ms = elapsed.as_secs_f64() * 1e3;
         match outcome {
-            Ok((bytes, Outcome { account, points, warnings })) => {
+            Ok((bytes, Outcome { account, points, warnings, task_id })) => {
                 self.metrics.observe_call(op.key(), "ok", elapsed, points);
                 tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
                 let mut response = tonic::Response::new(bytes);
@@ -104,6 +107,9 @@ impl Pipeline {
                         crate::registry::WARNINGS_METADATA,
                         tonic::metadata::BinaryMetadataValue::from_bytes(warning.as_bytes()),
                     );
+                }
+                if let Some(value) = task_id.and_then(|id| tonic::metadata::MetadataValue::try_from(id).ok()) {
+                    response.metadata_mut().insert(crate::registry::TASK_ID_METADATA, value);
                 }
                 Ok(response)
             }
@@ -149,13 +155,7 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&message)?;
-        let ctx = CallContext {
-            request_id: request_id.to_owned(),
-            principal,
-            operation: op.clone(),
-            hold: HoldSlot::default(),
-            warnings: Default::default(),
-        };
+        let ctx = CallContext::new(request_id.to_owned(), principal, op.clone());
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
         let idempotency = idempotency_key(&metadata)?;
@@ -165,7 +165,8 @@ impl Pipeline {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
                     self.record(&ctx, 0, "replayed").await;
-                    let outcome = Outcome { account: ctx.principal.account_id, points: 0, warnings: Vec::new() };
+                    let outcome =
+                        Outcome { account: ctx.principal.account_id, points: 0, warnings: Vec::new(), task_id: None };
                     return Ok((Bytes::from(response), outcome));
                 }
                 IdempotencyBegin::Replay { same_request: false, .. } => {
@@ -195,8 +196,10 @@ impl Pipeline {
             Err(error) => (error.code.as_str(), 0),
         };
         self.record(&ctx, outcome.1, outcome.0).await;
-        let warnings = ctx.warnings.list();
-        result.map(|(bytes, points)| (bytes, Outcome { account: ctx.principal.account_id.clone(), points, warnings }))
+        let (warnings, task_id) = (ctx.warnings.list(), ctx.task_id.get());
+        result.map(|(bytes, points)| {
+            (bytes, Outcome { account: ctx.principal.account_id.clone(), points, warnings, task_id })
+        })
     }
 
     /// Reserve → run → commit or release. Returns the answer and the points

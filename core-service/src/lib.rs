@@ -30,6 +30,7 @@ pub mod settings;
 pub mod source;
 pub mod store;
 pub mod structs;
+pub mod sync;
 pub mod tasks;
 pub mod trend;
 pub mod validate;

@@ -33,6 +33,8 @@ pub struct Core {
     pipeline: Arc<Pipeline>,
     /// Runs the asynchronous tasks; stopped when the server stops.
     tasks: Arc<crate::tasks::TaskRunner>,
+    /// Sync jobs: their workers start when the server serves.
+    sync: Arc<crate::sync::SyncService>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -76,11 +78,13 @@ impl Core {
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
-        let (store, task_store) = crate::store::open_with_tasks(settings.database_url.as_deref(), &settings.data_dir)
+        let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
-        let tasks = crate::tasks::TaskRunner::new(task_store, ledger.clone());
-        crate::tasks::service::register(&tasks, &mut registry)?;
+        let store = opened.content;
+        let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
+        let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
+        crate::tasks::service::register(reader, &mut registry)?;
         crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
@@ -108,6 +112,17 @@ impl Core {
         )?;
         maintenance.watch_vendors(sources.upstream_only());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
+        let fetchers = sources
+            .sync
+            .iter()
+            .map(|(key, (vendor, operation))| {
+                (key.clone(), crate::sync::fetch::SyncFetch { vendor: vendor.clone(), operation: operation.clone() })
+            })
+            .collect();
+        let redis = settings.redis_url.as_deref().map(|url| (url, settings.redis_prefix.as_str()));
+        let sync =
+            crate::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers).await?;
+        sync.register(&mut registry)?;
         let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
         let links =
             Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
@@ -144,7 +159,7 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
         });
-        Ok(Core { pipeline, tasks, bootstrap, wechat_callback })
+        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback })
     }
 
     /// Where the WeChat-facing listener listens, if it is configured.
@@ -166,6 +181,7 @@ impl Core {
         // Tasks left running by a previous process are claimed from here on
         // (a core opened only to list its operations never runs tasks).
         self.tasks.start();
+        self.sync.workers().start();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -197,6 +213,7 @@ impl Core {
             .await;
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
+        self.sync.workers().stop();
         served?;
         if let Some(callback) = callback {
             callback.await??;

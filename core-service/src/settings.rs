@@ -59,6 +59,8 @@ pub struct CoreSettings {
     /// docs/wechat.md): direct accounts, third-party platform, callback
     /// listener.
     pub wechat: crate::wechat::config::WechatSettings,
+    /// `[sync]`: the sync queue, workers and retries (docs/sync.md).
+    pub sync: crate::sync::settings::SyncSettings,
 }
 
 impl Default for CoreSettings {
@@ -81,6 +83,7 @@ impl Default for CoreSettings {
             images: Default::default(),
             web_search: Default::default(),
             wechat: Default::default(),
+            sync: Default::default(),
         }
     }
 }
@@ -136,6 +139,7 @@ impl CoreSettings {
         self.images.check()?;
         self.hotlists.check()?;
         self.web_search.check()?;
+        self.sync.check()?;
         self.wechat.check()
     }
 }

@@ -11,6 +11,7 @@ pub mod codec;
 pub mod error_code;
 pub mod options;
 pub mod request_id;
+pub mod task_id;
 pub mod warnings;
 
 include!(concat!(env!("OUT_DIR"), "/_includes.rs"));

@@ -13,7 +13,7 @@ use prost::Message;
 use prost_reflect::DynamicMessage;
 use serde_json::{Map, Value as Json};
 
-use crate::core_client::CallMetadata;
+use crate::core_client::{AnswerNotes, CallMetadata};
 use crate::envelope::{self, ApiError};
 
 /// Path parameters of the matched route, e.g. `[("id", "brand")]`.
@@ -31,7 +31,7 @@ pub async fn handle(
 ) -> Response {
     let request_id = envelope::request_id(request.headers());
     match run(&state, &route, params, request, &request_id).await {
-        Ok((data, warnings)) => envelope::success(&request_id, encode::JsonMessage(&data), &warnings),
+        Ok((data, notes)) => envelope::success(&request_id, encode::JsonMessage(&data), &notes),
         Err(error) => {
             tracing::info!(request_id, operation = route.operation_key, code = %error.code, "request failed");
             envelope::failure(&request_id, &error)
@@ -45,7 +45,7 @@ async fn run(
     params: Option<PathParams>,
     request: axum::extract::Request,
     request_id: &str,
-) -> Result<(DynamicMessage, Vec<String>), ApiError> {
+) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
     let (parts, body) = request.into_parts();
     let authorization = parts.headers.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     mediaops_proto::bearer::parse_bearer(authorization)
@@ -93,7 +93,7 @@ async fn run(
         .map_err(|e| relative_to_body(route, e.into()))?;
     let idempotency_key = parts.headers.get("idempotency-key").map(|v| v.to_str().unwrap_or("\u{0}"));
     let metadata = CallMetadata { authorization, request_id, idempotency_key };
-    let (response, warnings) = state
+    let (response, notes) = state
         .core
         .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), &metadata)
         .await
@@ -101,7 +101,7 @@ async fn run(
     let data = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
         ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
     })?;
-    Ok((data, warnings))
+    Ok((data, notes))
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {

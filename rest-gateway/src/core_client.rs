@@ -44,14 +44,13 @@ impl CoreClient {
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
     /// caller's `authorization`, the request id and, when given, the
     /// `Idempotency-Key` travel as metadata.
-    /// One call: the encoded response and the answer's warnings (the
-    /// [`mediaops_proto::warnings::METADATA`] entries, docs/rankings.md).
+    /// One call: the encoded response and its [`AnswerNotes`].
     pub async fn unary(
         &self,
         grpc_path: &str,
         body: Bytes,
         call: &CallMetadata<'_>,
-    ) -> Result<(Bytes, Vec<String>), tonic::Status> {
+    ) -> Result<(Bytes, AnswerNotes), tonic::Status> {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
@@ -75,7 +74,12 @@ impl CoreClient {
             .filter_map(|v| v.to_bytes().ok())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .collect();
-        Ok((response.into_inner(), warnings))
+        let task_id = response
+            .metadata()
+            .get(mediaops_proto::task_id::METADATA)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Ok((response.into_inner(), AnswerNotes { warnings, task_id }))
     }
 
     /// The core's overall `grpc.health.v1` status.
@@ -84,4 +88,16 @@ impl CoreClient {
             HealthClient::new(self.channel.clone()).check(HealthCheckRequest { service: String::new() }).await?;
         Ok(response.into_inner().status())
     }
+}
+
+/// What the core says of an answer beside its message, put at the top level
+/// of the envelope.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerNotes {
+    /// `warnings`: the [`mediaops_proto::warnings::METADATA`] entries
+    /// (docs/rankings.md "Warnings").
+    pub warnings: Vec<String>,
+    /// `taskId`: the [`mediaops_proto::task_id::METADATA`] value, for an
+    /// answer that started a task it has no field for (docs/sync.md).
+    pub task_id: Option<String>,
 }

@@ -10,6 +10,7 @@ use mediaops_proto::mediaops::common::v1 as common;
 use prost::Message;
 use serde_json::{Value as Json, json};
 
+use crate::core_client::AnswerNotes;
 use crate::transcode::FieldError;
 
 /// Header carrying the request id both ways.
@@ -81,13 +82,24 @@ struct Success<'a, T> {
     error: (),
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     warnings: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_id: Option<&'a str>,
 }
 
-/// `200 {success: true, requestId, data, error: null, warnings?}`:
+/// `200 {success: true, requestId, data, error: null, warnings?, taskId?}`:
 /// `warnings` (why a ranking is empty, …; docs/rankings.md) only when there
-/// are some.
-pub fn success(request_id: &str, data: impl serde::Serialize, warnings: &[String]) -> Response {
-    match serde_json::to_string(&Success { success: true, request_id, data, error: (), warnings }) {
+/// are some; `taskId` only for an answer that started a task it has no field
+/// for (a sync receipt; docs/sync.md).
+pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNotes) -> Response {
+    let envelope = Success {
+        success: true,
+        request_id,
+        data,
+        error: (),
+        warnings: &notes.warnings,
+        task_id: notes.task_id.as_deref(),
+    };
+    match serde_json::to_string(&envelope) {
         Ok(body) => respond(StatusCode::OK, request_id, body),
         Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the response: {e}"))),
     }

@@ -19,9 +19,25 @@ pub struct CallContext {
     /// Notes for the caller on a successful answer (why a ranking is
     /// empty, …); shared by the clones of one call's context.
     pub warnings: Warnings,
+    /// The task this call started, when its answer has no field for the id
+    /// (a sync receipt): sent as the response metadata [`TASK_ID_METADATA`]
+    /// and shown as the envelope's top-level `taskId` (docs/sync.md).
+    pub task_id: TaskIdSlot,
 }
 
 impl CallContext {
+    /// The context of one call by `principal` to `operation`, holding nothing.
+    pub fn new(request_id: String, principal: Principal, operation: Arc<OperationInfo>) -> CallContext {
+        CallContext {
+            request_id,
+            principal,
+            operation,
+            hold: HoldSlot::default(),
+            warnings: Warnings::default(),
+            task_id: TaskIdSlot::default(),
+        }
+    }
+
     /// The caller's account id.
     pub fn account_id(&self) -> &str {
         &self.principal.account_id
@@ -56,6 +72,26 @@ impl Warnings {
 
     /// The warnings so far, in the order they were added.
     pub fn list(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The ASCII gRPC metadata key carrying the id of the task a call started.
+pub const TASK_ID_METADATA: &str = mediaops_proto::task_id::METADATA;
+
+/// The id of the task one call started, if any; shared by the clones of the
+/// call's context.
+#[derive(Debug, Clone, Default)]
+pub struct TaskIdSlot(Arc<Mutex<Option<String>>>);
+
+impl TaskIdSlot {
+    /// Records the task id (the last one set wins).
+    pub fn set(&self, id: impl Into<String>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.into());
+    }
+
+    /// The task id, if one was set.
+    pub fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

@@ -7,7 +7,7 @@
 
 mod context;
 
-pub use context::{CallContext, WARNINGS_METADATA, Warnings};
+pub use context::{CallContext, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -22,6 +22,7 @@ pub mod postgres;
 pub mod segment;
 mod sql;
 pub mod sqlite;
+pub mod sync_job;
 pub mod task;
 pub mod topic;
 
@@ -207,23 +208,27 @@ pub(crate) fn paging(page: u32, page_size: u32) -> StoreResult<(i64, i64)> {
 /// else the SQLite file `<data_dir>/store.sqlite` (created with the
 /// directory if absent). Migrations run before it returns.
 pub async fn open(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Arc<dyn ContentStore>> {
-    Ok(open_with_tasks(database_url, data_dir).await?.0)
+    Ok(open_all(database_url, data_dir).await?.content)
 }
 
-/// [`open`], also giving the [`task::TaskStore`] on the same database
-/// (docs/tasks.md).
-pub async fn open_with_tasks(
-    database_url: Option<&str>,
-    data_dir: &Path,
-) -> StoreResult<(Arc<dyn ContentStore>, Arc<dyn task::TaskStore>)> {
-    fn both<S: ContentStore + task::TaskStore + 'static>(
-        store: S,
-    ) -> (Arc<dyn ContentStore>, Arc<dyn task::TaskStore>) {
+/// The content store and the other state kept in its database.
+pub struct Opened {
+    pub content: Arc<dyn ContentStore>,
+    /// Asynchronous tasks (docs/tasks.md).
+    pub tasks: Arc<dyn task::TaskStore>,
+    /// Sync jobs and the embedded sync queue (docs/sync.md).
+    pub sync: Arc<dyn sync_job::SyncJobStore>,
+}
+
+/// [`open`], also giving the [`task::TaskStore`] and the
+/// [`sync_job::SyncJobStore`] on the same database.
+pub async fn open_all(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Opened> {
+    fn all<S: ContentStore + task::TaskStore + sync_job::SyncJobStore + 'static>(store: S) -> Opened {
         let store = Arc::new(store);
-        (store.clone(), store)
+        Opened { content: store.clone(), tasks: store.clone(), sync: store }
     }
     Ok(match database_url {
-        Some(url) => both(postgres::PostgresStore::open(url).await?),
-        None => both(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
+        Some(url) => all(postgres::PostgresStore::open(url).await?),
+        None => all(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
     })
 }

@@ -21,6 +21,7 @@ fn migrator() -> Migrator {
         (2, "listings", include_str!("migrations/postgres/0002_listings.sql")),
         (3, "tasks", include_str!("migrations/postgres/0003_tasks.sql")),
         (5, "rankings", include_str!("migrations/postgres/0005_rankings.sql")),
+        (7, "sync", include_str!("migrations/postgres/0007_sync.sql")),
     ])
 }
 
@@ -80,3 +81,4 @@ fn same(statement: &str) -> String {
 
 sql::content_store_impl!(PostgresStore, "postgres", DIALECT);
 super::task::task_store_impl!(PostgresStore, DIALECT);
+super::sync_job::sync_job_store_impl!(PostgresStore, DIALECT);

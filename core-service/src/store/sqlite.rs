@@ -26,6 +26,7 @@ fn migrator() -> Migrator {
         (2, "listings", include_str!("migrations/sqlite/0002_listings.sql")),
         (3, "tasks", include_str!("migrations/sqlite/0003_tasks.sql")),
         (5, "rankings", include_str!("migrations/sqlite/0005_rankings.sql")),
+        (7, "sync", include_str!("migrations/sqlite/0007_sync.sql")),
     ])
 }
 
@@ -91,3 +92,4 @@ impl SqliteStore {
 
 sql::content_store_impl!(SqliteStore, "sqlite", DIALECT);
 super::task::task_store_impl!(SqliteStore, DIALECT);
+super::sync_job::sync_job_store_impl!(SqliteStore, DIALECT);

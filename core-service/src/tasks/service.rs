@@ -1,7 +1,8 @@
 //! `GET /api/tasks/{taskId}` (`tasks.get`, free; docs/tasks.md): a task as
 //! its operation's invoke answer shows it, plus `operationKey`, `error`
-//! (when failed) and its times. Only the owning account's keys see a task;
-//! for anyone else it does not exist (404).
+//! (when failed) and its times; a sync job (docs/sync.md) with its `sync`
+//! progress. Only the owning account's keys see a task; for anyone else it
+//! does not exist (404).
 
 use std::sync::Arc;
 
@@ -10,14 +11,21 @@ use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 use super::{TaskRunner, error_proto};
 use crate::error::ServiceError;
 use crate::registry::Registry;
+use crate::store::sync_job::SyncJobStore;
 use crate::store::task::Task;
 
+/// Where `tasks.get` looks: the task runner's store, then the sync jobs.
+pub struct TaskReader {
+    pub runner: Arc<TaskRunner>,
+    pub sync_jobs: Arc<dyn SyncJobStore>,
+}
+
 /// Registers `tasks.get`.
-pub fn register(runner: &Arc<TaskRunner>, registry: &mut Registry) -> anyhow::Result<()> {
+pub fn register(reader: TaskReader, registry: &mut Registry) -> anyhow::Result<()> {
     registry.handle_shared(
         "mediaops.tasks.v1.TaskService.GetTask",
-        runner,
-        |runner, ctx, request: GetTaskRequest| async move {
+        &Arc::new(reader),
+        |reader, ctx, request: GetTaskRequest| async move {
             let id = request.task_id.trim();
             if id.is_empty() || id.len() > 64 {
                 return Err(ServiceError::invalid_field(
@@ -25,14 +33,18 @@ pub fn register(runner: &Arc<TaskRunner>, registry: &mut Registry) -> anyhow::Re
                     "`taskId` must be the taskId an invoke answer returned",
                 ));
             }
-            let task = runner
-                .store()
-                .get_task(id)
-                .await
-                .map_err(|e| ServiceError::internal(format!("the task could not be read: {e}")))?
-                .filter(|task| task.account_id == ctx.account_id())
-                .ok_or_else(|| ServiceError::not_found(format!("no task {id} for this account")))?;
-            Ok(view(&task))
+            let unreadable = |e: crate::store::StoreError| ServiceError::internal(format!("the task could not be read: {e}"));
+            let mine = |account: &str| account == ctx.account_id();
+            if let Some(task) = reader.runner.store().get_task(id).await.map_err(unreadable)? {
+                if mine(&task.account_id) {
+                    return Ok(view(&task));
+                }
+            } else if let Some(job) = reader.sync_jobs.get_sync_job(id).await.map_err(unreadable)?
+                && mine(&job.account_id)
+            {
+                return Ok(crate::sync::admin::task_view(&job));
+            }
+            Err(ServiceError::not_found(format!("no task {id} for this account")))
         },
     )
 }

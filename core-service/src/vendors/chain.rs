@@ -16,12 +16,13 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 use super::cache::CacheBackend;
-use super::vendor::{MappedOperation, Vendor};
+use super::vendor::{MappedOperation, SYNC_RECEIPT, Vendor};
 use crate::error::ServiceError;
 use crate::outbound::OutboundSettings;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks, Source, SourceChain};
 use crate::store::ContentStore;
+use crate::store::model::Record;
 
 /// `vendors` and `sources` of the core's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -59,9 +60,21 @@ impl Source for VendorSource {
 }
 
 /// Writes a vendor's records to the store in the background (the answer does
-/// not wait); a record the schema refuses is logged and skipped, and
-/// snapshots without `capturedAt` are stamped now.
+/// not wait).
 fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_json::Value>) {
+    let records = vendor_records(&source, values);
+    tokio::spawn(async move {
+        match store.write(&records).await {
+            Ok(_) => tracing::debug!(source, records = records.len(), "vendor answer written back"),
+            Err(e) => tracing::warn!(source, error = %e, "vendor answer not written back"),
+        }
+    });
+}
+
+/// The store records of a `store` filter's values (JSONL schema,
+/// docs/store.md): snapshots without `capturedAt` are stamped now; a value
+/// the schema refuses is logged (naming `source`) and skipped.
+pub fn vendor_records(source: &str, values: Vec<serde_json::Value>) -> Vec<Record> {
     let captured_at = chrono::Utc::now().to_rfc3339();
     let mut records = Vec::with_capacity(values.len());
     for mut value in values {
@@ -72,15 +85,10 @@ fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_js
         }
         match crate::store::import::jsonl::parse_value(value) {
             Ok(record) => records.push(record),
-            Err(e) => tracing::warn!(source, error = e, "a write-back record was refused"),
+            Err(e) => tracing::warn!(source, error = e, "a vendor record was refused"),
         }
     }
-    tokio::spawn(async move {
-        match store.write(&records).await {
-            Ok(_) => tracing::debug!(source, records = records.len(), "vendor answer written back"),
-            Err(e) => tracing::warn!(source, error = %e, "vendor answer not written back"),
-        }
-    });
+    records
 }
 
 /// The parsed chains and the vendors they use.
@@ -91,6 +99,9 @@ pub struct Plan {
     pub vendors: Vec<Arc<Vendor>>,
     /// Operation key → (store first?, upstream sources).
     chains: BTreeMap<String, (bool, Vec<Arc<dyn Source>>)>,
+    /// Sync operation key → the vendor mapping its workers fetch through
+    /// (docs/sync.md).
+    pub sync: BTreeMap<String, (Arc<Vendor>, Arc<MappedOperation>)>,
 }
 
 impl Plan {
@@ -119,8 +130,16 @@ impl Plan {
         }
         let mut fallbacks = Fallbacks::default();
         let mut chains = BTreeMap::new();
+        let mut sync = BTreeMap::new();
         for (key, chain) in &settings.sources {
-            anyhow::ensure!(registry.operations().any(|op| op.key() == key), "sources: operation {key} does not exist");
+            let info = registry
+                .operations()
+                .find(|op| op.key() == key)
+                .ok_or_else(|| anyhow::anyhow!("sources: operation {key} does not exist"))?;
+            if info.method.output().full_name() == SYNC_RECEIPT {
+                sync.insert(key.clone(), sync_vendor(key, chain, &vendors)?);
+                continue;
+            }
             let mut store_first = false;
             let mut upstream: Vec<Arc<dyn Source>> = Vec::new();
             for (i, word) in chain.split(',').map(str::trim).enumerate() {
@@ -154,7 +173,7 @@ impl Plan {
             }
             chains.insert(key.clone(), (store_first, upstream));
         }
-        Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains })
+        Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains, sync })
     }
 
     /// The operations answered by vendors alone, with their vendors (for
@@ -198,4 +217,20 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// The one vendor a sync operation's chain names: `upstream:<vendor>`, a
+/// vendor that maps the operation (docs/sync.md).
+fn sync_vendor(
+    key: &str,
+    chain: &str,
+    vendors: &BTreeMap<String, Arc<Vendor>>,
+) -> anyhow::Result<(Arc<Vendor>, Arc<MappedOperation>)> {
+    let name = chain.trim().strip_prefix("upstream:").filter(|name| !name.contains(',')).ok_or_else(|| {
+        anyhow::anyhow!("sources.{key}: a sync operation fetches from one vendor: upstream:<vendor>, not {chain:?}")
+    })?;
+    let vendor = vendors.get(name).ok_or_else(|| anyhow::anyhow!("sources.{key}: no vendor file names {name}"))?;
+    let operation =
+        vendor.operation(key).ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
+    Ok((vendor.clone(), operation))
 }

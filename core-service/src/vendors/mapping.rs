@@ -134,13 +134,22 @@ pub struct OperationMapping {
     /// jq over our request giving the JSON body (POST).
     pub body: Option<String>,
     /// jq over the vendor's reply giving our response message (proto3 JSON).
-    /// Its output is checked against the message at call time.
-    pub response: String,
+    /// Its output is checked against the message at call time. Required,
+    /// except for sync operations, whose answer is our receipt
+    /// (docs/sync.md).
+    pub response: Option<String>,
     /// jq over the vendor's reply giving an array of records in the store's
     /// JSONL schema (docs/store.md), written to the content store after a
     /// found answer (docs/vendors.md "Write-back"); snapshots without
     /// `capturedAt` are stamped with the time of the call.
     pub store: Option<String>,
+    /// Sync operations (docs/sync.md "Vendor mapping"): jq over the reply
+    /// giving the next page's cursor, or `null` (or `""`, `false`) when it
+    /// was the last page. The request filters then see it as `.cursor`
+    /// (`null` on the first page).
+    pub next_cursor: Option<String>,
+    /// Sync operations: at most this many pages per sync (default 20).
+    pub max_pages: Option<u32>,
     /// A POST that only reads (a search): retried like a GET.
     #[serde(default)]
     pub idempotent: bool,

@@ -42,13 +42,25 @@ pub struct MappedOperation {
     path_fields: Vec<String>,
     query: Option<JqFilter>,
     body: Option<JqFilter>,
-    response: JqFilter,
+    /// Absent only for sync operations (they answer our receipt).
+    response: Option<JqFilter>,
     /// Records to write back from a found answer's reply.
     store: Option<JqFilter>,
+    /// Sync operations: the next page's cursor.
+    next_cursor: Option<JqFilter>,
+    /// Sync operations: pages per sync.
+    max_pages: u32,
     retry: Retry,
     input: MessageDescriptor,
     output: MessageDescriptor,
     cache: Option<AnswerCache>,
+}
+
+impl MappedOperation {
+    /// Pages one sync reads at most (sync operations; docs/sync.md).
+    pub fn max_pages(&self) -> u32 {
+        self.max_pages
+    }
 }
 
 /// A vendor ready to call.
@@ -226,8 +238,48 @@ impl Vendor {
         op: &MappedOperation,
         request: &Bytes,
     ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
-        let request = request_json(op, request)?;
-        let http = self.build_request(op, &request)?;
+        let reply = match self.exchange(op, &request_json(op, request)?).await? {
+            Exchange::Reply(reply) => reply,
+            Exchange::Outcome(answer) => return Ok((answer, Vec::new())),
+        };
+        let answer = self.response(op, &reply)?;
+        let records = match (&answer, &op.store) {
+            (Answer::Found(_), Some(filter)) => self.records(filter, &reply),
+            _ => Vec::new(),
+        };
+        Ok((answer, records))
+    }
+
+    /// One page of a sync (docs/sync.md "Vendor mapping"): calls `op` with
+    /// `request` (proto3 JSON plus `cursor`), never through the cache.
+    ///
+    /// # Errors
+    /// As [`Vendor::call`]; a vendor "not found" is a 404 `not_found`.
+    pub async fn fetch_page(&self, op: &MappedOperation, request: &Value) -> Result<SyncPage, ServiceError> {
+        let reply = match self.exchange(op, request).await? {
+            Exchange::Reply(reply) => reply,
+            Exchange::Outcome(Answer::NotFound(message)) => {
+                return Err(ServiceError::not_found(format!("vendor {}: {message}", self.name)));
+            }
+            Exchange::Outcome(_) => return Ok(SyncPage { records: Vec::new(), next_cursor: None }),
+        };
+        let records = op.store.as_ref().map(|filter| self.records(filter, &reply)).unwrap_or_default();
+        let next_cursor = match op.next_cursor.as_ref().map(|filter| filter.run(&reply)) {
+            None | Some(Ok(Value::Null | Value::Bool(false))) => None,
+            Some(Ok(Value::String(s))) if s.is_empty() => None,
+            Some(Ok(cursor)) => Some(cursor),
+            Some(Err(e)) => {
+                tracing::warn!(vendor = self.name, error = e, "next_cursor filter failed; the sync stops at this page");
+                None
+            }
+        };
+        Ok(SyncPage { records, next_cursor })
+    }
+
+    /// Sends `op` with the proto3-JSON `request`: the reply when its
+    /// business code says success, else what the code means.
+    async fn exchange(&self, op: &MappedOperation, request: &Value) -> Result<Exchange, ServiceError> {
+        let http = self.build_request(op, request)?;
         if let Err(open) = self.breaker.admit() {
             return Err(ServiceError::upstream_unavailable(
                 format!(
@@ -255,15 +307,10 @@ impl Vendor {
             ServiceError::upstream_unavailable(format!("{what} answered something that is not JSON: {e}"), None)
         })?;
         if let Some(outcome) = self.business_outcome(&reply) {
-            return outcome.map(|answer| (answer, Vec::new()));
+            return outcome.map(Exchange::Outcome);
         }
         self.breaker.succeeded();
-        let answer = self.response(op, &reply)?;
-        let records = match (&answer, &op.store) {
-            (Answer::Found(_), Some(filter)) => self.records(filter, &reply),
-            _ => Vec::new(),
-        };
-        Ok((answer, records))
+        Ok(Exchange::Reply(reply))
     }
 
     /// The write-back records of a reply; a filter failure is logged and
@@ -378,7 +425,10 @@ impl Vendor {
                 None,
             )
         };
-        let mapped = op.response.run(reply).map_err(&mismatch)?;
+        let Some(response) = &op.response else {
+            return Err(mismatch("this operation's mapping has no response filter".into()));
+        };
+        let mapped = response.run(reply).map_err(&mismatch)?;
         let message = DynamicMessage::deserialize_with_options(
             op.output.clone(),
             mapped,
@@ -388,6 +438,29 @@ impl Vendor {
         let bytes = Bytes::from(message.encode_to_vec());
         Ok(if is_empty(&message) { Answer::Empty(bytes) } else { Answer::Found(bytes) })
     }
+}
+
+/// The answer message of sync operations (spec 2.6).
+pub const SYNC_RECEIPT: &str = "mediaops.common.v1.SyncReceipt";
+
+/// Pages per sync when the mapping does not say.
+pub const DEFAULT_MAX_PAGES: u32 = 20;
+
+/// What a vendor call gave.
+enum Exchange {
+    /// A success reply, to map.
+    Reply(Value),
+    /// What a business code made of it (a miss, an empty answer).
+    Outcome(Answer<Bytes>),
+}
+
+/// One page of a sync.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncPage {
+    /// What the `store` filter made of the reply (JSONL-schema values).
+    pub records: Vec<Value>,
+    /// The cursor of the next page, if there is one.
+    pub next_cursor: Option<Value>,
 }
 
 /// Compiles one operation's mapping against its RPC.
@@ -406,13 +479,28 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
             input.full_name()
         );
     }
+    // A sync operation answers our receipt: its mapping fetches pages and
+    // writes them to the store instead (docs/sync.md).
+    let sync = info.method.output().full_name() == SYNC_RECEIPT;
+    if sync {
+        anyhow::ensure!(mapping.store.is_some(), "{place}: a sync operation needs a store filter");
+        anyhow::ensure!(mapping.response.is_none(), "{place}: a sync operation answers our receipt; drop response");
+    } else {
+        anyhow::ensure!(mapping.response.is_some(), "{place}: response (the jq filter giving our answer) is missing");
+        anyhow::ensure!(
+            mapping.next_cursor.is_none() && mapping.max_pages.is_none(),
+            "{place}: next_cursor and max_pages are for sync operations"
+        );
+    }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
     Ok(MappedOperation {
         path_fields,
         query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
         body: mapping.body.as_deref().map(|c| compile(c, &format!("{place}, body"))).transpose()?,
-        response: compile(&mapping.response, &format!("{place}, response"))?,
+        response: mapping.response.as_deref().map(|c| compile(c, &format!("{place}, response"))).transpose()?,
         store: mapping.store.as_deref().map(|c| compile(c, &format!("{place}, store"))).transpose()?,
+        next_cursor: mapping.next_cursor.as_deref().map(|c| compile(c, &format!("{place}, next_cursor"))).transpose()?,
+        max_pages: mapping.max_pages.unwrap_or(DEFAULT_MAX_PAGES).max(1),
         method,
         path: mapping.path.clone(),
         retry,
