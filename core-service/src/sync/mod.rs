@@ -79,7 +79,7 @@ impl SyncService {
             }
             (QueueKind::Redis, None) => anyhow::bail!("sync.queue = \"redis\" needs MEDIAOPS_REDIS_URL"),
         };
-        tracing::info!(queue = queue.kind(), operations = ?fetchers.keys().collect::<Vec<_>>(), "sync ready");
+        tracing::debug!(queue = queue.kind(), operations = ?fetchers.keys().collect::<Vec<_>>(), "sync ready");
         let workers = Arc::new(SyncWorkers::new(jobs.clone(), queue.clone(), fetchers, store, settings.clone()));
         Ok(Arc::new(SyncService { jobs, queue, workers }))
     }
