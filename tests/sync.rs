@@ -201,7 +201,6 @@ async fn a_sync_is_queued_worked_through_the_vendor_pages_and_stored_uncharged()
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "redId");
     let (status, body) = service.post(SYNC, json!({"redId": "r".repeat(200)})).await;
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "redId");
-
 }
 
 #[tokio::test]
@@ -226,7 +225,8 @@ async fn a_repeated_submission_joins_the_open_job_and_other_accounts_do_not_see_
     let other = Some("mk_second_account_key_0002");
     let (status, body) = service.call_with_key(reqwest::Method::GET, &format!("/api/tasks/{first}"), None, other).await;
     failure(status, &body, 404, "not_found");
-    let (status, body) = service.call_with_key(reqwest::Method::POST, SYNC, Some(json!({"redId": "camper01"})), other).await;
+    let (status, body) =
+        service.call_with_key(reqwest::Method::POST, SYNC, Some(json!({"redId": "camper01"})), other).await;
     success(status, &body);
     assert_ne!(body["taskId"].as_str(), Some(first.as_str()), "another account gets its own job");
 }
@@ -289,10 +289,13 @@ async fn failures_retry_with_backoff_then_dead_letter_and_an_admin_replays_them(
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::AlreadyExists, "{status:?}");
-    let status =
-        admin.replay_sync_job(with_token(ReplaySyncJobRequest { task_id: "nope".into() }, ADMIN_TOKEN)).await.unwrap_err();
+    let status = admin
+        .replay_sync_job(with_token(ReplaySyncJobRequest { task_id: "nope".into() }, ADMIN_TOKEN))
+        .await
+        .unwrap_err();
     assert_eq!(status.code(), tonic::Code::NotFound);
-    let status = admin.list_sync_dead_letters(with_token(ListSyncDeadLettersRequest { limit: 0 }, KEY)).await.unwrap_err();
+    let status =
+        admin.list_sync_dead_letters(with_token(ListSyncDeadLettersRequest { limit: 0 }, KEY)).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
 
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS, "nothing is charged, failed or not");

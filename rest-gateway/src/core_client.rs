@@ -74,11 +74,8 @@ impl CoreClient {
             .filter_map(|v| v.to_bytes().ok())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .collect();
-        let task_id = response
-            .metadata()
-            .get(mediaops_proto::task_id::METADATA)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let task_id =
+            response.metadata().get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
         Ok((response.into_inner(), AnswerNotes { warnings, task_id }))
     }
 

@@ -99,8 +99,7 @@ pub trait SyncJobStore: Send + Sync {
 
     /// The newest unfinished (`queued` or `running`) job of `account_id` for
     /// `operation_key` and `target`, if any: a repeated submission joins it.
-    async fn open_sync_job(&self, account_id: &str, operation_key: &str, target: &str)
-    -> StoreResult<Option<SyncJob>>;
+    async fn open_sync_job(&self, account_id: &str, operation_key: &str, target: &str) -> StoreResult<Option<SyncJob>>;
 
     /// Writes the job's status, attempts, result, error and times.
     async fn update_sync_job(&self, job: &SyncJob) -> StoreResult<()>;
@@ -284,7 +283,11 @@ macro_rules! sync_job_store_impl {
                 Ok(jobs)
             }
 
-            async fn queue_push(&self, job_id: &str, due: chrono::DateTime<chrono::Utc>) -> $crate::store::StoreResult<()> {
+            async fn queue_push(
+                &self,
+                job_id: &str,
+                due: chrono::DateTime<chrono::Utc>,
+            ) -> $crate::store::StoreResult<()> {
                 sqlx::query(&$dialect.placeholders($crate::store::sync_job::QUEUE_PUSH.to_owned()))
                     .bind(job_id)
                     .bind($crate::store::task::millis(due))

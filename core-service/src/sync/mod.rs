@@ -158,7 +158,8 @@ impl SyncService {
             ));
         }
         request[field] = Value::String(target.clone());
-        let stored = |e: crate::store::StoreError| ServiceError::internal(format!("the sync job could not be stored: {e}"));
+        let stored =
+            |e: crate::store::StoreError| ServiceError::internal(format!("the sync job could not be stored: {e}"));
         let open = self.jobs.open_sync_job(ctx.account_id(), &operation_key, &target).await.map_err(stored)?;
         let job = match open {
             Some(job) => job,

@@ -8,7 +8,8 @@
 //!   `XDEL`). A worker renews its claim while it works (`XCLAIM … JUSTID`,
 //!   which resets the entry's idle time).
 //! - A worker that died leaves its entry pending: once it has been idle for
-//!   the lease, the next pull takes it over with `XAUTOCLAIM`.
+//!   the lease, the next pull takes it over with `XAUTOCLAIM` (Redis 6.2 or
+//!   later).
 //! - `P:sync:delayed`: a sorted set of jobs waiting for a retry, scored by
 //!   when they are due (ms); due ones move to the stream at each pull (one
 //!   Lua script, so a job moves once).
@@ -56,14 +57,26 @@ impl RedisQueue {
         let mut redis =
             ConnectionManager::new(client).await.map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
         let stream = format!("{prefix}:sync:stream");
-        let created: redis::RedisResult<()> =
-            redis::cmd("XGROUP").arg("CREATE").arg(&stream).arg(GROUP).arg("0").arg("MKSTREAM").query_async(&mut redis).await;
+        let created: redis::RedisResult<()> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(&stream)
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async(&mut redis)
+            .await;
         if let Err(e) = created
             && e.code() != Some("BUSYGROUP")
         {
             anyhow::bail!("cannot create the sync stream {stream} in Redis: {e}");
         }
-        Ok(RedisQueue { redis, delayed: format!("{prefix}:sync:delayed"), stream, lease, promote: Script::new(PROMOTE) })
+        Ok(RedisQueue {
+            redis,
+            delayed: format!("{prefix}:sync:delayed"),
+            stream,
+            lease,
+            promote: Script::new(PROMOTE),
+        })
     }
 
     /// The stream's key (for tests and operators).
@@ -104,8 +117,9 @@ impl SyncQueue for RedisQueue {
             .arg(Utc::now().timestamp_millis())
             .invoke_async(&mut redis)
             .await?;
-        // A dead worker's entry first: [next cursor, [entries], [deleted ids]].
-        let (_, claimed, _): (String, Vec<Entry>, Vec<String>) = redis::cmd("XAUTOCLAIM")
+        // A dead worker's entry first: [next cursor, [entries]] (Redis 6.2),
+        // plus [deleted ids] since Redis 7.
+        let reply: Vec<redis::Value> = redis::cmd("XAUTOCLAIM")
             .arg(&self.stream)
             .arg(GROUP)
             .arg(consumer)
@@ -115,6 +129,10 @@ impl SyncQueue for RedisQueue {
             .arg(1)
             .query_async(&mut redis)
             .await?;
+        let claimed: Vec<Entry> = match reply.into_iter().nth(1) {
+            Some(entries) => redis::from_redis_value(entries)?,
+            None => Vec::new(),
+        };
         if let Some(entry) = claimed.into_iter().next() {
             return Ok(Some(Self::delivery(entry, true)));
         }

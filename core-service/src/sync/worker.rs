@@ -153,7 +153,13 @@ impl SyncWorkers {
 
     /// Writes the job's new state, then acknowledges the delivery (a retry
     /// is pushed before, so a crash in between repeats rather than loses).
-    async fn settle(&self, consumer: &str, delivery: &Delivery, mut job: SyncJob, attempt: Attempt) -> anyhow::Result<()> {
+    async fn settle(
+        &self,
+        consumer: &str,
+        delivery: &Delivery,
+        mut job: SyncJob,
+        attempt: Attempt,
+    ) -> anyhow::Result<()> {
         let now = Utc::now();
         job.updated_at = now;
         match attempt {

@@ -33,7 +33,8 @@ pub fn register(reader: TaskReader, registry: &mut Registry) -> anyhow::Result<(
                     "`taskId` must be the taskId an invoke answer returned",
                 ));
             }
-            let unreadable = |e: crate::store::StoreError| ServiceError::internal(format!("the task could not be read: {e}"));
+            let unreadable =
+                |e: crate::store::StoreError| ServiceError::internal(format!("the task could not be read: {e}"));
             let mine = |account: &str| account == ctx.account_id();
             if let Some(task) = reader.runner.store().get_task(id).await.map_err(unreadable)? {
                 if mine(&task.account_id) {

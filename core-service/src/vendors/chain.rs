@@ -230,7 +230,8 @@ fn sync_vendor(
         anyhow::anyhow!("sources.{key}: a sync operation fetches from one vendor: upstream:<vendor>, not {chain:?}")
     })?;
     let vendor = vendors.get(name).ok_or_else(|| anyhow::anyhow!("sources.{key}: no vendor file names {name}"))?;
-    let operation =
-        vendor.operation(key).ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
+    let operation = vendor
+        .operation(key)
+        .ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
     Ok((vendor.clone(), operation))
 }

@@ -499,7 +499,11 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         body: mapping.body.as_deref().map(|c| compile(c, &format!("{place}, body"))).transpose()?,
         response: mapping.response.as_deref().map(|c| compile(c, &format!("{place}, response"))).transpose()?,
         store: mapping.store.as_deref().map(|c| compile(c, &format!("{place}, store"))).transpose()?,
-        next_cursor: mapping.next_cursor.as_deref().map(|c| compile(c, &format!("{place}, next_cursor"))).transpose()?,
+        next_cursor: mapping
+            .next_cursor
+            .as_deref()
+            .map(|c| compile(c, &format!("{place}, next_cursor")))
+            .transpose()?,
         max_pages: mapping.max_pages.unwrap_or(DEFAULT_MAX_PAGES).max(1),
         method,
         path: mapping.path.clone(),
