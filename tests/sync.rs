@@ -72,27 +72,12 @@ async fn fake_vendor() -> (String, Shared) {
     }
     let state = Shared::default();
     let app = axum::Router::new().route("/xhs/user_notes", get(notes)).with_state(state.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let base = common::serve_locally(app).await;
     (base, state)
 }
 
-/// The fake vendor's mapping file, written into `dir`.
-fn mapping(dir: &std::path::Path, base: &str) -> std::path::PathBuf {
-    let text = format!(
-        r#"
-name = "fakehub"
-base_url = "{base}"
-auth = {{ kind = "none" }}
-timeout_secs = 60
-retries = 0
-
-[reply]
-code = ".code"
-message = ".message"
-success = ["200"]
-
+/// The fake vendor's error rules, breaker and operations.
+const MAPPING: &str = r#"
 [[reply.errors]]
 codes = ["404"]
 outcome = "not_found"
@@ -102,15 +87,31 @@ failures = 0
 
 [operations."lifestyle.lifestyle-sync-notes"]
 path = "/xhs/user_notes"
-query = '{{user_id: .redId, cursor: (.cursor // "")}}'
+query = '{user_id: .redId, cursor: (.cursor // "")}'
 next_cursor = 'if .data.has_more then .data.cursor else null end'
 max_pages = 5
-store = '.data as $d | [{{type: "account", platform: "lifestyle", platformId: $d.user.user_id, ids: {{redId: $d.user.red_id}}, nickname: $d.user.nickname}}] + [$d.notes[] | {{type: "work", platform: "lifestyle", platformId: .note_id, ids: {{noteId: .note_id}}, title: .title, authorId: $d.user.user_id}}, {{type: "workSnapshot", platform: "lifestyle", platformId: .note_id, likes: .liked_count}}]'
-"#
-    );
-    let path = dir.join("fakehub.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+store = '.data as $d | [{type: "account", platform: "lifestyle", platformId: $d.user.user_id, ids: {redId: $d.user.red_id}, nickname: $d.user.nickname}] + [$d.notes[] | {type: "work", platform: "lifestyle", platformId: .note_id, ids: {noteId: .note_id}, title: .title, authorId: $d.user.user_id}, {type: "workSnapshot", platform: "lifestyle", platformId: .note_id, likes: .liked_count}]'
+"#;
+
+/// A running fake vendor and its mapping file.
+struct FakeVendor {
+    state: Shared,
+    file: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+async fn vendor() -> FakeVendor {
+    let (base, state) = fake_vendor().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = common::fakehub_mapping(dir.path(), &base, 60, MAPPING);
+    FakeVendor { state, file, _dir: dir }
+}
+
+/// A service on `dir` syncing from a new fake vendor with `sync`.
+async fn vendor_service(dir: tempfile::TempDir, sync: SyncSettings) -> (Service, FakeVendor) {
+    let vendor = vendor().await;
+    let service = Service::start_with(dir, |core| with_vendor(core, vendor.file.clone(), sync)).await;
+    (service, vendor)
 }
 
 /// Fast retries and a short lease, so the tests run in seconds.
@@ -165,13 +166,8 @@ async fn store_of(service: &Service) -> core_service::store::sqlite::SqliteStore
 
 #[tokio::test]
 async fn a_sync_is_queued_worked_through_the_vendor_pages_and_stored_uncharged() {
-    let (base, vendor) = fake_vendor().await;
-    let files = tempfile::tempdir().unwrap();
-    let file = mapping(files.path(), &base);
-    let service = Service::start_with(tempfile::tempdir().unwrap(), |core| {
-        with_vendor(core, file, quick_sync(QueueKind::Embedded))
-    })
-    .await;
+    let (service, vendor) = vendor_service(tempfile::tempdir().unwrap(), quick_sync(QueueKind::Embedded)).await;
+    let vendor = vendor.state;
 
     let id = submit(&service, " camper01 ").await;
     let task = finished(&service, &id).await;
@@ -205,14 +201,10 @@ async fn a_sync_is_queued_worked_through_the_vendor_pages_and_stored_uncharged()
 
 #[tokio::test]
 async fn a_repeated_submission_joins_the_open_job_and_other_accounts_do_not_see_it() {
-    let (base, _vendor) = fake_vendor().await;
-    let files = tempfile::tempdir().unwrap();
-    let file = mapping(files.path(), &base);
     let dir = tempfile::tempdir().unwrap();
     common::add_key(dir.path(), "mk_second_account_key_0002", "second").await;
     // No workers: jobs stay queued.
-    let sync = SyncSettings { workers: 0, ..quick_sync(QueueKind::Embedded) };
-    let service = Service::start_with(dir, |core| with_vendor(core, file, sync)).await;
+    let (service, _vendor) = vendor_service(dir, SyncSettings { workers: 0, ..quick_sync(QueueKind::Embedded) }).await;
 
     let first = submit(&service, "camper01").await;
     assert_eq!(submit(&service, "camper01").await, first, "the same account and id join the open job");
@@ -233,13 +225,8 @@ async fn a_repeated_submission_joins_the_open_job_and_other_accounts_do_not_see_
 
 #[tokio::test]
 async fn failures_retry_with_backoff_then_dead_letter_and_an_admin_replays_them() {
-    let (base, vendor) = fake_vendor().await;
-    let files = tempfile::tempdir().unwrap();
-    let file = mapping(files.path(), &base);
-    let service = Service::start_with(tempfile::tempdir().unwrap(), |core| {
-        with_vendor(core, file, quick_sync(QueueKind::Embedded))
-    })
-    .await;
+    let (service, vendor) = vendor_service(tempfile::tempdir().unwrap(), quick_sync(QueueKind::Embedded)).await;
+    let vendor = vendor.state;
 
     let flaky = submit(&service, "flaky01").await;
     let broken = submit(&service, "broken01").await;
@@ -305,13 +292,12 @@ async fn failures_retry_with_backoff_then_dead_letter_and_an_admin_replays_them(
 /// and starts another on the same data: the job is taken over once its
 /// lease passes, and finishes at the second attempt.
 async fn a_stopped_worker_s_job_is_taken_over(queue: QueueKind, redis: Option<(String, String)>) {
-    let (base, vendor) = fake_vendor().await;
-    let files = tempfile::tempdir().unwrap();
-    let file = mapping(files.path(), &base);
+    let fake = vendor().await;
+    let vendor = &fake.state;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_path_buf();
     let settings = |core: &mut CoreSettings| {
-        with_vendor(core, file.clone(), quick_sync(queue));
+        with_vendor(core, fake.file.clone(), quick_sync(queue));
         if let Some((url, prefix)) = &redis {
             core.redis_url = Some(url.clone());
             core.redis_prefix = prefix.clone();

@@ -67,27 +67,12 @@ async fn fake_vendor() -> (String, Seen) {
     }
     let seen = Seen::default();
     let app = axum::Router::new().route("/search", get(search)).route("/video", get(video)).with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let base = common::serve_locally(app).await;
     (base, seen)
 }
 
-/// The mapping file of the fake vendor, written into `dir`.
-fn mapping(dir: &std::path::Path, base: &str) -> std::path::PathBuf {
-    let text = format!(
-        r#"
-name = "fakehub"
-base_url = "{base}"
-auth = {{ kind = "none" }}
-timeout_secs = 1
-retries = 0
-
-[reply]
-code = ".code"
-message = ".message"
-success = ["200"]
-
+/// The fake vendor's error rules, breaker and operations.
+const MAPPING: &str = r#"
 [[reply.errors]]
 codes = ["3203"]
 outcome = "invalid_input"
@@ -107,19 +92,19 @@ open_secs = 60
 
 [operations."videosite.search-work"]
 path = "/search"
-query = '{{keyword: .keyword, page: (if .page > 0 then .page else 1 end)}}'
-response = '{{items: [.data.data.result[] | {{title: .title, likeCount: .like}}], total: .data.data.numResults}}'
+query = '{keyword: .keyword, page: (if .page > 0 then .page else 1 end)}'
+response = '{items: [.data.data.result[] | {title: .title, likeCount: .like}], total: .data.data.numResults}'
 
 [operations."videosite.query-work"]
 path = "/video"
-query = '{{bv_id: .bvId}}'
-response = '.data.data | {{item: {{bvId: .bvid, title: .title, authorName: .owner.name, playCount: .stat.view, likeCount: .stat.like, favoriteCount: .stat.favorite, shareCount: .stat.share, commentCount: .stat.reply}}}}'
-store = '.data.data | [{{type: "account", platform: "videosite", platformId: (.owner.mid | tostring), ids: {{mid: (.owner.mid | tostring)}}, nickname: .owner.name}}, {{type: "work", platform: "videosite", platformId: .bvid, ids: {{bvId: .bvid}}, title: .title, authorId: (.owner.mid | tostring)}}, {{type: "workSnapshot", platform: "videosite", platformId: .bvid, likes: .stat.like, views: .stat.view, collects: .stat.favorite, shares: .stat.share, comments: .stat.reply}}]'
-"#
-    );
-    let path = dir.join("fakehub.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+query = '{bv_id: .bvId}'
+response = '.data.data | {item: {bvId: .bvid, title: .title, authorName: .owner.name, playCount: .stat.view, likeCount: .stat.like, favoriteCount: .stat.favorite, shareCount: .stat.share, commentCount: .stat.reply}}'
+store = '.data.data | [{type: "account", platform: "videosite", platformId: (.owner.mid | tostring), ids: {mid: (.owner.mid | tostring)}, nickname: .owner.name}, {type: "work", platform: "videosite", platformId: .bvid, ids: {bvId: .bvid}, title: .title, authorId: (.owner.mid | tostring)}, {type: "workSnapshot", platform: "videosite", platformId: .bvid, likes: .stat.like, views: .stat.view, collects: .stat.favorite, shares: .stat.share, comments: .stat.reply}]'
+"#;
+
+/// The mapping file of the fake vendor, written into `dir`.
+fn mapping(dir: &std::path::Path, base: &str) -> std::path::PathBuf {
+    common::fakehub_mapping(dir, base, 1, MAPPING)
 }
 
 /// A service over the archived feed whose chains are `sources`.

@@ -164,3 +164,26 @@ pub async fn unbuilt_operations() -> Vec<(String, String)> {
         .filter_map(|op| Some((op.key().to_owned(), op.meta.http.as_ref()?.path.clone())))
         .collect()
 }
+
+/// Serves `app` (a fake upstream: a vendor, an API) on a free loopback
+/// port until the test ends; its base URL.
+pub async fn serve_locally(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    base
+}
+
+/// Writes `dir/fakehub.toml`: the vendor mapping (docs/vendors.md) of a fake
+/// vendor `fakehub` at `base`, no key, in TikHub's envelope (`{code,
+/// message, data}`, success 200), with `timeout_secs` and no retries,
+/// followed by `rest` (its error rules, breaker and operations).
+pub fn fakehub_mapping(dir: &Path, base: &str, timeout_secs: u64, rest: &str) -> PathBuf {
+    let text = format!(
+        "name = \"fakehub\"\nbase_url = \"{base}\"\nauth = {{ kind = \"none\" }}\ntimeout_secs = {timeout_secs}\n\
+         retries = 0\n\n[reply]\ncode = \".code\"\nmessage = \".message\"\nsuccess = [\"200\"]\n{rest}"
+    );
+    let path = dir.join("fakehub.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
