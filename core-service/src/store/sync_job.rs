@@ -149,13 +149,23 @@ pub(crate) const FAILED_SYNC_JOBS: &str = "WHERE status = 'failed' ORDER BY upda
 pub(crate) const QUEUE_PUSH: &str = "INSERT INTO sync_queue (job_id, due_at, consumer, lease_until, deliveries) \
      VALUES ($1, $2, NULL, 0, 0) ON CONFLICT (job_id) DO UPDATE SET due_at = $2, consumer = NULL, lease_until = 0";
 
-/// The inner SELECT picks a candidate; the outer conditions are checked
+/// The claim statement: the inner SELECT picks a candidate (on PostgreSQL
+/// skipping rows being claimed by others); the outer conditions are checked
 /// again as the row is updated, so an entry claimed meanwhile is skipped
 /// (the claim then finds nothing this time and is tried again).
-pub(crate) const QUEUE_CLAIM: &str = "UPDATE sync_queue SET consumer = $1, lease_until = $3, \
-     deliveries = deliveries + 1 WHERE job_id = (SELECT job_id FROM sync_queue WHERE due_at <= $2 \
-     AND lease_until < $2 ORDER BY due_at LIMIT 1) AND due_at <= $2 AND lease_until < $2 \
-     RETURNING job_id, deliveries";
+pub(crate) fn queue_claim(dialect: super::listing::Dialect) -> String {
+    // PostgreSQL skips rows another transaction is claiming, so concurrent
+    // consumers take different rows; SQLite has one writer at a time.
+    let skip_locked = match dialect {
+        super::listing::Dialect::Sqlite => "",
+        super::listing::Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+    };
+    dialect.placeholders(format!(
+        "UPDATE sync_queue SET consumer = $1, lease_until = $3, deliveries = deliveries + 1 \
+         WHERE job_id = (SELECT job_id FROM sync_queue WHERE due_at <= $2 AND lease_until < $2 \
+         ORDER BY due_at LIMIT 1{skip_locked}) AND due_at <= $2 AND lease_until < $2 RETURNING job_id, deliveries"
+    ))
+}
 
 pub(crate) const QUEUE_TOUCH: &str = "UPDATE sync_queue SET lease_until = $3 WHERE job_id = $1 AND consumer = $2";
 
@@ -304,7 +314,7 @@ macro_rules! sync_job_store_impl {
             ) -> $crate::store::StoreResult<Option<$crate::store::sync_job::QueueClaim>> {
                 use sqlx::Row;
                 use $crate::store::task::millis;
-                let row = sqlx::query(&$dialect.placeholders($crate::store::sync_job::QUEUE_CLAIM.to_owned()))
+                let row = sqlx::query(&$crate::store::sync_job::queue_claim($dialect))
                     .bind(consumer)
                     .bind(millis(now))
                     .bind(millis(until))
