@@ -271,18 +271,15 @@ impl Collectors {
             headers.insert(http::header::COOKIE, cookie);
         }
         let request = self.client.get(self.settings.url(source)).headers(headers);
-        let mut response = request.send().await.map_err(|e| RunError::Transport(describe(&e)))?;
+        let response = request.send().await.map_err(|e| RunError::Transport(describe(&e)))?;
         if !response.status().is_success() {
             return Err(RunError::Status(response.status().as_u16()));
         }
         let limit = self.settings.max_body_bytes;
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| RunError::Transport(describe(&e)))? {
-            if body.len() + chunk.len() > limit {
-                return Err(RunError::TooLarge(limit));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = crate::outbound::body::read_capped(response, limit).await.map_err(|e| match e {
+            crate::outbound::OutboundError::TooLarge { .. } => RunError::TooLarge(limit),
+            other => RunError::Transport(other.to_string()),
+        })?;
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
