@@ -1,8 +1,10 @@
 //! SQL of the boards ranked in the database from the per-day aggregates
 //! (store/days.rs; docs/rankings.md "Store"), for both backends: per entity
-//! the row holding its last snapshot inside the window (alias `e`) and the
-//! first row inside the window (alias `f`, the same row for a one-day
-//! window) give the level and the gain of a counter; the database filters,
+//! the row holding its last snapshot inside the window (alias `e`) gives
+//! the level of a counter; the baseline of its gain is, for a one-day
+//! window, `e`'s `prev_*` (the day before) or `first_*`, and for a longer
+//! one the day before's row (alias `b`, a key lookup) or else the first row
+//! inside the window (a subquery run only then); the database filters,
 //! orders (value descending, then name in code-point order, then row id)
 //! and limits, so only the board's rows come back.
 
@@ -14,26 +16,37 @@ use super::sql;
 
 /// The rows of a window and how to read values out of them.
 struct WindowRows {
-    /// `FROM … e [JOIN … f]` of the aggregate table.
+    /// `FROM … e [LEFT JOIN … b]` of the aggregate table.
     from: String,
-    /// The alias of the first row inside the window (`e` or `f`).
-    first: &'static str,
-    /// The placeholder of the day before the window.
-    day_before: String,
+    /// How the baseline is found.
+    baseline: Baseline,
+}
+
+enum Baseline {
+    /// A one-day window: `e` is also the first row inside it, its `prev_*`
+    /// the day before.
+    OneDay { day_before: String },
+    /// A longer window: `b` is the row of the day before (a key lookup),
+    /// else the first row inside the window (looked up only then).
+    Joined { days: &'static str, key: &'static str, first: String },
 }
 
 impl WindowRows {
     /// The level or gain of `counter` (a column of the aggregate).
     fn value(&self, counter: &str, measure: Measure) -> String {
         let level = format!("e.last_{counter}");
+        let base = match &self.baseline {
+            Baseline::OneDay { day_before } => {
+                format!("CASE WHEN e.prev_day = {day_before} THEN e.prev_{counter} ELSE e.first_{counter} END")
+            }
+            Baseline::Joined { days, key, first } => format!(
+                "CASE WHEN b.{key} IS NOT NULL THEN b.last_{counter} ELSE (SELECT x.first_{counter} FROM {days} x \
+                 WHERE x.{key} = e.{key} AND x.day >= {first} ORDER BY x.day LIMIT 1) END"
+            ),
+        };
         match measure {
             Measure::Level => level,
-            Measure::Gain => {
-                let (f, before) = (self.first, &self.day_before);
-                format!(
-                    "({level} - CASE WHEN {f}.prev_day = {before} THEN {f}.prev_{counter} ELSE {f}.first_{counter} END)"
-                )
-            }
+            Measure::Gain => format!("({level} - {base})"),
         }
     }
 }
@@ -56,15 +69,13 @@ impl Dialect {
         let day_before = c.bind(Param::Date(q.first.pred_opt().unwrap_or(q.first)));
         c.push(format!("e.platform = {platform} AND e.day >= {first} AND e.day <= {last} AND e.next_day > {last}"));
         if q.first >= q.last {
-            return WindowRows { from: format!("{days} e"), first: "e", day_before };
+            return WindowRows { from: format!("{days} e"), baseline: Baseline::OneDay { day_before } };
         }
         WindowRows {
             from: format!(
-                "{days} e JOIN {days} f ON f.platform = e.platform AND f.{key} = e.{key} AND f.day = \
-                 (SELECT min(x.day) FROM {days} x WHERE x.{key} = e.{key} AND x.day >= {first})"
+                "{days} e LEFT JOIN {days} b ON b.platform = e.platform AND b.day = {day_before} AND b.{key} = e.{key}"
             ),
-            first: "f",
-            day_before,
+            baseline: Baseline::Joined { days, key, first },
         }
     }
 
@@ -240,13 +251,15 @@ mod tests {
     #[test]
     fn one_day_windows_read_one_row_per_entity() {
         let (statement, params) = Dialect::Postgres.work_board(&query(18, 18)).unwrap();
-        assert!(!statement.contains("JOIN work_days f"));
-        assert!(statement.contains("e.last_likes - CASE WHEN e.prev_day = $4 THEN e.prev_likes ELSE e.first_likes"));
+        assert!(!statement.contains("JOIN work_days b"));
+        assert!(statement.contains("(e.last_likes - CASE WHEN e.prev_day = $4 THEN e.prev_likes ELSE e.first_likes"));
         assert!(statement.contains("w.title COLLATE \"C\""));
         assert_eq!(params[3], Param::Date(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap()));
         assert_eq!(params.last(), Some(&Param::Int(50)));
         let (week, _) = Dialect::Sqlite.work_board(&query(12, 18)).unwrap();
-        assert!(week.contains("JOIN work_days f ON") && week.contains("WHEN f.prev_day = ?4") && !week.contains('$'));
+        assert!(week.contains("LEFT JOIN work_days b ON b.platform = e.platform AND b.day = ?4 AND b.work = e.work"));
+        assert!(week.contains("ELSE (SELECT x.first_likes FROM work_days x WHERE x.work = e.work AND x.day >= ?2"));
+        assert!(!week.contains('$'));
         let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
         assert!(Dialect::Sqlite.work_board(&fans).is_err(), "works keep no followers");
         assert!(Dialect::Sqlite.account_board(&fans).unwrap().0.contains("e.last_fans"));
