@@ -1,6 +1,7 @@
 //! SQL of the boards ranked in the database from the per-day aggregates
 //! (store/days.rs; docs/rankings.md "Store"), for both backends: per entity
-//! the row holding its last snapshot inside the window (alias `e`) gives
+//! the row holding its last snapshot inside the window (alias `e`: a row of
+//! the window's last day, or an earlier one followed by a gap past it) gives
 //! the level of a counter; the baseline of its gain is, for a one-day
 //! window, `e`'s `prev_*` (the day before) or `first_*`, and for a longer
 //! one the day before's row (alias `b`, a key lookup) or else the first row
@@ -67,13 +68,22 @@ impl Dialect {
         let first = c.bind(Param::Date(q.first));
         let last = c.bind(Param::Date(q.last));
         let day_before = c.bind(Param::Date(q.first.pred_opt().unwrap_or(q.first)));
-        c.push(format!("e.platform = {platform} AND e.day >= {first} AND e.day <= {last} AND e.next_day > {last}"));
         if q.first >= q.last {
+            c.push(format!("e.platform = {platform} AND e.day = {last} AND e.day >= {first}"));
             return WindowRows { from: format!("{days} e"), baseline: Baseline::OneDay { day_before } };
         }
+        // The rows of the last day, and the rows before it whose next
+        // snapshot comes after the window (the gap index).
+        let rows = format!(
+            "(SELECT * FROM {days} r WHERE r.platform = {platform} AND r.day = {last} UNION ALL \
+             SELECT * FROM {days} r{} WHERE r.platform = {platform} AND r.day >= {first} AND r.day < {last} \
+             AND {} AND r.next_day > {last})",
+            self.gap_index(days),
+            self.gap_after("r.")
+        );
         WindowRows {
             from: format!(
-                "{days} e LEFT JOIN {days} b ON b.platform = e.platform AND b.day = {day_before} AND b.{key} = e.{key}"
+                "{rows} e LEFT JOIN {days} b ON b.platform = e.platform AND b.day = {day_before} AND b.{key} = e.{key}"
             ),
             baseline: Baseline::Joined { days, key, first },
         }

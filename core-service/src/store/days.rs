@@ -5,7 +5,10 @@
 //! - the first and the last snapshot of that day (`first_*`, `last_*`),
 //! - the last snapshot of the previous day that has one (`prev_day`,
 //!   `prev_*`; `NULL` when none),
-//! - the next day that has one (`next_day`, `9999-12-31` when none).
+//! - the next day that has one (`next_day`, `9999-12-31` when none); a
+//!   partial index holds the rows followed by a gap (no snapshot the next
+//!   day), the only rows before a window's last day that can hold an
+//!   entity's last snapshot inside it.
 //!
 //! Triggers on the snapshot tables keep the rows in the snapshot's own
 //! transaction, whatever writes it (the store's write path, an import, a
@@ -66,6 +69,25 @@ impl Dialect {
         }
     }
 
+    /// A row's next day with a snapshot is not the following day: the
+    /// condition of the gap index and of the queries that use it, which
+    /// must spell it the same way (`alias` = `""` or `"r."`).
+    pub(super) fn gap_after(self, alias: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("{alias}next_day > date({alias}day, '+1 day')"),
+            Dialect::Postgres => format!("{alias}next_day > {alias}day + 1"),
+        }
+    }
+
+    /// How a query names the gap index of `days` (SQLite, without
+    /// statistics, is told; PostgreSQL chooses it).
+    pub(super) fn gap_index(self, days: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!(" INDEXED BY {days}_gaps"),
+            Dialect::Postgres => String::new(),
+        }
+    }
+
     fn no_next_day(self) -> String {
         match self {
             Dialect::Sqlite => format!("'{NO_NEXT_DAY}'"),
@@ -103,7 +125,9 @@ impl Dialect {
              last_at {time} NOT NULL, last_{c1} {counter}, last_{c2} {counter},\n    \
              prev_day {day}, prev_{c1} {counter}, prev_{c2} {counter},\n    \
              next_day {day} NOT NULL,\n    PRIMARY KEY (platform, day, {key})\n){without_rowid};\n\
-             CREATE INDEX {days}_{key} ON {days} ({key}, day);\n"
+             CREATE INDEX {days}_{key} ON {days} ({key}, day);\n\
+             CREATE INDEX {days}_gaps ON {days} (platform, day) WHERE {};\n",
+            self.gap_after("")
         );
         let ranked = |order: &str| {
             format!(
