@@ -12,9 +12,9 @@
 //!   a day, so every run writes the same store.
 //! - Writing: accounts and works through the store's own write path
 //!   (`ContentStore::write`, with its text indexing; on PostgreSQL four
-//!   batches at once); snapshots entity by entity as
-//!   bulk inserts into the snapshot tables (multi-row `VALUES` on SQLite,
-//!   `UNNEST` arrays on PostgreSQL), so the triggers of migration 0006
+//!   batches at once); snapshots entity by entity as bulk inserts into
+//!   the snapshot tables (one `json_each` array parameter per 10,000 rows
+//!   on SQLite, `UNNEST` arrays on PostgreSQL), so the triggers of migration 0006
 //!   maintain the per-day aggregates exactly as for any other write; then
 //!   each work's denormalised newest likes, as the write path sets them.
 //! - Calls: `RANKINGS_BENCH_CALLS` (default 20) calls per operation, one at
