@@ -83,7 +83,7 @@ impl Dialect {
         );
         WindowRows {
             from: format!(
-                "{rows} e LEFT JOIN {days} b ON b.platform = e.platform AND b.day = {day_before} AND b.{key} = e.{key}"
+                "{rows} e LEFT JOIN {days} b ON b.platform = {platform} AND b.day = {day_before} AND b.{key} = e.{key}"
             ),
             baseline: Baseline::Joined { days, key, first },
         }
@@ -267,7 +267,7 @@ mod tests {
         assert_eq!(params[3], Param::Date(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap()));
         assert_eq!(params.last(), Some(&Param::Int(50)));
         let (week, _) = Dialect::Sqlite.work_board(&query(12, 18)).unwrap();
-        assert!(week.contains("LEFT JOIN work_days b ON b.platform = e.platform AND b.day = ?4 AND b.work = e.work"));
+        assert!(week.contains("LEFT JOIN work_days b ON b.platform = ?1 AND b.day = ?4 AND b.work = e.work"));
         assert!(week.contains("ELSE (SELECT x.first_likes FROM work_days x WHERE x.work = e.work AND x.day >= ?2"));
         assert!(!week.contains('$'));
         let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
