@@ -42,6 +42,7 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
     sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
     let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
     let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
+    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
