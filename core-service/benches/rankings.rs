@@ -10,6 +10,13 @@
 //!   per 10 works with one snapshot a day over the same days. Categories
 //!   come from the spec 4.2 lists; counters grow by a seeded random amount
 //!   a day, so every run writes the same store.
+//! - Writing: accounts and works through the store's own write path
+//!   (`ContentStore::write`, with its text indexing; on PostgreSQL four
+//!   batches at once); snapshots entity by entity as bulk inserts into
+//!   the snapshot tables (one `json_each` array parameter per 10,000 rows
+//!   on SQLite, `UNNEST` arrays on PostgreSQL), so the triggers of migration 0006
+//!   maintain the per-day aggregates exactly as for any other write; then
+//!   each work's denormalised newest likes, as the write path sets them.
 //! - Calls: `RANKINGS_BENCH_CALLS` (default 20) calls per operation, one at
 //!   a time, the clock fixed at 2026-11-20 (newest ranked day 11-18).
 //! - Backends: SQLite in a temp file; PostgreSQL (`MEDIAOPS_TEST_DATABASE_URL`,
@@ -18,29 +25,35 @@
 //!
 //! Figures measured: docs/rankings.md "Benchmark".
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use chrono::{Days, NaiveDate, NaiveTime};
+use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 use core_service::auth::Principal;
 use core_service::clock::{Clock, shanghai_to_utc};
 use core_service::data_api::DataApi;
 use core_service::rankings::rules::CategoryList;
 use core_service::registry::{CallContext, Registry};
 use core_service::source::Fallbacks;
-use core_service::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use core_service::store::model::{Account, Record, Work};
 use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
 use core_service::store::{ContentStore, StoreResult};
+use futures::{StreamExt, TryStreamExt};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
+use sqlx::sqlite::SqliteConnection;
+use sqlx::{Connection, Row};
 
-const BATCH: usize = 1000;
+/// Records per `ContentStore::write` call.
+const BATCH: usize = 5_000;
+/// Snapshot rows per bulk statement.
+const BULK_ROWS: usize = 10_000;
 const SEED: u64 = 20_261_120;
 const NOW: &str = "2026-11-20";
 
@@ -55,22 +68,134 @@ const PLATFORMS: [(&str, CategoryList); 3] = [
     ("articles", CategoryList::Articles),
 ];
 
+/// A raw connection to the bench's database, for the bulk snapshot inserts.
+enum Bulk {
+    Sqlite(SqliteConnection),
+    Postgres(PgConnection),
+}
+
+/// One snapshot row: entity id, capture time, two counters (works: likes,
+/// views; accounts: fans, likes).
+type Row3 = (i64, DateTime<Utc>, i64, i64);
+
+impl Bulk {
+    /// Inserts `rows` into `table` (`work_snapshots` or `account_snapshots`)
+    /// in one transaction; works get collects = likes / 3.
+    async fn insert(&mut self, table: &str, rows: &[Row3]) -> sqlx::Result<()> {
+        let works = table == "work_snapshots";
+        let columns =
+            if works { "work, captured_at, likes, views, collects" } else { "account, captured_at, fans, likes" };
+        match self {
+            Bulk::Sqlite(conn) => {
+                // One JSON array parameter per statement (`json_each`);
+                // times in the text form sqlx writes (RFC 3339, `+00:00`).
+                let statement = format!(
+                    "INSERT INTO {table} ({columns}) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3{} \
+                     FROM json_each(?1)",
+                    if works { ", (value ->> 2) / 3" } else { "" }
+                );
+                let mut tx = conn.begin().await?;
+                for chunk in rows.chunks(BULK_ROWS) {
+                    let json: Vec<(i64, String, i64, i64)> = chunk
+                        .iter()
+                        .map(|&(id, at, a, b)| (id, at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false), a, b))
+                        .collect();
+                    let json = serde_json::to_string(&json).unwrap_or_default();
+                    sqlx::query(&statement).bind(json).execute(&mut *tx).await?;
+                }
+                tx.commit().await
+            }
+            Bulk::Postgres(conn) => {
+                let statement = format!(
+                    "INSERT INTO {table} ({columns}) SELECT id, at, a, b{} FROM UNNEST($1::bigint[], \
+                     $2::timestamptz[], $3::bigint[], $4::bigint[]) AS r (id, at, a, b)",
+                    if works { ", a / 3" } else { "" }
+                );
+                let mut tx = conn.begin().await?;
+                for chunk in rows.chunks(BULK_ROWS) {
+                    let ids: Vec<i64> = chunk.iter().map(|r| r.0).collect();
+                    let ats: Vec<DateTime<Utc>> = chunk.iter().map(|r| r.1).collect();
+                    let a: Vec<i64> = chunk.iter().map(|r| r.2).collect();
+                    let b: Vec<i64> = chunk.iter().map(|r| r.3).collect();
+                    sqlx::query(&statement).bind(ids).bind(ats).bind(a).bind(b).execute(&mut *tx).await?;
+                }
+                tx.commit().await
+            }
+        }
+    }
+
+    /// `platform_id → id` of every row of `table`.
+    async fn ids(&mut self, table: &str) -> sqlx::Result<HashMap<String, i64>> {
+        let statement = format!("SELECT platform_id, id FROM {table}");
+        let rows = match self {
+            Bulk::Sqlite(conn) => sqlx::query(&statement)
+                .fetch_all(conn)
+                .await?
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<sqlx::Result<_>>()?,
+            Bulk::Postgres(conn) => sqlx::query(&statement)
+                .fetch_all(conn)
+                .await?
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<sqlx::Result<_>>()?,
+        };
+        Ok(rows)
+    }
+
+    /// Sets each work's newest likes and capture time from its snapshot at
+    /// `newest`, as the write path does for each snapshot.
+    async fn set_latest(&mut self, newest: DateTime<Utc>) -> sqlx::Result<()> {
+        let statement = "UPDATE works SET latest_likes = s.likes, latest_captured_at = s.captured_at \
+                         FROM work_snapshots s WHERE s.work = works.id AND s.captured_at = $1";
+        match self {
+            Bulk::Sqlite(conn) => {
+                sqlx::query(&statement.replace('$', "?")).bind(newest).execute(conn).await?;
+            }
+            Bulk::Postgres(conn) => {
+                sqlx::query(statement).bind(newest).execute(conn).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes records through the store, `BATCH` a call, as many calls at once
+/// as the backend takes writers (SQLite: one).
+async fn write_all(store: &dyn ContentStore, records: Vec<Record>) -> StoreResult<usize> {
+    let writers = if store.backend() == "sqlite" { 1 } else { 4 };
+    let n = records.len();
+    futures::stream::iter(records.chunks(BATCH).map(|batch| async move {
+        for outcome in store.write(batch).await? {
+            outcome?;
+        }
+        StoreResult::Ok(())
+    }))
+    .buffer_unordered(writers)
+    .try_collect::<Vec<()>>()
+    .await?;
+    Ok(n)
+}
+
 /// Writes the store: per platform `works / 3` works and `works / 30`
-/// accounts, with `days` daily snapshots each.
-async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreResult<usize> {
+/// accounts, with `days` daily snapshots each. Returns the rows written.
+async fn generate(store: &dyn ContentStore, bulk: &mut Bulk, works: usize, days: u64) -> StoreResult<usize> {
     let mut rng = StdRng::seed_from_u64(SEED);
     let newest = NaiveDate::parse_from_str(NOW, "%Y-%m-%d").unwrap() - Days::new(2);
     let evening = NaiveTime::from_hms_opt(22, 0, 0).unwrap();
     let day_at = |i: u64| shanghai_to_utc(newest - Days::new(days - 1 - i), evening);
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut written = 0;
+    // (platform_id, starting counters) of every account and work.
+    let mut account_start = Vec::new();
+    let mut work_start = Vec::new();
+    let mut entities = Vec::new();
     for (platform, list) in PLATFORMS {
         let categories: Vec<String> =
             list.values().into_iter().filter(|c| Some(c.as_str()) != list.all_value()).collect();
         let accounts = (works / 30).max(1);
         for a in 0..accounts {
             let id = format!("{platform}-a{a}");
-            batch.push(Record::Account(Account {
+            entities.push(Record::Account(Account {
                 platform: platform.into(),
                 platform_id: id.clone(),
                 nickname: format!("账号{a}"),
@@ -78,27 +203,12 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
                 fans: Some(rng.random_range(100..2_000_000)),
                 ..Account::default()
             }));
-            let (mut fans, mut likes) = (rng.random_range(100..1_000_000i64), rng.random_range(0..5_000_000i64));
-            for d in 0..days {
-                fans += rng.random_range(-50..2_000);
-                likes += rng.random_range(0..20_000);
-                batch.push(Record::AccountSnapshot {
-                    platform: platform.into(),
-                    platform_id: id.clone(),
-                    snapshot: AccountSnapshot {
-                        captured_at: day_at(d),
-                        fans: Some(fans),
-                        likes: Some(likes),
-                        ..Default::default()
-                    },
-                });
-                written += flush_if_full(store, &mut batch).await?;
-            }
+            account_start.push((id, rng.random_range(100..1_000_000i64), rng.random_range(0..5_000_000i64)));
         }
         for w in 0..works / 3 {
             let id = format!("{platform}-w{w}");
             let author = rng.random_range(0..accounts);
-            batch.push(Record::Work(Work {
+            entities.push(Record::Work(Work {
                 platform: platform.into(),
                 platform_id: id.clone(),
                 title: format!("{}作品{w}", categories[w % categories.len()]),
@@ -108,42 +218,43 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
                 work_type: Some(if w % 4 == 0 { "原创" } else { "normal" }.into()),
                 ..Work::default()
             }));
-            let (mut likes, mut views) = (rng.random_range(0..10_000i64), rng.random_range(0..200_000i64));
-            for d in 0..days {
-                likes += rng.random_range(0..3_000);
-                views += rng.random_range(0..20_000);
-                batch.push(Record::WorkSnapshot {
-                    platform: platform.into(),
-                    platform_id: id.clone(),
-                    snapshot: WorkSnapshot {
-                        captured_at: day_at(d),
-                        likes: Some(likes),
-                        views: Some(views),
-                        collects: Some(likes / 3),
-                        ..Default::default()
-                    },
-                });
-                written += flush_if_full(store, &mut batch).await?;
+            work_start.push((id, rng.random_range(0..10_000i64), rng.random_range(0..200_000i64)));
+        }
+    }
+    let started = Instant::now();
+    let mut written = write_all(store, entities).await?;
+    println!("  {written} accounts and works written in {:.0} s", started.elapsed().as_secs_f64());
+    let started = Instant::now();
+    let account_ids = bulk.ids("accounts").await?;
+    let work_ids = bulk.ids("works").await?;
+    // Platform ids are unique across platforms here (they carry the platform).
+    let accounts: Vec<(i64, i64, i64)> =
+        account_start.into_iter().map(|(id, fans, likes)| (account_ids[&id], fans, likes)).collect();
+    let works: Vec<(i64, i64, i64)> =
+        work_start.into_iter().map(|(id, likes, views)| (work_ids[&id], likes, views)).collect();
+    // Entity by entity (each entity's days in order): the inserts then
+    // append to every index instead of touching every page each day; the
+    // aggregates do not depend on the order (tests/ranking_series.rs).
+    for (table, entities, steps) in [
+        ("account_snapshots", &accounts, ((-50, 2_000), (0, 20_000))),
+        ("work_snapshots", &works, ((0, 3_000), (0, 20_000))),
+    ] {
+        for chunk in entities.chunks(BULK_ROWS) {
+            let mut rows: Vec<Row3> = Vec::with_capacity(chunk.len() * days as usize);
+            for &(id, mut a, mut b) in chunk {
+                for d in 0..days {
+                    a += rng.random_range(steps.0.0..steps.0.1);
+                    b += rng.random_range(steps.1.0..steps.1.1);
+                    rows.push((id, day_at(d), a, b));
+                }
             }
+            bulk.insert(table, &rows).await?;
+            written += rows.len();
         }
+        println!("  {table}: {written} rows, {:.0} s of snapshots", started.elapsed().as_secs_f64());
     }
-    written += flush(store, &mut batch).await?;
+    bulk.set_latest(day_at(days - 1)).await?;
     Ok(written)
-}
-
-async fn flush_if_full(store: &dyn ContentStore, batch: &mut Vec<Record>) -> StoreResult<usize> {
-    if batch.len() >= BATCH { flush(store, batch).await } else { Ok(0) }
-}
-
-async fn flush(store: &dyn ContentStore, batch: &mut Vec<Record>) -> StoreResult<usize> {
-    let n = batch.len();
-    if n > 0 {
-        for outcome in store.write(batch).await? {
-            outcome?;
-        }
-        batch.clear();
-    }
-    Ok(n)
 }
 
 /// One request of each ranking, encoded.
@@ -283,11 +394,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn fill(backend: &str, store: &dyn ContentStore, works: usize, days: u64) {
+async fn fill(backend: &str, store: &dyn ContentStore, mut bulk: Bulk, works: usize, days: u64) {
     let started = Instant::now();
-    let written = generate(store, works, days).await.expect("generate");
+    let written = generate(store, &mut bulk, works, days).await.expect("generate");
     let secs = started.elapsed().as_secs_f64();
-    println!("{backend}: wrote {written} records in {secs:.0} s ({:.0} rows/s)", written as f64 / secs);
+    println!("{backend}: wrote {written} rows in {secs:.0} s ({:.0} rows/s)", written as f64 / secs);
 }
 
 async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
@@ -328,8 +439,18 @@ async fn main() {
     println!("{works} works × {days} snapshots = {} work snapshots; {calls} calls per ranking", works as u64 * days);
     if backends.contains("sqlite") {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(SqliteStore::open(&dir.path().join("store.sqlite")).await.expect("open SQLite"));
-        fill("sqlite", store.as_ref(), works, days).await;
+        let path = dir.path().join("store.sqlite");
+        let store = Arc::new(SqliteStore::open(&path).await.expect("open SQLite"));
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .foreign_keys(true)
+            .synchronous(sqlx::sqlite::SqliteSynchronous::Normal);
+        let mut conn = SqliteConnection::connect_with(&options).await.expect("SQLite");
+        // A large page cache for the bulk writer only (the store's own
+        // connections, which the calls use, keep the default).
+        sqlx::query("PRAGMA cache_size = -2000000").execute(&mut conn).await.expect("cache");
+        let bulk = Bulk::Sqlite(conn);
+        fill("sqlite", store.as_ref(), bulk, works, days).await;
         run("sqlite", store, calls).await;
     }
     if backends.contains("postgres") {
@@ -339,12 +460,15 @@ async fn main() {
         let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL");
         sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
         let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
-        let store = Arc::new(PostgresStore::open_with(options).await.expect("open PostgreSQL"));
-        fill("postgres", store.as_ref(), works, days).await;
+        let store = Arc::new(PostgresStore::open_with(options.clone()).await.expect("open PostgreSQL"));
+        let bulk = Bulk::Postgres(PgConnection::connect_with(&options).await.expect("PostgreSQL"));
+        fill("postgres", store.as_ref(), bulk, works, days).await;
         // as autovacuum would (the test server runs with it off)
-        for table in ["works", "work_snapshots", "accounts", "account_snapshots"] {
-            sqlx::query(&format!("ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
+        let started = Instant::now();
+        for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
+            sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
         }
+        println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
         run("postgres", store.clone(), calls).await;
         drop(store);
         sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();

@@ -4,7 +4,6 @@
 //! snapshot's `views` (as in docs/data/articles.md). Formulas:
 //! docs/rankings.md "articles".
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::Days;
@@ -12,14 +11,20 @@ use mediaops_proto::mediaops::articles::v1 as pb;
 
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, level, round, top};
-use super::{BOARD_SIZE, account_by_id_or_name, series_query, today, warn_if_empty, window_or_warn, works};
+use super::{
+    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn, work_board,
+    works,
+};
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, WorkOrder, WorkQuery, WorkSeries};
+use crate::store::model::{
+    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
+    WorkQuery, WorkSeries,
+};
 
 const SERVICE: &str = "mediaops.articles.v1.ArticlesService";
 
@@ -52,8 +57,9 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
     Ok(())
 }
 
-fn author_name(w: &WorkSeries) -> String {
-    w.author.as_ref().map(|a| a.nickname.clone()).unwrap_or_else(|| w.work.author_id.clone().unwrap_or_default())
+/// The stored author's nickname, else the work's `author_id`.
+fn author_name(w: BoardWork) -> String {
+    w.author.map(|a| a.nickname).unwrap_or_else(|| w.work.author_id.unwrap_or_default())
 }
 
 /// Adds the list's note for `category` (民生资讯: no upstream data) when a
@@ -93,27 +99,21 @@ async fn category_time_hot(
         return empty();
     }
     let Some(window) = window_or_warn(&ctx, checked) else { return empty() };
-    let mut query = series_query(PLATFORM, category.filter(), window);
-    query.published_from = Some(day_start(window.first));
-    let last = day_end(window.last);
-    let articles: Vec<(WorkSeries, i64)> = works(&api, &query)
-        .await?
-        .into_iter()
-        .filter(|w| w.work.published_at.is_some_and(|p| p <= last))
-        .filter_map(|w| level(&w.snapshots, window, |s| s.views).map(|reads| (w, reads)))
-        .collect();
-    let hundred_k: Vec<&(WorkSeries, i64)> = articles.iter().filter(|(_, r)| *r >= HUNDRED_K).collect();
-    let original: Vec<&(WorkSeries, i64)> = articles
-        .iter()
-        .filter(|(w, _)| w.work.work_type.as_deref().is_some_and(|t| ORIGINAL_TYPES.contains(&t)))
-        .collect();
+    let reads = (Counter::Views, Measure::Level);
+    let published = BoardQuery {
+        published_from: Some(day_start(window.first)),
+        published_to: Some(day_end(window.last)),
+        ..board_query(PLATFORM, category.filter(), window, reads, None, Some(BOARD_SIZE))
+    };
+    let hundred_k = BoardQuery { at_least: Some(HUNDRED_K), ..published.clone() };
+    let original = BoardQuery { work_types: ORIGINAL_TYPES.map(str::to_owned).to_vec(), ..published };
     let mut items = Vec::new();
     for board in [hundred_k, original] {
-        for (w, reads) in top(board, BOARD_SIZE, |e| e.1, |e| &e.0.work.title) {
+        for w in work_board(&api, &board).await? {
             items.push(pb::CategoryHotArticle {
                 title: w.work.title.clone(),
+                read_count: w.value,
                 account_name: author_name(w),
-                read_count: *reads,
             });
         }
     }
@@ -123,19 +123,17 @@ async fn category_time_hot(
     Ok(list(pb::CategoryTimeHotResponse { items }, none))
 }
 
-/// Per author, the sums of reads and likes gained over `window` by their
-/// articles (authors keyed by `author_id`, named by the stored account).
-fn gains_by_author(series: &[WorkSeries], window: Window) -> BTreeMap<String, (String, i64, i64)> {
-    let mut by_author: BTreeMap<String, (String, i64, i64)> = BTreeMap::new();
-    for w in series {
-        let reads = gain(&w.snapshots, window, |s| s.views).unwrap_or(0).max(0);
-        let likes = gain(&w.snapshots, window, |s| s.likes).unwrap_or(0).max(0);
-        let entry =
-            by_author.entry(w.work.author_id.clone().unwrap_or_default()).or_insert_with(|| (author_name(w), 0, 0));
-        entry.1 += reads;
-        entry.2 += likes;
-    }
-    by_author
+/// Per author (keyed by `author_id`, named by the stored account), the
+/// sums of reads and likes gained over `window` by their articles of
+/// `category`, each article's gain counted when above 0; by author id
+/// (summed in the store, [`crate::store::ContentStore::author_gains`]).
+async fn gains_by_author(
+    api: &DataApi,
+    category: Option<&str>,
+    window: Window,
+) -> Result<Vec<AuthorGains>, ServiceError> {
+    let query = board_query(PLATFORM, category, window, (Counter::Views, Measure::Gain), None, None);
+    api.store.author_gains(&query).await.map_err(store_error)
 }
 
 /// `indexScore` of `articles-index-rank`: `10 × log10(1 + R) + 5 × log10(1 +
@@ -169,11 +167,11 @@ async fn index_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ArticlesIndexRankResponse::default()));
     };
-    let series = works(&api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let entries: Vec<(String, f64)> = gains_by_author(&series, window)
-        .into_values()
-        .filter(|(_, reads, likes)| reads + likes > 0)
-        .map(|(name, reads, likes)| (name, index_score(reads, likes)))
+    let entries: Vec<(String, f64)> = gains_by_author(&api, category.filter(), window)
+        .await?
+        .into_iter()
+        .filter(|a| a.views + a.likes > 0)
+        .map(|a| (a.name, index_score(a.views, a.likes)))
         .collect();
     let items: Vec<pb::IndexRankItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
         .into_iter()
@@ -200,11 +198,11 @@ async fn raise_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ArticlesRaiseRankResponse::default()));
     };
-    let series = works(&api, &series_query(PLATFORM, None, window)).await?;
-    let entries: Vec<(String, i64)> = gains_by_author(&series, window)
-        .into_values()
-        .filter(|(_, reads, _)| *reads > 0)
-        .map(|(name, reads, _)| (name, reads))
+    let entries: Vec<(String, i64)> = gains_by_author(&api, None, window)
+        .await?
+        .into_iter()
+        .filter(|a| a.views > 0)
+        .map(|a| (a.name, a.views))
         .collect();
     let items: Vec<pb::RaiseRankItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
         .into_iter()

@@ -10,14 +10,17 @@ use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, level, top};
-use super::{BOARD_SIZE, accounts, series_query, today, warn_if_empty, warn_opt, window_or_warn, works};
+use super::{
+    BOARD_SIZE, account_board, board_query, series_query, today, warn_if_empty, warn_opt, window_or_warn, work_board,
+    works,
+};
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::WorkSeries;
+use crate::store::model::{AuthorBrief, BoardWork, Counter, Measure, WorkSeries};
 
 const SERVICE: &str = "mediaops.lifestyle.v1.LifestyleService";
 
@@ -68,32 +71,21 @@ async fn top_account(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::LifestyleTopAccountResponse::default()));
     };
-    let series = accounts(&api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let entries: Vec<(String, i64)> = series
-        .into_iter()
-        .filter_map(|a| level(&a.snapshots, window, |s| s.fans).map(|fans| (a.account.nickname, fans)))
-        .collect();
-    let ranked = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0);
-    let items: Vec<pb::TopAccountItem> = ranked
+    let by_fans = (Counter::Fans, Measure::Level);
+    let board =
+        account_board(&api, &board_query(PLATFORM, category.filter(), window, by_fans, None, Some(BOARD_SIZE))).await?;
+    let items: Vec<pb::TopAccountItem> = board
         .into_iter()
         .enumerate()
-        .map(|(i, (nickname, fans_count))| pb::TopAccountItem { rank: i as i32 + 1, nickname, fans_count })
+        .map(|(i, a)| pb::TopAccountItem { rank: i as i32 + 1, nickname: a.account.nickname, fans_count: a.value })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "lifestyle account snapshots", window);
     let empty = items.is_empty();
     Ok(list(pb::LifestyleTopAccountResponse { items }, empty))
 }
 
-/// A note's likes gained over `window`, with its series.
-fn likes_gained(series: Vec<WorkSeries>, window: Window) -> Vec<(WorkSeries, i64)> {
-    series
-        .into_iter()
-        .filter_map(|w| gain(&w.snapshots, window, |s| s.likes).filter(|g| *g > 0).map(|g| (w, g)))
-        .collect()
-}
-
-fn author_fans(w: &WorkSeries) -> Option<i64> {
-    w.author.as_ref().and_then(|a| a.fans)
+fn author_fans(author: &Option<AuthorBrief>) -> Option<i64> {
+    author.as_ref().and_then(|a| a.fans)
 }
 
 fn hit_note(w: &WorkSeries, use_like_count: i64) -> pb::HitNote {
@@ -131,7 +123,10 @@ async fn hit_data(
     };
     let likes = |w: &WorkSeries| level(&w.snapshots, on_day, |s| s.likes);
     let boards: [(Vec<(&WorkSeries, i64)>, usize); 4] = [
-        (with(&|w| likes(w).filter(|l| *l >= HIT_LIKES && author_fans(w).is_some_and(|f| f < LOW_FANS))), BOARD_SIZE),
+        (
+            with(&|w| likes(w).filter(|l| *l >= HIT_LIKES && author_fans(&w.author).is_some_and(|f| f < LOW_FANS))),
+            BOARD_SIZE,
+        ),
         (with(&likes), LIKES_TOP),
         (with(&|w| gain(&w.snapshots, on_day, interactions).filter(|g| *g > 0)), BOARD_SIZE),
         (with(&|w| gain(&w.snapshots, week, |s| s.likes).filter(|g| *g > 0)), BOARD_SIZE),
@@ -147,16 +142,16 @@ async fn hit_data(
     Ok(list(pb::LifestyleHitDataResponse { items }, empty))
 }
 
-/// The notes of a day or week board: rule check, category, likes gained,
-/// optionally only authors below [`LOW_FANS`]; 50 by likes gained, ties by
-/// title.
+/// The notes of a day or week board: rule check, category, likes gained
+/// (above 0), optionally only authors below [`LOW_FANS`]; 50 by likes
+/// gained, ties by title (ranked in the store, docs/rankings.md "Store").
 async fn note_board(
     api: &DataApi,
     ctx: &CallContext,
     req: &pb::LifestyleRankRequest,
     period: Period,
     low_fans_only: bool,
-) -> Result<Vec<(WorkSeries, i64)>, ServiceError> {
+) -> Result<Vec<BoardWork>, ServiceError> {
     let date = rules::date_field(&req.rank_date, "rankDate")?;
     let (category, warning) =
         rules::category(CategoryList::Lifestyle, &req.category, "category", true, OutOfList::Empty)?;
@@ -166,21 +161,20 @@ async fn note_board(
     }
     let checked = rules::PLAIN.check(today(api), period, date, "rankDate")?;
     let Some(window) = window_or_warn(ctx, checked) else { return Ok(Vec::new()) };
-    let notes = works(api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let mut gained = likes_gained(notes, window);
-    if low_fans_only {
-        gained.retain(|(w, _)| author_fans(w).is_some_and(|f| f < LOW_FANS));
-    }
-    warn_if_empty(ctx, gained.is_empty(), "lifestyle notes gaining likes", window);
-    Ok(top(gained, BOARD_SIZE, |e| e.1, |e| &e.0.work.title))
+    let by_likes = (Counter::Likes, Measure::Gain);
+    let mut query = board_query(PLATFORM, category.filter(), window, by_likes, Some(1), Some(BOARD_SIZE));
+    query.author_fans_below = low_fans_only.then_some(LOW_FANS);
+    let board = work_board(api, &query).await?;
+    warn_if_empty(ctx, board.is_empty(), "lifestyle notes gaining likes", window);
+    Ok(board)
 }
 
-fn ranked_note((w, gained): (WorkSeries, i64)) -> pb::RankedNote {
+fn ranked_note(w: BoardWork) -> pb::RankedNote {
     pb::RankedNote {
-        fans: count(author_fans(&w)),
+        fans: count(author_fans(&w.author)),
         title: w.work.title,
         cover_url: w.work.cover.unwrap_or_default(),
-        use_like_count: gained,
+        use_like_count: w.value,
     }
 }
 
@@ -197,12 +191,12 @@ async fn daily_top(
     let board = note_board(&api, &ctx, &req, Period::Day, false).await?;
     let items: Vec<pb::DailyTopNote> = board
         .into_iter()
-        .map(|(w, gained)| pb::DailyTopNote {
-            fans: count(author_fans(&w)),
+        .map(|w| pb::DailyTopNote {
+            fans: count(author_fans(&w.author)),
             public_time: format_time(w.work.published_at),
             title: w.work.title,
             cover_url: w.work.cover.unwrap_or_default(),
-            use_like_count: gained,
+            use_like_count: w.value,
         })
         .collect();
     let empty = items.is_empty();

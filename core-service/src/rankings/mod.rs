@@ -23,7 +23,9 @@ use crate::data_api::{DataApi, store_error};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::Fallbacks;
-use crate::store::model::{AccountSeries, SeriesQuery, WorkSeries};
+use crate::store::model::{
+    AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
+};
 use rules::{Checked, Window};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the
@@ -72,6 +74,40 @@ pub async fn works(api: &DataApi, query: &SeriesQuery) -> Result<Vec<WorkSeries>
 /// The accounts of `query` with their snapshots.
 pub async fn accounts(api: &DataApi, query: &SeriesQuery) -> Result<Vec<AccountSeries>, ServiceError> {
     api.store.account_series(query).await.map_err(store_error)
+}
+
+/// A board of works ranked in the store from its per-day aggregates
+/// ([`crate::store::ContentStore::work_board`]).
+pub async fn work_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardWork>, ServiceError> {
+    api.store.work_board(query).await.map_err(store_error)
+}
+
+/// A board of accounts ranked in the store ([`crate::store::ContentStore::account_board`]).
+pub async fn account_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardAccount>, ServiceError> {
+    api.store.account_board(query).await.map_err(store_error)
+}
+
+/// A board query of `platform` over `window` by `measure` of `counter`:
+/// every entry when `limit` is `None`, values of at least `at_least`.
+pub fn board_query(
+    platform: &str,
+    category: Option<&str>,
+    window: Window,
+    (counter, measure): (Counter, Measure),
+    at_least: Option<i64>,
+    limit: Option<usize>,
+) -> BoardQuery {
+    BoardQuery {
+        platform: platform.into(),
+        category: category.map(str::to_owned),
+        first: window.first,
+        last: window.last,
+        counter,
+        measure,
+        at_least,
+        limit: limit.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        ..BoardQuery::default()
+    }
 }
 
 /// A series query of `platform` reading `window` (and its baseline day).

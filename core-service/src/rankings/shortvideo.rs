@@ -10,8 +10,11 @@ use chrono::{Days, NaiveDate};
 use mediaops_proto::mediaops::shortvideo::v1 as pb;
 
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
-use super::series::{gain, level, round, top};
-use super::{BOARD_SIZE, account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn, works};
+use super::series::{gain, round, top};
+use super::{
+    BOARD_SIZE, account_board, account_by_id_or_name, accounts, board_query, series_query, today, warn_if_empty,
+    window_or_warn, work_board,
+};
 use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::times::{day_end, day_start};
@@ -19,7 +22,9 @@ use crate::data_api::{DataApi, count, list, store_error};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, WorkOrder, WorkQuery, WorkSeries};
+use crate::store::model::{
+    AccountOrder, AccountQuery, AccountRecord, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
+};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -66,15 +71,13 @@ async fn rise_fans_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::DouyinRiseFansRankResponse::default()));
     };
-    let series = accounts(&api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let entries: Vec<(String, i64)> = series
-        .into_iter()
-        .filter_map(|a| gain(&a.snapshots, window, |s| s.fans).filter(|g| *g > 0).map(|g| (a.account.nickname, g)))
-        .collect();
-    let items: Vec<pb::RiseFansItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
+    let by_fans = (Counter::Fans, Measure::Gain);
+    let query = board_query(PLATFORM, category.filter(), window, by_fans, Some(1), Some(BOARD_SIZE));
+    let items: Vec<pb::RiseFansItem> = account_board(&api, &query)
+        .await?
         .into_iter()
         .enumerate()
-        .map(|(i, (account_name, rise_fans))| pb::RiseFansItem { rank: i as i32 + 1, account_name, rise_fans })
+        .map(|(i, a)| pb::RiseFansItem { rank: i as i32 + 1, account_name: a.account.nickname, rise_fans: a.value })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "shortvideo accounts gaining followers", window);
     let empty = items.is_empty();
@@ -111,13 +114,15 @@ async fn top_account(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ShortvideoTopAccountResponse::default()));
     };
-    let series = accounts(&api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let entries: Vec<(String, f64)> = series
+    // Every account with a follower level, in row order: the score
+    // combines two figures, so it is ranked here.
+    let followers = (Counter::Fans, Measure::Level);
+    let board = account_board(&api, &board_query(PLATFORM, category.filter(), window, followers, None, None)).await?;
+    let entries: Vec<(String, f64)> = board
         .into_iter()
-        .filter_map(|a| {
-            let followers = level(&a.snapshots, window, |s| s.fans)?;
-            let likes = gain(&a.snapshots, window, |s| s.likes).unwrap_or(0);
-            Some((a.account.nickname, influence_score(followers, likes)))
+        .map(|a| {
+            let score = influence_score(a.value, a.likes_gained.unwrap_or(0));
+            (a.account.nickname, score)
         })
         .collect();
     let items: Vec<pb::TopAccountItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
@@ -134,13 +139,15 @@ async fn top_account(
     Ok(list(pb::ShortvideoTopAccountResponse { items }, empty))
 }
 
-/// Works of a window by likes gained (> 0), 50, ties by title.
-fn by_likes_gained(series: &[WorkSeries], window: Window) -> Vec<(&WorkSeries, i64)> {
-    let gained = series
-        .iter()
-        .filter_map(|w| gain(&w.snapshots, window, |s| s.likes).filter(|g| *g > 0).map(|g| (w, g)))
-        .collect();
-    top(gained, BOARD_SIZE, |e| e.1, |e| &e.0.work.title)
+/// Works of `category` by likes gained over `window` (> 0), 50, ties by
+/// title (ranked in the store).
+async fn by_likes_gained(
+    api: &DataApi,
+    category: Option<&str>,
+    window: Window,
+) -> Result<Vec<BoardWork>, ServiceError> {
+    let by_likes = (Counter::Likes, Measure::Gain);
+    work_board(api, &board_query(PLATFORM, category, window, by_likes, Some(1), Some(BOARD_SIZE))).await
 }
 
 /// `shortvideo-content-surge`: `{items[{rank, item{title, category,
@@ -167,16 +174,15 @@ async fn content_surge(
     }
     let checked = rules::SURGE.check(today(&api), start, Some(start + Days::new(6)), "startTime")?;
     let Some(week) = window_or_warn(&ctx, checked) else { return empty() };
-    let series = works(&api, &series_query(PLATFORM, category.filter(), week)).await?;
     let mut items = Vec::new();
     for (name, window) in SURGE_BOARDS.iter().zip([Window::day(start), week]) {
-        for (w, _) in by_likes_gained(&series, window) {
+        for w in by_likes_gained(&api, category.filter(), window).await? {
             items.push(pb::SurgeBoardEntry {
                 rank: (*name).to_owned(),
                 item: Some(pb::SurgeWork {
-                    title: w.work.title.clone(),
-                    category: w.work.category.clone().unwrap_or_default(),
-                    share_url: w.work.url.clone().unwrap_or_default(),
+                    title: w.work.title,
+                    category: w.work.category.unwrap_or_default(),
+                    share_url: w.work.url.unwrap_or_default(),
                 }),
             });
         }
@@ -226,14 +232,14 @@ async fn likes_rank(
     let start = start.unwrap_or_else(|| end.unwrap_or(rules::newest_day(today)).min(rules::newest_day(today)));
     let checked = rules::LAG_ONLY.check(today, start, end, "startTime")?;
     let Some(window) = window_or_warn(&ctx, checked) else { return empty() };
-    let series = works(&api, &series_query(PLATFORM, category.filter(), window)).await?;
-    let items: Vec<pb::LikesRankWork> = by_likes_gained(&series, window)
+    let items: Vec<pb::LikesRankWork> = by_likes_gained(&api, category.filter(), window)
+        .await?
         .into_iter()
-        .map(|(w, _)| pb::LikesRankWork {
-            title: w.work.title.clone(),
-            account_name: w.author.as_ref().map(|a| a.nickname.clone()).unwrap_or_default(),
-            category: w.work.category.clone().unwrap_or_default(),
-            work_url: w.work.url.clone().unwrap_or_default(),
+        .map(|w| pb::LikesRankWork {
+            title: w.work.title,
+            account_name: w.author.map(|a| a.nickname).unwrap_or_default(),
+            category: w.work.category.unwrap_or_default(),
+            work_url: w.work.url.unwrap_or_default(),
         })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "shortvideo works gaining likes", window);

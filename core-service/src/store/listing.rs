@@ -4,7 +4,7 @@
 //! backends differ (full-text match and rank, the newest account snapshot)
 //! come from the [`Dialect`]. Each backend binds the params and maps rows.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
 use super::model::{AccountOrder, AccountQuery, HotListQuery, SeriesQuery, WorkOrder, WorkQuery};
 use super::{StoreResult, paging, segment, sql};
@@ -30,6 +30,7 @@ pub enum Param {
     Text(String),
     Int(i64),
     Time(DateTime<Utc>),
+    Date(NaiveDate),
 }
 
 /// A counting statement and a page statement sharing one param list (the
@@ -43,23 +44,23 @@ pub struct Listing {
 
 /// Conditions joined by `AND`, with their params numbered in order.
 #[derive(Default)]
-struct Conditions {
-    clauses: Vec<String>,
-    params: Vec<Param>,
+pub(super) struct Conditions {
+    pub(super) clauses: Vec<String>,
+    pub(super) params: Vec<Param>,
 }
 
 impl Conditions {
     /// The placeholder for a new param.
-    fn bind(&mut self, param: Param) -> String {
+    pub(super) fn bind(&mut self, param: Param) -> String {
         self.params.push(param);
         format!("${}", self.params.len())
     }
 
-    fn push(&mut self, clause: String) {
+    pub(super) fn push(&mut self, clause: String) {
         self.clauses.push(clause);
     }
 
-    fn where_sql(&self) -> String {
+    pub(super) fn where_sql(&self) -> String {
         if self.clauses.is_empty() { String::new() } else { format!(" WHERE {}", self.clauses.join(" AND ")) }
     }
 }
@@ -442,6 +443,7 @@ macro_rules! bind_params {
                 $crate::store::listing::Param::Text(v) => query.bind(v.clone()),
                 $crate::store::listing::Param::Int(v) => query.bind(*v),
                 $crate::store::listing::Param::Time(v) => query.bind(*v),
+                $crate::store::listing::Param::Date(v) => query.bind(*v),
             };
         }
         query

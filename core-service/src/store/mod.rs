@@ -15,6 +15,8 @@
 //! a known value with an unknown one (`None` keeps what is stored).
 //! Schema and formats: docs/store.md.
 
+pub(crate) mod board;
+pub mod days;
 pub mod import;
 pub(crate) mod listing;
 pub mod model;
@@ -32,8 +34,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use model::{
-    Account, AccountQuery, AccountRecord, AccountSeries, AccountSnapshot, Comment, Counts, HotListEntry, HotListQuery,
-    Record, SearchPage, SeriesQuery, Work, WorkQuery, WorkRecord, WorkSeries, WorkSnapshot, WorkTotals,
+    Account, AccountQuery, AccountRecord, AccountSeries, AccountSnapshot, AuthorGains, BoardAccount, BoardQuery,
+    BoardWork, Comment, Counts, HotListEntry, HotListQuery, Record, SearchPage, SeriesQuery, Work, WorkQuery,
+    WorkRecord, WorkSeries, WorkSnapshot, WorkTotals,
 };
 
 /// Largest `page_size` a search accepts (spec: `size` max 50).
@@ -174,6 +177,22 @@ pub trait ContentStore: Send + Sync {
     /// The accounts of a platform with their snapshots captured in a
     /// window, oldest first; accounts without one are left out.
     async fn account_series(&self, query: &SeriesQuery) -> StoreResult<Vec<AccountSeries>>;
+
+    /// A board of works ranked in the database from the per-day aggregates
+    /// (docs/rankings.md "Store"): the works of `query` with a snapshot
+    /// inside its window, by the level or gain of likes or views
+    /// ([`BoardQuery`]); the same figures [`ContentStore::work_series`]
+    /// gives, without reading every snapshot. [`StoreError::Invalid`] for
+    /// followers (works keep none).
+    async fn work_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardWork>>;
+
+    /// A board of accounts (followers or likes), as [`ContentStore::work_board`].
+    async fn account_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardAccount>>;
+
+    /// Per author, the views and likes gained by the works of `query`
+    /// (platform, category, publish time, work type and window; its counter,
+    /// measure, threshold and limit are not used), ordered by author id.
+    async fn author_gains(&self, query: &BoardQuery) -> StoreResult<Vec<AuthorGains>>;
 
     async fn search_works(
         &self,

@@ -10,7 +10,7 @@
 //! operations render them as the spec's `YYYY-MM-DD HH:mm:ss` in
 //! Asia/Shanghai.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 /// The id forms of an account the spec uses; any of them finds the account.
@@ -354,4 +354,100 @@ pub struct WorkSeries {
 pub struct AccountSeries {
     pub account: Account,
     pub snapshots: Vec<AccountSnapshot>,
+}
+
+/// The counter a board ranks by ([`BoardQuery`]): works keep likes and
+/// views (reads of articles), accounts followers and likes
+/// (store/days.rs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Counter {
+    #[default]
+    Likes,
+    Views,
+    Fans,
+}
+
+impl Counter {
+    /// The snapshot column.
+    pub fn column(self) -> &'static str {
+        match self {
+            Counter::Likes => "likes",
+            Counter::Views => "views",
+            Counter::Fans => "fans",
+        }
+    }
+}
+
+/// What a board ranks by (docs/rankings.md "Levels and gains").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Measure {
+    /// The counter in the last snapshot inside the window.
+    Level,
+    /// The level minus the baseline (the last snapshot of the day before
+    /// the window, else the first inside it).
+    #[default]
+    Gain,
+}
+
+/// A board computed in the database from the per-day aggregates
+/// ([`crate::store::ContentStore::work_board`], `account_board`,
+/// `author_gains`): one platform's works or accounts over the Shanghai days
+/// `first..=last`, by `measure` of `counter`, entities whose value is
+/// unknown left out, most first, ties by title (works) or nickname
+/// (accounts) in code-point order, then by row id; without a `limit`,
+/// every entry in row-id order (for scores ranked by the caller).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoardQuery {
+    /// Platform token.
+    pub platform: String,
+    /// Exact category of the work or account (`None` = every category).
+    pub category: Option<String>,
+    /// First Shanghai day of the window.
+    pub first: NaiveDate,
+    /// Last Shanghai day of the window (included).
+    pub last: NaiveDate,
+    pub counter: Counter,
+    pub measure: Measure,
+    /// Only values of at least this.
+    pub at_least: Option<i64>,
+    /// Works only: only works whose stored author has fewer followers
+    /// (an author without a follower count is left out).
+    pub author_fans_below: Option<i64>,
+    /// Works only: published at or after (UTC).
+    pub published_from: Option<DateTime<Utc>>,
+    /// Works only: published at or before (UTC).
+    pub published_to: Option<DateTime<Utc>>,
+    /// Works only: one of these work types (empty = any).
+    pub work_types: Vec<String>,
+    /// At most this many entries (`None` = all).
+    pub limit: Option<u32>,
+}
+
+/// A work on a board, with its stored author and the value it ranks by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardWork {
+    pub work: Work,
+    pub author: Option<AuthorBrief>,
+    pub value: i64,
+}
+
+/// An account on a board: the value it ranks by and the likes it gained
+/// over the window (`None` when unknown), for scores that combine both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardAccount {
+    pub account: Account,
+    pub value: i64,
+    pub likes_gained: Option<i64>,
+}
+
+/// Per author (`author_id`, empty for works without one): the views and
+/// likes its works gained over a window, each work's gain counted when
+/// above 0 ([`crate::store::ContentStore::author_gains`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorGains {
+    pub author_id: String,
+    /// The stored account's nickname, else `author_id`.
+    pub name: String,
+    pub views: i64,
+    pub likes: i64,
 }

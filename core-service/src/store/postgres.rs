@@ -21,9 +21,13 @@ fn migrator() -> Migrator {
         (2, "listings", include_str!("migrations/postgres/0002_listings.sql")),
         (3, "tasks", include_str!("migrations/postgres/0003_tasks.sql")),
         (5, "rankings", include_str!("migrations/postgres/0005_rankings.sql")),
+        (6, "days", DAYS_MIGRATION.as_str()),
         (7, "sync", include_str!("migrations/postgres/0007_sync.sql")),
     ])
 }
+
+/// Migration 0006, the per-day aggregates (built by [`super::days`]).
+static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.days_migration());
 
 /// The PostgreSQL store.
 #[derive(Clone)]

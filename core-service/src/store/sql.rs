@@ -43,13 +43,13 @@ pub const AUTHOR_COLUMNS: &str = "au.nickname AS au_nickname, au.fans AS au_fans
 pub const WORK_SNAPSHOT_COLUMNS: &str = "s.captured_at AS s_captured_at, s.likes AS s_likes, \
      s.collects AS s_collects, s.comments AS s_comments, s.shares AS s_shares, s.views AS s_views, s.watch AS s_watch";
 
-/// Builds an [`AccountRecord`](crate::store::model::AccountRecord) from a
-/// row selected with [`ACCOUNT_COLUMNS`] and [`ACCOUNT_SNAPSHOT_COLUMNS`].
-macro_rules! account_record {
+/// Builds an [`Account`](crate::store::model::Account) from a row selected
+/// with [`ACCOUNT_COLUMNS`].
+macro_rules! account_of {
     ($row:expr) => {{
         use sqlx::Row as _;
         let row = $row;
-        let account = $crate::store::model::Account {
+        $crate::store::model::Account {
             platform: row.try_get("platform")?,
             platform_id: row.try_get("platform_id")?,
             ids: $crate::store::model::AccountIds {
@@ -72,7 +72,17 @@ macro_rules! account_record {
             region: row.try_get("region")?,
             category: row.try_get("category")?,
             avatar: row.try_get("avatar")?,
-        };
+        }
+    }};
+}
+
+/// Builds an [`AccountRecord`](crate::store::model::AccountRecord) from a
+/// row selected with [`ACCOUNT_COLUMNS`] and [`ACCOUNT_SNAPSHOT_COLUMNS`].
+macro_rules! account_record {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
+        let account = $crate::store::sql::account_of!(row);
         let captured: Option<chrono::DateTime<chrono::Utc>> = row.try_get("s_captured_at")?;
         let latest = match captured {
             Some(captured_at) => Some($crate::store::model::AccountSnapshot {
@@ -119,10 +129,22 @@ macro_rules! work_snapshot_record {
 /// [`AUTHOR_COLUMNS`].
 macro_rules! work_record {
     ($row:expr) => {{
+        let row = $row;
+        let work = $crate::store::sql::work_of!(row);
+        let latest = $crate::store::sql::work_snapshot_record!(row);
+        let author = $crate::store::sql::author_of!(row);
+        $crate::store::model::WorkRecord { work, latest, author }
+    }};
+}
+
+/// Builds a [`Work`](crate::store::model::Work) from a row selected with
+/// [`WORK_COLUMNS`].
+macro_rules! work_of {
+    ($row:expr) => {{
         use sqlx::Row as _;
         let row = $row;
         let tags: String = row.try_get("tags")?;
-        let work = $crate::store::model::Work {
+        $crate::store::model::Work {
             platform: row.try_get("platform")?,
             platform_id: row.try_get("platform_id")?,
             ids: $crate::store::model::WorkIds {
@@ -144,18 +166,25 @@ macro_rules! work_record {
             category: row.try_get("category")?,
             tags: serde_json::from_str(&tags).unwrap_or_default(),
             duration_secs: row.try_get("duration_secs")?,
-        };
-        let latest = $crate::store::sql::work_snapshot_record!(row);
+        }
+    }};
+}
+
+/// The author (an [`AuthorBrief`](crate::store::model::AuthorBrief)) of a
+/// row selected with [`AUTHOR_COLUMNS`], `None` when none is stored.
+macro_rules! author_of {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = $row;
         let author_nickname: Option<String> = row.try_get("au_nickname")?;
-        let author = match author_nickname {
+        match author_nickname {
             Some(nickname) => Some($crate::store::model::AuthorBrief {
                 nickname,
                 fans: row.try_get("au_fans")?,
                 avatar: row.try_get("au_avatar")?,
             }),
             None => None,
-        };
-        $crate::store::model::WorkRecord { work, latest, author }
+        }
     }};
 }
 
@@ -206,7 +235,10 @@ macro_rules! counts_record {
     }};
 }
 
-pub(crate) use {account_record, counts_record, work_record, work_snapshot_record, work_totals_record};
+pub(crate) use {
+    account_of, account_record, author_of, counts_record, work_of, work_record, work_snapshot_record,
+    work_totals_record,
+};
 
 /// Tags as stored: a JSON array of strings.
 pub fn tags_json(tags: &[String]) -> String {
@@ -774,6 +806,64 @@ macro_rules! content_store_impl {
                             snapshots: vec![snapshot],
                         }),
                     }
+                }
+                Ok(out)
+            }
+
+            async fn work_board(
+                &self,
+                query: &$crate::store::model::BoardQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::BoardWork>> {
+                let (statement, params) = $dialect.work_board(query)?;
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    out.push($crate::store::model::BoardWork {
+                        work: $crate::store::sql::work_of!(row),
+                        author: $crate::store::sql::author_of!(row),
+                        value: sqlx::Row::try_get(row, "board_value")?,
+                    });
+                }
+                Ok(out)
+            }
+
+            async fn account_board(
+                &self,
+                query: &$crate::store::model::BoardQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::BoardAccount>> {
+                let (statement, params) = $dialect.account_board(query)?;
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    out.push($crate::store::model::BoardAccount {
+                        account: $crate::store::sql::account_of!(row),
+                        value: sqlx::Row::try_get(row, "board_value")?,
+                        likes_gained: sqlx::Row::try_get(row, "board_likes_gained")?,
+                    });
+                }
+                Ok(out)
+            }
+
+            async fn author_gains(
+                &self,
+                query: &$crate::store::model::BoardQuery,
+            ) -> $crate::store::StoreResult<Vec<$crate::store::model::AuthorGains>> {
+                let (statement, params) = $dialect.author_gains(query);
+                let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let mut out = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    out.push($crate::store::model::AuthorGains {
+                        author_id: sqlx::Row::try_get(row, "author")?,
+                        name: sqlx::Row::try_get(row, "name")?,
+                        views: sqlx::Row::try_get(row, "views")?,
+                        likes: sqlx::Row::try_get(row, "likes")?,
+                    });
                 }
                 Ok(out)
             }

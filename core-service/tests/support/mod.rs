@@ -27,13 +27,21 @@ pub async fn with_postgres(prefix: &str, run: impl AsyncFnOnce(&dyn ContentStore
 /// [`with_postgres`] giving the store itself (for its other traits, e.g.
 /// the task store).
 pub async fn with_postgres_store(prefix: &str, run: impl AsyncFnOnce(&PostgresStore)) {
+    with_postgres_schema(prefix, async move |options: PgConnectOptions| {
+        let store = PostgresStore::open_with(options).await.unwrap();
+        run(&store).await
+    })
+    .await
+}
+
+/// Runs `run` with connect options whose `search_path` is a new schema
+/// `<prefix>_<uuid>`, dropped afterwards even when `run` panics.
+pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectOptions)) {
     let schema = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
     let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
     sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
     let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
-    let store = PostgresStore::open_with(options).await.unwrap();
-    let outcome = std::panic::AssertUnwindSafe(run(&store)).catch_unwind().await;
-    drop(store);
+    let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
     sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
