@@ -125,8 +125,7 @@ impl Dialect {
         let mut author_join = "";
         if let Some(below) = q.author_fans_below {
             author_join = " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id";
-            let ph = c.bind(Param::Int(below));
-            c.push(format!("au.fans < {ph}"));
+            c.compare("au.fans <", Param::Int(below));
         }
         self.work_filters(&mut c, q);
         let limit = self.limit(&mut c, q);
@@ -151,16 +150,13 @@ impl Dialect {
     /// Category, publish time and work type conditions on works (`w`).
     fn work_filters(self, c: &mut Conditions, q: &BoardQuery) {
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("w.category = {ph}"));
+            c.compare("w.category =", Param::Text(category.clone()));
         }
         if let Some(from) = q.published_from {
-            let ph = c.bind(Param::Time(from));
-            c.push(format!("w.published_at >= {ph}"));
+            c.compare("w.published_at >=", Param::Time(from));
         }
         if let Some(to) = q.published_to {
-            let ph = c.bind(Param::Time(to));
-            c.push(format!("w.published_at <= {ph}"));
+            c.compare("w.published_at <=", Param::Time(to));
         }
         if !q.work_types.is_empty() {
             let phs: Vec<String> = q.work_types.iter().map(|t| c.bind(Param::Text(t.clone()))).collect();
@@ -179,8 +175,7 @@ impl Dialect {
         let likes_gained = rows.value("likes", Measure::Gain);
         self.value_filter(&mut c, &value, q);
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("a.category = {ph}"));
+            c.compare("a.category =", Param::Text(category.clone()));
         }
         let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "a.nickname", "a.id");

@@ -56,6 +56,13 @@ impl Conditions {
         format!("${}", self.params.len())
     }
 
+    /// Adds the condition `<left> <placeholder>` with `param` bound, e.g.
+    /// `compare("w.category =", Param::Text(…))`.
+    pub(super) fn compare(&mut self, left: &str, param: Param) {
+        let ph = self.bind(param);
+        self.push(format!("{left} {ph}"));
+    }
+
     pub(super) fn push(&mut self, clause: String) {
         self.clauses.push(clause);
     }
@@ -223,23 +230,18 @@ impl Dialect {
             // A topic alone is a filter, not a relevance.
             rank = q.text.is_some().then_some(r);
         }
-        let ph = c.bind(Param::Text(q.platform.clone()));
-        c.push(format!("w.platform = {ph}"));
+        c.compare("w.platform =", Param::Text(q.platform.clone()));
         if let Some(author) = &q.author_id {
-            let ph = c.bind(Param::Text(author.clone()));
-            c.push(format!("w.author_id = {ph}"));
+            c.compare("w.author_id =", Param::Text(author.clone()));
         }
         if let Some(from) = q.published_from {
-            let ph = c.bind(Param::Time(from));
-            c.push(format!("w.published_at >= {ph}"));
+            c.compare("w.published_at >=", Param::Time(from));
         }
         if let Some(to) = q.published_to {
-            let ph = c.bind(Param::Time(to));
-            c.push(format!("w.published_at <= {ph}"));
+            c.compare("w.published_at <=", Param::Time(to));
         }
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("w.category = {ph}"));
+            c.compare("w.category =", Param::Text(category.clone()));
         }
         let key = |expr: &str, direction| (expr.to_owned(), direction);
         let newest = key("w.published_at", " DESC NULLS LAST");
@@ -272,15 +274,12 @@ impl Dialect {
             from = f;
             rank = Some(r);
         }
-        let ph = c.bind(Param::Text(q.platform.clone()));
-        c.push(format!("a.platform = {ph}"));
+        c.compare("a.platform =", Param::Text(q.platform.clone()));
         if let Some(nickname) = &q.nickname {
-            let ph = c.bind(Param::Text(nickname.clone()));
-            c.push(format!("a.nickname = {ph}"));
+            c.compare("a.nickname =", Param::Text(nickname.clone()));
         }
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("a.category = {ph}"));
+            c.compare("a.category =", Param::Text(category.clone()));
         }
         let fans = ("a.fans".to_owned(), " DESC NULLS LAST");
         let keys = match (q.order, rank) {
@@ -320,19 +319,15 @@ impl Dialect {
             }
             from = self.text_match(&mut c, "works", "w", &terms).0;
         }
-        let ph = c.bind(Param::Text(q.platform.clone()));
-        c.push(format!("w.platform = {ph}"));
+        c.compare("w.platform =", Param::Text(q.platform.clone()));
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("w.category = {ph}"));
+            c.compare("w.category =", Param::Text(category.clone()));
         }
         if let Some(published) = q.published_from {
-            let ph = c.bind(Param::Time(published));
-            c.push(format!("w.published_at >= {ph}"));
+            c.compare("w.published_at >=", Param::Time(published));
         }
         if let Some(author) = &q.author_id {
-            let ph = c.bind(Param::Text(author.clone()));
-            c.push(format!("w.author_id = {ph}"));
+            c.compare("w.author_id =", Param::Text(author.clone()));
         }
         self.captured_between(&mut c, q);
         let statement = format!(
@@ -353,15 +348,12 @@ impl Dialect {
     /// capture time.
     pub fn account_series(self, q: &SeriesQuery) -> (String, Vec<Param>) {
         let mut c = Conditions::default();
-        let ph = c.bind(Param::Text(q.platform.clone()));
-        c.push(format!("a.platform = {ph}"));
+        c.compare("a.platform =", Param::Text(q.platform.clone()));
         if let Some(category) = &q.category {
-            let ph = c.bind(Param::Text(category.clone()));
-            c.push(format!("a.category = {ph}"));
+            c.compare("a.category =", Param::Text(category.clone()));
         }
         if let Some(account) = &q.account_id {
-            let ph = c.bind(Param::Text(account.clone()));
-            c.push(format!("a.platform_id = {ph}"));
+            c.compare("a.platform_id =", Param::Text(account.clone()));
         }
         self.captured_between(&mut c, q);
         let statement = format!(
@@ -375,10 +367,8 @@ impl Dialect {
     }
 
     fn captured_between(self, c: &mut Conditions, q: &SeriesQuery) {
-        let ph = c.bind(Param::Time(q.captured_from));
-        c.push(format!("s.captured_at >= {ph}"));
-        let ph = c.bind(Param::Time(q.captured_to));
-        c.push(format!("s.captured_at <= {ph}"));
+        c.compare("s.captured_at >=", Param::Time(q.captured_from));
+        c.compare("s.captured_at <=", Param::Time(q.captured_to));
     }
 
     /// The statement of [`crate::store::ContentStore::hot_list_entries`]
@@ -390,12 +380,10 @@ impl Dialect {
             c.push(format!("h.source IN ({})", phs.join(", ")));
         }
         if let Some(from) = q.from {
-            let ph = c.bind(Param::Time(from));
-            c.push(format!("h.captured_at >= {ph}"));
+            c.compare("h.captured_at >=", Param::Time(from));
         }
         if let Some(to) = q.to {
-            let ph = c.bind(Param::Time(to));
-            c.push(format!("h.captured_at <= {ph}"));
+            c.compare("h.captured_at <=", Param::Time(to));
         }
         let filter = c.where_sql();
         if q.latest_only {
