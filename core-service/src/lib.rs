@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod outbound;
 pub mod persist;
 pub mod rankings;
+pub mod redis_connection;
 pub mod registry;
 pub mod safety;
 pub mod server;

@@ -24,9 +24,7 @@ fn failed(e: impl std::fmt::Display) -> ServiceError {
 impl RedisSwitchStore {
     /// Connects to `url` (the ledger's Redis).
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisSwitchStore> {
-        let client = redis::Client::open(url).map_err(|e| anyhow::anyhow!("MEDIAOPS_REDIS_URL {url:?}: {e}"))?;
-        let redis =
-            ConnectionManager::new(client).await.map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
+        let redis = crate::redis_connection::connect(url).await?;
         Ok(RedisSwitchStore { redis, key: format!("{prefix}:maintenance") })
     }
 }

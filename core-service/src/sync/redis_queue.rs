@@ -53,9 +53,7 @@ impl RedisQueue {
     /// Connects to `url` and creates the stream and its group if absent.
     /// Entries are taken over from a dead worker after `lease` idle.
     pub async fn connect(url: &str, prefix: &str, lease: Duration) -> anyhow::Result<RedisQueue> {
-        let client = redis::Client::open(url).map_err(|e| anyhow::anyhow!("MEDIAOPS_REDIS_URL {url:?}: {e}"))?;
-        let mut redis =
-            ConnectionManager::new(client).await.map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
+        let mut redis = crate::redis_connection::connect(url).await?;
         let stream = format!("{prefix}:sync:stream");
         let created: redis::RedisResult<()> = redis::cmd("XGROUP")
             .arg("CREATE")

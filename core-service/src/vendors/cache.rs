@@ -28,9 +28,7 @@ impl CacheBackend {
     /// # Errors
     /// Redis cannot be reached.
     pub async fn redis(url: &str, prefix: &str) -> anyhow::Result<CacheBackend> {
-        let client = redis::Client::open(url).map_err(|e| anyhow::anyhow!("MEDIAOPS_REDIS_URL {url:?}: {e}"))?;
-        let redis =
-            ConnectionManager::new(client).await.map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
+        let redis = crate::redis_connection::connect(url).await?;
         Ok(CacheBackend::Redis { redis, prefix: prefix.to_owned() })
     }
 

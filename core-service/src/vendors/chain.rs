@@ -151,14 +151,10 @@ impl Plan {
                 let name = word
                     .strip_prefix("upstream:")
                     .ok_or_else(|| anyhow::anyhow!("sources.{key}: {word:?} is neither store nor upstream:<vendor>"))?;
-                let vendor =
-                    vendors.get(name).ok_or_else(|| anyhow::anyhow!("sources.{key}: no vendor file names {name}"))?;
-                let operation = vendor
-                    .operation(key)
-                    .ok_or_else(|| anyhow::anyhow!("sources.{key}: vendor {name} does not map this operation"))?;
+                let (vendor, operation) = mapped(key, name, &vendors)?;
                 upstream.push(Arc::new(VendorSource {
                     name: word.to_owned(),
-                    vendor: vendor.clone(),
+                    vendor,
                     operation,
                     store: store.clone(),
                 }));
@@ -229,6 +225,18 @@ fn sync_vendor(
     let name = chain.trim().strip_prefix("upstream:").filter(|name| !name.contains(',')).ok_or_else(|| {
         anyhow::anyhow!("sources.{key}: a sync operation fetches from one vendor: upstream:<vendor>, not {chain:?}")
     })?;
+    mapped(key, name, vendors)
+}
+
+/// The vendor `name` and its mapping of the operation `key`.
+///
+/// # Errors
+/// No vendor file is named `name`, or it does not map `key`.
+fn mapped(
+    key: &str,
+    name: &str,
+    vendors: &BTreeMap<String, Arc<Vendor>>,
+) -> anyhow::Result<(Arc<Vendor>, Arc<MappedOperation>)> {
     let vendor = vendors.get(name).ok_or_else(|| anyhow::anyhow!("sources.{key}: no vendor file names {name}"))?;
     let operation = vendor
         .operation(key)
