@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod process;
 pub mod spec_tables;
 
 use std::path::{Path, PathBuf};
