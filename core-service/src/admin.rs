@@ -12,6 +12,7 @@ use crate::billing::{KeyInfo, Ledger, UsageRecord};
 use crate::error::ServiceError;
 use crate::hotlists::collector::{CollectorState, Collectors};
 use crate::registry::Registry;
+use mediaops_proto::excerpt::excerpt;
 
 fn key_info(info: KeyInfo) -> pb::KeyInfo {
     pb::KeyInfo {
@@ -87,7 +88,7 @@ pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::Accoun
     let points = ledger
         .balance(account_id)
         .await?
-        .ok_or_else(|| ServiceError::not_found(format!("no account {account_id:?}")))?;
+        .ok_or_else(|| ServiceError::not_found(format!("no account {}", excerpt(account_id))))?;
     Ok(pb::AccountBalance { account_id: account_id.to_owned(), points })
 }
 

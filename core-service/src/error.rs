@@ -4,6 +4,7 @@
 //! clients see the same `{code, message, field?, upstream?}`.
 
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::excerpt::cap_message;
 use mediaops_proto::mediaops::common::v1 as common;
 use prost::Message;
 
@@ -69,23 +70,26 @@ impl ServiceError {
         ServiceError { upstream, ..ServiceError::new(ErrorCode::UpstreamUnavailable, message) }
     }
 
-    /// The envelope's error object.
+    /// The envelope's error object; messages are capped at
+    /// [`mediaops_proto::excerpt::MESSAGE_CHARS`] characters.
     pub fn to_proto(&self) -> common::Error {
         common::Error {
             code: self.code.as_str().to_owned(),
-            message: self.message.clone(),
+            message: cap_message(&self.message).into_owned(),
             field: self.field.clone(),
-            upstream: self
-                .upstream
-                .as_ref()
-                .map(|u| common::UpstreamError { code: u.code.clone(), message: u.message.clone() }),
+            upstream: self.upstream.as_ref().map(|u| common::UpstreamError {
+                code: u.code.as_deref().map(|c| cap_message(c).into_owned()),
+                message: cap_message(&u.message).into_owned(),
+            }),
         }
     }
 
     /// The gRPC status: code per [`ErrorCode::grpc_code`], details = the
-    /// encoded error object.
+    /// encoded error object. The `grpc-message` is the capped message, so no
+    /// input can blow the peer's header-list limit (issue 21 item 1).
     pub fn to_status(&self) -> tonic::Status {
-        tonic::Status::with_details(self.code.grpc_code(), self.message.clone(), self.to_proto().encode_to_vec().into())
+        let error = self.to_proto();
+        tonic::Status::with_details(self.code.grpc_code(), error.message.clone(), error.encode_to_vec().into())
     }
 }
 

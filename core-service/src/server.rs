@@ -23,7 +23,7 @@ use crate::dispatch::{Limits, OperationService, Pipeline};
 use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
-use crate::validate::RequiredFields;
+use crate::validate::FieldChecks;
 
 /// How often every core releases expired reservations.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -153,7 +153,7 @@ impl Core {
             pricing: Pricing::from_registry(&registry),
             registry,
             ledger,
-            required: RequiredFields::from_pool(pool),
+            required: FieldChecks::from_pool(pool),
             admin_token: settings.admin_token.clone(),
             limits,
             metrics: Arc::new(metrics),

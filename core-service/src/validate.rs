@@ -1,5 +1,7 @@
 //! Generic request validation from the field options (spec 2.4: "declared
-//! required flags ... actual enforcement follows request validation").
+//! required flags ... actual enforcement follows request validation"), and
+//! the length limit of every string (docs/errors.md "Limits"; issue 21:
+//! gRPC callers meet the same limits as the gateway's).
 //!
 //! A field declared `required` must be present when it has presence
 //! (messages, proto3 `optional`), and otherwise non-empty: a string with
@@ -9,52 +11,55 @@
 //! not checked here. The gateway separately rejects JSON that omits a
 //! required key, so REST and gRPC callers meet the same rule.
 
-use std::collections::HashMap;
-
-use mediaops_proto::options::RequiredField;
+use mediaops_proto::options::{FieldRules, RequiredField};
 use prost_reflect::{DescriptorPool, DynamicMessage, Kind, ReflectMessage, Value};
 
 use crate::error::ServiceError;
 
-/// The required fields of every message in the pool, computed once.
+/// The required fields and string limits of every message in the pool,
+/// computed once.
 #[derive(Debug, Default)]
-pub struct RequiredFields {
-    by_message: HashMap<String, Vec<RequiredField>>,
+pub struct FieldChecks {
+    rules: FieldRules,
 }
 
-impl RequiredFields {
-    /// Reads the `required` flag of every field of every message.
-    pub fn from_pool(pool: &DescriptorPool) -> RequiredFields {
-        RequiredFields { by_message: mediaops_proto::options::required_fields(pool) }
+impl FieldChecks {
+    /// Reads the `required` flag and length limit of every field of every message.
+    pub fn from_pool(pool: &DescriptorPool) -> FieldChecks {
+        FieldChecks { rules: FieldRules::from_pool(pool) }
     }
 
     /// Checks `message` and every message inside it.
     ///
     /// # Errors
-    /// 400 `invalid_input` naming the first missing field by its JSON path.
+    /// 400 `invalid_input` naming, by its JSON path, the first missing
+    /// field or the first string longer than its limit.
     pub fn check(&self, message: &DynamicMessage) -> Result<(), ServiceError> {
         self.check_at(message, "")
     }
 
     fn check_at(&self, message: &DynamicMessage, prefix: &str) -> Result<(), ServiceError> {
         let desc = message.descriptor();
-        for required in self.by_message.get(desc.full_name()).into_iter().flatten() {
+        for required in self.rules.required(desc.full_name()) {
             if !is_filled(message, required) {
                 let path = join(prefix, required.field.json_name());
                 return Err(ServiceError::invalid_field(path.clone(), format!("`{path}` is required")));
             }
         }
         for field in desc.fields() {
-            if !matches!(field.kind(), Kind::Message(_)) || !message.has_field(&field) {
+            if !matches!(field.kind(), Kind::Message(_) | Kind::String) || !message.has_field(&field) {
                 continue;
             }
             let path = join(prefix, field.json_name());
             match &*message.get_field(&field) {
                 Value::Message(inner) => self.check_at(inner, &path)?,
+                Value::String(text) => self.check_length(&field, &path, text)?,
                 Value::List(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        if let Value::Message(inner) = item {
-                            self.check_at(inner, &format!("{path}[{i}]"))?;
+                        match item {
+                            Value::Message(inner) => self.check_at(inner, &format!("{path}[{i}]"))?,
+                            Value::String(text) => self.check_length(&field, &format!("{path}[{i}]"), text)?,
+                            _ => {}
                         }
                     }
                 }
@@ -62,6 +67,12 @@ impl RequiredFields {
             }
         }
         Ok(())
+    }
+}
+
+impl FieldChecks {
+    fn check_length(&self, field: &prost_reflect::FieldDescriptor, path: &str, text: &str) -> Result<(), ServiceError> {
+        self.rules.check_length(field, path, text).map_err(|message| ServiceError::invalid_field(path, message))
     }
 }
 
@@ -97,7 +108,7 @@ mod tests {
 
     #[test]
     fn required_string_must_not_be_blank() {
-        let rules = RequiredFields::from_pool(descriptor_pool());
+        let rules = FieldChecks::from_pool(descriptor_pool());
         let ok = message("mediaops.lifestyle.v1.SearchUserRequest", serde_json::json!({"keyword": "露营"}));
         assert!(rules.check(&ok).is_ok());
         let blank = message("mediaops.lifestyle.v1.SearchUserRequest", serde_json::json!({"keyword": "  "}));
@@ -106,7 +117,7 @@ mod tests {
 
     #[test]
     fn nested_presence_fields_are_named_by_json_path() {
-        let rules = RequiredFields::from_pool(descriptor_pool());
+        let rules = FieldChecks::from_pool(descriptor_pool());
         let charter = message(
             "mediaops.charter.v1.PutCharterRequest",
             serde_json::json!({"id": "p1", "charter": {"version": 1, "positioning": {"oneLiner": ""}}}),

@@ -64,20 +64,108 @@ pub struct RequiredField {
     pub allow_empty: bool,
 }
 
-/// The required fields of every message of the pool, by message full name.
-/// Computed once by each user: decoding options is too slow for a
-/// per-request path.
-pub fn required_fields(pool: &DescriptorPool) -> std::collections::HashMap<String, Vec<RequiredField>> {
-    pool.all_messages()
-        .map(|message| {
-            let required = message
-                .fields()
-                .filter_map(|f| {
-                    let options = field(&f)?;
-                    options.required.then_some(RequiredField { field: f, allow_empty: options.allow_empty })
-                })
-                .collect();
-            (message.full_name().to_owned(), required)
-        })
-        .collect()
+/// Most characters of a string value whose field declares no `max_length`
+/// and whose control is neither `textarea` nor `url` (docs/errors.md "Limits").
+pub const DEFAULT_MAX_CHARS: usize = 1_000;
+/// Default most characters of a `textarea` field (article bodies, Markdown,
+/// HTML); the body limit (`MEDIAOPS_MAX_BODY_BYTES`) usually binds first.
+pub const TEXTAREA_MAX_CHARS: usize = 1_000_000;
+/// Default most characters of a `url` field.
+pub const URL_MAX_CHARS: usize = 4_096;
+
+/// The per-field rules both the gateway and the core check on every
+/// request, read once from the field options (decoding options is too slow
+/// for a per-request path): which fields are required, and how long a
+/// string may be.
+#[derive(Debug, Clone, Default)]
+pub struct FieldRules {
+    /// Required fields by message full name.
+    required: std::collections::HashMap<String, Vec<RequiredField>>,
+    /// Most characters by field full name, for string fields whose limit
+    /// is not [`DEFAULT_MAX_CHARS`].
+    max_chars: std::collections::HashMap<String, usize>,
+}
+
+impl FieldRules {
+    /// Reads the rules of every field of every message of `pool`.
+    pub fn from_pool(pool: &DescriptorPool) -> FieldRules {
+        let mut rules = FieldRules::default();
+        for message in pool.all_messages() {
+            let mut required = Vec::new();
+            for f in message.fields() {
+                let options = field(&f);
+                if let Some(options) = &options {
+                    if options.required {
+                        required.push(RequiredField { field: f.clone(), allow_empty: options.allow_empty });
+                    }
+                }
+                if f.kind() == prost_reflect::Kind::String {
+                    let limit = max_chars(options.as_ref());
+                    if limit != DEFAULT_MAX_CHARS {
+                        rules.max_chars.insert(f.full_name().to_owned(), limit);
+                    }
+                }
+            }
+            rules.required.insert(message.full_name().to_owned(), required);
+        }
+        rules
+    }
+
+    /// The required fields of the message named `message` (full name).
+    pub fn required(&self, message: &str) -> &[RequiredField] {
+        self.required.get(message).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Most characters a value of the string field `field` may have.
+    pub fn max_chars(&self, field: &FieldDescriptor) -> usize {
+        self.max_chars.get(field.full_name()).copied().unwrap_or(DEFAULT_MAX_CHARS)
+    }
+
+    /// `Err` with a message naming `path` when `value` is longer than the
+    /// field allows (a 400 naming the field, issue 21 item 1).
+    pub fn check_length(&self, field: &FieldDescriptor, path: &str, value: &str) -> Result<(), String> {
+        let limit = self.max_chars(field);
+        // A string has at least as many bytes as characters: most values
+        // are decided without counting.
+        if value.len() <= limit {
+            return Ok(());
+        }
+        let count = value.chars().count();
+        if count <= limit {
+            return Ok(());
+        }
+        Err(format!("`{path}` is {count} characters long; at most {limit} are accepted"))
+    }
+}
+
+/// The limit of a string field with these options: `max_length`, else the
+/// control's default.
+fn max_chars(options: Option<&Field>) -> usize {
+    match options {
+        Some(o) if o.max_length > 0 => o.max_length as usize,
+        Some(o) if o.control == "textarea" => TEXTAREA_MAX_CHARS,
+        Some(o) if o.control == "url" => URL_MAX_CHARS,
+        _ => DEFAULT_MAX_CHARS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_limits_follow_the_control() {
+        let pool = crate::descriptor_pool();
+        let rules = FieldRules::from_pool(pool);
+        let field =
+            |message: &str, name: &str| pool.get_message_by_name(message).unwrap().get_field_by_name(name).unwrap();
+        let keyword = field("mediaops.lifestyle.v1.SearchUserRequest", "keyword");
+        assert_eq!(rules.max_chars(&keyword), DEFAULT_MAX_CHARS);
+        let content = field("mediaops.tool.v1.CheckBannedWordsRequest", "content");
+        assert_eq!(rules.max_chars(&content), TEXTAREA_MAX_CHARS);
+        assert!(rules.check_length(&keyword, "keyword", &"露".repeat(1_000)).is_ok());
+        let error = rules.check_length(&keyword, "keyword", &"露".repeat(1_001)).unwrap_err();
+        assert_eq!(error, "`keyword` is 1001 characters long; at most 1000 are accepted");
+        assert_eq!(rules.required("mediaops.lifestyle.v1.SearchUserRequest")[0].field.name(), "keyword");
+    }
 }

@@ -30,7 +30,7 @@ fn search_note_response() -> Vec<u8> {
 
 fn transcode(c: &mut Criterion) {
     let pool = mediaops_proto::descriptor_pool();
-    let required = mediaops_proto::options::required_fields(pool);
+    let required = mediaops_proto::options::FieldRules::from_pool(pool);
     let request_desc = pool.get_message_by_name("mediaops.lifestyle.v1.SearchNoteRequest").unwrap();
     let response_desc = pool.get_message_by_name("mediaops.lifestyle.v1.SearchNoteResponse").unwrap();
     let request_text = r#"{"keyword": "露营 装备", "page": 2}"#;

@@ -89,9 +89,9 @@ async fn run(
         query::merge_params(&route.input, params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     }
 
-    let message = decode::decode(&route.input, &Json::Object(object), &state.required)
+    let message = decode::decode(&route.input, &Json::Object(object), &state.rules)
         .map_err(|e| relative_to_body(route, e.into()))?;
-    let idempotency_key = parts.headers.get("idempotency-key").map(|v| v.to_str().unwrap_or("\u{0}"));
+    let idempotency_key = idempotency_key(&parts.headers)?;
     let metadata = CallMetadata { authorization, request_id, idempotency_key };
     let (response, notes) = state
         .core
@@ -102,6 +102,26 @@ async fn run(
         ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
     })?;
     Ok((data, notes))
+}
+
+/// The `Idempotency-Key` header: 1-255 printable ASCII characters
+/// (docs/billing.md). Any other value is a 400 naming the header, never
+/// ignored: ignoring it would charge a retry twice (issue 21 item 2).
+fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    match value.to_str() {
+        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(key)),
+        _ => Err(ApiError {
+            field: Some("Idempotency-Key".into()),
+            ..ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "Idempotency-Key must be 1-255 printable ASCII characters (no spaces); got {} bytes",
+                    value.len()
+                ),
+            )
+        }),
+    }
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {

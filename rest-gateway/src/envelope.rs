@@ -31,8 +31,12 @@ impl ApiError {
         ApiError { code, message: message.into(), field: None, upstream: None }
     }
 
-    /// The error object the core put in a gRPC status's details, or one
-    /// derived from the status code when there is none (transport failure).
+    /// The error object the core put in a gRPC status's details. A status
+    /// without one did not come from the core's pipeline: the connection to
+    /// the core failed or the answer was lost on the way (a reset stream, a
+    /// protocol error, a timeout). That is 502 `upstream_unavailable`,
+    /// never a 500 or a code of the core's (issue 21 item 1); the core
+    /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
         if let Ok(error) = common::Error::decode(status.details()) {
             if let Some(code) = ErrorCode::parse(&error.code) {
@@ -44,17 +48,19 @@ impl ApiError {
                 };
             }
         }
-        match status.code() {
-            tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => ApiError::new(
-                ErrorCode::UpstreamUnavailable,
-                format!("the core service cannot be reached: {}", status.message()),
+        ApiError::new(
+            ErrorCode::UpstreamUnavailable,
+            format!(
+                "the core service could not be reached or its answer was lost ({}: {}); nothing was charged",
+                status.code().description(),
+                mediaops_proto::excerpt::cap_message(status.message())
             ),
-            code => ApiError::new(ErrorCode::from_grpc_code(code), status.message().to_owned()),
-        }
+        )
     }
 
     fn to_json(&self) -> Json {
-        let mut object = json!({"code": self.code.as_str(), "message": self.message});
+        let message = mediaops_proto::excerpt::cap_message(&self.message);
+        let mut object = json!({"code": self.code.as_str(), "message": message});
         if let Some(field) = &self.field {
             object["field"] = json!(field);
         }
@@ -146,5 +152,8 @@ mod tests {
         assert_eq!(api.message, "price 6, balance 2");
         let bare = ApiError::from_status(&tonic::Status::unavailable("connection refused"));
         assert_eq!(bare.code, ErrorCode::UpstreamUnavailable);
+        // A transport failure (a reset HTTP/2 connection) is never a 500.
+        let reset = ApiError::from_status(&tonic::Status::internal("h2 protocol error: error reading a body"));
+        assert_eq!(reset.code, ErrorCode::UpstreamUnavailable);
     }
 }

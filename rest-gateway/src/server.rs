@@ -21,15 +21,16 @@ use crate::routes::routes;
 /// State shared by every request.
 pub struct AppState {
     pub core: CoreClient,
-    /// Required fields by message full name.
-    pub required: crate::transcode::decode::RequiredTable,
+    /// Required fields and string limits of every message.
+    pub rules: crate::transcode::decode::FieldRules,
     pub max_body_bytes: usize,
 }
 
 /// Builds the router over `core`.
 pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router> {
     let pool = mediaops_proto::descriptor_pool();
-    let state = Arc::new(AppState { core, required: mediaops_proto::options::required_fields(pool), max_body_bytes });
+    let state =
+        Arc::new(AppState { core, rules: mediaops_proto::options::FieldRules::from_pool(pool), max_body_bytes });
     let mut by_path: HashMap<String, MethodRouter> = HashMap::new();
     for route in routes(pool)? {
         let route = Arc::new(route);

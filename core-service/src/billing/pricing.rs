@@ -19,6 +19,7 @@ use prost_reflect::{DynamicMessage, FieldDescriptor, Value};
 
 use crate::error::ServiceError;
 use crate::registry::Registry;
+use mediaops_proto::excerpt::excerpt;
 
 /// How one operation is priced.
 #[derive(Debug, Clone)]
@@ -65,7 +66,7 @@ impl PriceRule {
                         let path = format!("{}[{i}]", field.json_name());
                         return Err(ServiceError::invalid_field(
                             path.clone(),
-                            format!("`{path}` is {platform:?}; allowed: {}", allowed.join(", ")),
+                            format!("`{path}` is {}; allowed: {}", excerpt(platform), allowed.join(", ")),
                         ));
                     }
                     if !distinct.contains(&platform.as_str()) {

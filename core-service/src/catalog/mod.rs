@@ -24,6 +24,7 @@ use crate::error::ServiceError;
 use crate::maintenance::Maintenance;
 use crate::registry::Registry;
 use crate::structs::to_struct;
+use mediaops_proto::excerpt::excerpt;
 use value_lists::ValueLists;
 
 /// The skill categories of spec 2.3, in catalog order.
@@ -218,7 +219,11 @@ fn parse_category(category: &str) -> Result<Option<&str>, ServiceError> {
     }
     Err(ServiceError::invalid_field(
         "category",
-        format!("unknown skill category {category:?}; valid: {ALL_CATEGORIES}, {}", SKILL_CATEGORIES.join(", ")),
+        format!(
+            "unknown skill category {}; valid: {ALL_CATEGORIES}, {}",
+            excerpt(category),
+            SKILL_CATEGORIES.join(", ")
+        ),
     ))
 }
 

@@ -19,6 +19,7 @@ use mediaops_proto::mediaops::charter::v1::{
 use crate::catalog::value_lists::ValueLists;
 use crate::error::ServiceError;
 use crate::registry::Registry;
+use mediaops_proto::excerpt::excerpt;
 use rules::DEFAULT_PROFILE;
 use store::CharterStore;
 
@@ -43,7 +44,7 @@ impl CharterService {
                 charter: Some(rules::empty_charter()),
                 charter_updated_at: None,
             }),
-            None => Err(ServiceError::not_found(format!("no profile {profile_id:?} in this account"))),
+            None => Err(ServiceError::not_found(format!("no profile {} in this account", excerpt(profile_id)))),
         }
     }
 

@@ -15,6 +15,7 @@ use mediaops_proto::mediaops::charter::v1::{Audience, Charter, Monetization, Nor
 
 use crate::catalog::value_lists::ValueLists;
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// Longest accepted text field, in characters (ours; the spec sets none).
 pub const MAX_TEXT_CHARS: usize = 4000;
@@ -117,7 +118,7 @@ fn whitelisted(field: &str, value: &str, list: &str, lists: &ValueLists) -> Resu
     }
     let shown: Vec<_> =
         allowed.iter().map(|v| if v.is_empty() { "\"\" (undecided)".to_owned() } else { v.clone() }).collect();
-    Err(ServiceError::invalid_field(field, format!("`{field}` is {value:?}; allowed: {}", shown.join(", "))))
+    Err(ServiceError::invalid_field(field, format!("`{field}` is {}; allowed: {}", excerpt(value), shown.join(", "))))
 }
 
 fn check_review_time(value: &str) -> Result<(), ServiceError> {

@@ -4,6 +4,7 @@
 //! is a 400 naming the field (docs/data/*.md give each operation's values).
 
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// The meaning of `value` (trimmed) in `choices`; a value not listed is a
 /// 400 naming `field` that lists the accepted values.
@@ -16,7 +17,7 @@ pub fn choose<T: Copy>(value: &str, field: &str, choices: &[(&str, T)]) -> Resul
         .iter()
         .map(|(name, _)| if name.is_empty() { "empty".to_owned() } else { format!("{name:?}") })
         .collect();
-    Err(ServiceError::invalid_field(field, format!("{field} {value:?} is not one of {}", accepted.join(", "))))
+    Err(ServiceError::invalid_field(field, format!("{field} {} is not one of {}", excerpt(value), accepted.join(", "))))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
+use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "lifestyle";
@@ -279,7 +280,10 @@ pub fn cursor_offset(cursor: &str) -> Result<u64, ServiceError> {
         return Ok(0);
     }
     cursor.parse::<u64>().map_err(|_| {
-        ServiceError::invalid_field("cursor", format!("cursor must be empty or a count of comments, not {cursor:?}"))
+        ServiceError::invalid_field(
+            "cursor",
+            format!("cursor must be empty or a count of comments, not {}", excerpt(cursor)),
+        )
     })
 }
 

@@ -6,6 +6,7 @@
 
 use super::required;
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// A link's host (lower-cased, without port) and path segments (query and
 /// fragment removed, empty segments skipped); `None` when `input` is not
@@ -66,7 +67,7 @@ pub fn id_or_link(
     extract(input)
         .filter(|id| !id.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no {what} in the link {input:?}")))
+        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no {what} in the link {}", excerpt(input))))
 }
 
 #[cfg(test)]

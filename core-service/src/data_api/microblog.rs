@@ -17,6 +17,7 @@ use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::WorkRecord;
+use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "microblog";
@@ -102,7 +103,7 @@ pub fn mid_of_code(code: &str) -> Option<String> {
 /// `https://m.weibo.cn/detail/<mid>`, `https://m.weibo.cn/status/<code>`).
 /// 400 naming `url` for any other link.
 pub fn post_of_url(url: &str) -> Result<String, ServiceError> {
-    let invalid = || ServiceError::invalid_field("url", format!("url {url:?} is not a microblog post link"));
+    let invalid = || ServiceError::invalid_field("url", format!("url {} is not a microblog post link", excerpt(url)));
     let rest = url.trim().split_once("://").map_or(url.trim(), |(_, rest)| rest);
     let rest = rest.split(['?', '#']).next().unwrap_or_default();
     let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();

@@ -25,6 +25,7 @@ use crate::outbound::GuardedFetcher;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::ContentStore;
+use mediaops_proto::excerpt::excerpt;
 
 /// `source` of answers from the content store.
 pub const SOURCE: &str = "store";
@@ -56,7 +57,7 @@ impl LinkParser {
     pub async fn parse(&self, text: &str) -> Result<Answer<pb::ParseContentDetailResponse>, ServiceError> {
         let text = required(text, "url")?;
         let link = share_link::link_in(text)
-            .ok_or_else(|| ServiceError::invalid_field("url", format!("url: no http(s) link in {text:?}")))?;
+            .ok_or_else(|| ServiceError::invalid_field("url", format!("url: no http(s) link in {}", excerpt(text))))?;
         let (platform, ids) = self.work_of(&link).await?;
         for id in &ids {
             let Some(record) = self.store.get_work(platform, id).await.map_err(store_error)? else { continue };

@@ -25,6 +25,7 @@ use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -72,7 +73,10 @@ pub fn video_id_of(input: &str, field: &str) -> Result<String, ServiceError> {
             .or_else(|| segment_after(link, SHARE_DOMAIN, &["share", "video"]))
     })?;
     if !id.chars().all(|c| c.is_ascii_digit()) {
-        return Err(ServiceError::invalid_field(field, format!("{field} must be a numeric work id, not {id:?}")));
+        return Err(ServiceError::invalid_field(
+            field,
+            format!("{field} must be a numeric work id, not {}", excerpt(&id)),
+        ));
     }
     Ok(id)
 }
@@ -117,7 +121,7 @@ fn author_query(
 }
 
 fn missing_account(input: &str) -> String {
-    format!("no shortvideo account {:?} in the store", input.trim())
+    format!("no shortvideo account {} in the store", excerpt(input.trim()))
 }
 
 /// `{title, likeCount, workUrl}` of a work.

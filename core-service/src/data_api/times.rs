@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 
 use crate::clock::{shanghai, shanghai_to_utc};
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// `YYYY-MM-DD HH:mm:ss` in Asia/Shanghai; empty when unknown.
 pub fn format_time(at: Option<DateTime<Utc>>) -> String {
@@ -19,9 +20,9 @@ pub fn parse_date(value: &str, field: &str) -> Result<Option<NaiveDate>, Service
     if value.is_empty() {
         return Ok(None);
     }
-    NaiveDate::parse_from_str(value, "%Y-%m-%d")
-        .map(Some)
-        .map_err(|_| ServiceError::invalid_field(field, format!("{field} must be a date YYYY-MM-DD, not {value:?}")))
+    NaiveDate::parse_from_str(value, "%Y-%m-%d").map(Some).map_err(|_| {
+        ServiceError::invalid_field(field, format!("{field} must be a date YYYY-MM-DD, not {}", excerpt(value)))
+    })
 }
 
 /// An optional `YYYY-MM-DD HH:mm:ss` field (Asia/Shanghai) as UTC: empty =
@@ -34,7 +35,10 @@ pub fn parse_datetime(value: &str, field: &str) -> Result<Option<DateTime<Utc>>,
     NaiveDateTime::parse_from_str(value, "%Y-%m-%d %H:%M:%S")
         .map(|local| Some(shanghai_to_utc(local.date(), local.time())))
         .map_err(|_| {
-            ServiceError::invalid_field(field, format!("{field} must be a datetime YYYY-MM-DD HH:mm:ss, not {value:?}"))
+            ServiceError::invalid_field(
+                field,
+                format!("{field} must be a datetime YYYY-MM-DD HH:mm:ss, not {}", excerpt(value)),
+            )
         })
 }
 

@@ -16,6 +16,7 @@ use crate::error::ServiceError;
 use crate::registry::Registry;
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AccountOrder, AccountQuery, WorkOrder, WorkQuery};
+use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "videosite";
@@ -52,7 +53,7 @@ fn work_order(order: &str) -> Result<WorkOrder, ServiceError> {
         other => {
             return Err(ServiceError::invalid_field(
                 "order",
-                format!("order {other:?} is not one of totalrank, time, pubdate, click, like, comment, stow"),
+                format!("order {} is not one of totalrank, time, pubdate, click, like, comment, stow", excerpt(other)),
             ));
         }
     })
@@ -99,7 +100,7 @@ async fn search_user(
         other => {
             return Err(ServiceError::invalid_field(
                 "order",
-                format!("order {other:?} is not one of totalrank, follower"),
+                format!("order {} is not one of totalrank, follower", excerpt(other)),
             ));
         }
     };
@@ -134,7 +135,7 @@ pub fn mid_of(input: &str, field: &str) -> Result<String, ServiceError> {
         .nth(1)
         .filter(|mid| !mid.is_empty() && mid.chars().all(|c| c.is_ascii_digit()))
         .map(str::to_owned)
-        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no mid in the link {input:?}")))
+        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no mid in the link {}", excerpt(input))))
 }
 
 /// A `bvId` or a video link holding one (`…/video/BV…`); 400 naming
@@ -148,7 +149,7 @@ pub fn bv_id_of(input: &str, field: &str) -> Result<String, ServiceError> {
         .split(['/', '?', '#', '&'])
         .find(|part| part.len() > 2 && part[..2].eq_ignore_ascii_case("bv") && part.chars().all(char::is_alphanumeric))
         .map(str::to_owned)
-        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no BV id in the link {input:?}")))
+        .ok_or_else(|| ServiceError::invalid_field(field, format!("{field}: no BV id in the link {}", excerpt(input))))
 }
 
 /// `query-account`: `{account{name, mid, follower, nickname,

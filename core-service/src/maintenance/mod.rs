@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 use crate::registry::{OperationInfo, Registry};
+use mediaops_proto::excerpt::excerpt;
 
 /// How long a core trusts the switches it read.
 pub const CACHE_TTL: Duration = Duration::from_secs(2);
@@ -194,7 +195,7 @@ impl Maintenance {
     pub async fn set(&self, request: pb::SetMaintenanceRequest) -> Result<pb::OperationAvailability, ServiceError> {
         let key = request.operation_key.trim();
         if !self.known.contains(key) {
-            return Err(ServiceError::invalid_field("operationKey", format!("unknown operation key {key:?}")));
+            return Err(ServiceError::invalid_field("operationKey", format!("unknown operation key {}", excerpt(key))));
         }
         if key.starts_with("admin.") {
             return Err(ServiceError::invalid_field("operationKey", "admin operations cannot be put into maintenance"));

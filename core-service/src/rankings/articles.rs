@@ -25,6 +25,7 @@ use crate::store::model::{
     AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
     WorkQuery, WorkSeries,
 };
+use mediaops_proto::excerpt::excerpt;
 
 const SERVICE: &str = "mediaops.articles.v1.ArticlesService";
 
@@ -256,7 +257,7 @@ async fn hit_cover(
             });
         }
     }
-    warn_if_empty(&ctx, items.is_empty(), &format!("article snapshots matching {keyword:?}"), window);
+    warn_if_empty(&ctx, items.is_empty(), &format!("article snapshots matching {}", excerpt(keyword)), window);
     let empty = items.is_empty();
     Ok(list(pb::ArticlesHitCoverResponse { items }, empty))
 }
@@ -316,7 +317,7 @@ async fn account_analyzer(
     for (i, asked) in req.account_names.iter().enumerate() {
         let asked = asked.trim();
         let Some(record) = account_by_id_or_name(&api, PLATFORM, asked).await? else {
-            ctx.warn(format!("accountNames[{i}] {asked:?} is not in the store"));
+            ctx.warn(format!("accountNames[{i}] {} is not in the store", excerpt(asked)));
             continue;
         };
         let (articles, average) = recent_articles(&api, &record.account.platform_id).await?;

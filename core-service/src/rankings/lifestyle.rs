@@ -21,6 +21,7 @@ use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AuthorBrief, BoardWork, Counter, Measure, WorkSeries};
+use mediaops_proto::excerpt::excerpt;
 
 const SERVICE: &str = "mediaops.lifestyle.v1.LifestyleService";
 
@@ -137,7 +138,7 @@ async fn hit_data(
             items.push(pb::HitBoardEntry { rank: (*name).to_owned(), item: Some(hit_note(w, value)) });
         }
     }
-    warn_if_empty(&ctx, items.is_empty(), &format!("lifestyle note snapshots matching {keyword:?}"), week);
+    warn_if_empty(&ctx, items.is_empty(), &format!("lifestyle note snapshots matching {}", excerpt(keyword)), week);
     let empty = items.is_empty();
     Ok(list(pb::LifestyleHitDataResponse { items }, empty))
 }
@@ -253,7 +254,7 @@ async fn account_analyzer(
                 user_id: record.account.platform_id,
                 nickname: record.account.nickname,
             }),
-            None => ctx.warn(format!("userIds[{i}] {id:?} is not in the store")),
+            None => ctx.warn(format!("userIds[{i}] {} is not in the store", excerpt(&id))),
         }
     }
     let empty = items.is_empty();

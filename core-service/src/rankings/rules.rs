@@ -17,6 +17,7 @@ use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 use crate::catalog::value_lists::ValueLists;
 use crate::data_api::times::parse_date;
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// Spec 4.1: daily rankings lag about two days; the newest ranked day is
 /// today − 2, so today and yesterday give an empty ranking.
@@ -67,7 +68,7 @@ impl Period {
             "month" => Ok(Period::Month),
             other => Err(ServiceError::invalid_field(
                 field,
-                format!("{field} must be day, week or month (singular), not {other:?}"),
+                format!("{field} must be day, week or month (singular), not {}", excerpt(other)),
             )),
         }
     }
@@ -456,7 +457,11 @@ pub enum OutOfList {
 pub fn invalid_category(field: &str, value: &str, list: CategoryList) -> ServiceError {
     ServiceError::invalid_field(
         field,
-        format!("{INVALID_CATEGORY_CODE} {INVALID_CATEGORY_MESSAGE}: {value:?} is not a value of {}", list.name()),
+        format!(
+            "{INVALID_CATEGORY_CODE} {INVALID_CATEGORY_MESSAGE}: {} is not a value of {}",
+            excerpt(value),
+            list.name()
+        ),
     )
     .with_upstream(Some(INVALID_CATEGORY_CODE), INVALID_CATEGORY_MESSAGE)
 }
@@ -492,12 +497,16 @@ pub fn category(
         OutOfList::Error => Err(invalid_category(field, value, list)),
         OutOfList::Empty => Ok((
             Category::OutOfList(value.to_owned()),
-            Some(format!("{field} {value:?} is not a value of {shown}; out-of-list values give an empty ranking")),
+            Some(format!(
+                "{field} {} is not a value of {shown}; out-of-list values give an empty ranking",
+                excerpt(value)
+            )),
         )),
         OutOfList::AllInstead => Ok((
             Category::All,
             Some(format!(
-                "{field} {value:?} is not a value of {shown}; the ranking of all categories is returned instead"
+                "{field} {} is not a value of {shown}; the ranking of all categories is returned instead",
+                excerpt(value)
             )),
         )),
     }

@@ -25,6 +25,7 @@ use crate::source::{Answer, Fallbacks};
 use crate::store::model::{
     AccountOrder, AccountQuery, AccountRecord, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
 };
+use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -286,7 +287,7 @@ async fn account_diagnosis(
     for (i, asked) in req.account_names.iter().enumerate() {
         let asked = asked.trim();
         let Some(record) = account_by_id_or_name(&api, PLATFORM, asked).await? else {
-            ctx.warn(format!("accountNames[{i}] {asked:?} is not in the store"));
+            ctx.warn(format!("accountNames[{i}] {} is not in the store", excerpt(asked)));
             continue;
         };
         let score = diagnose(&api, &record, window).await?;

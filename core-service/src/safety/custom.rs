@@ -23,6 +23,7 @@ use super::normalize::normalize_word;
 use super::platform::Platform;
 use crate::error::ServiceError;
 use crate::persist;
+use mediaops_proto::excerpt::excerpt;
 
 /// Most added words, and most allowed phrases, in one list.
 pub const MAX_WORDS: usize = 2000;
@@ -93,7 +94,7 @@ pub fn validate(lexicon: &Lexicon, add: Vec<AddedWord>, allow: Vec<String>) -> R
         if !lexicon.has_category(category) {
             return Err(ServiceError::invalid_field(
                 format!("add[{i}].category"),
-                format!("unknown category {category:?}; one of: {}", lexicon.category_names().join(", ")),
+                format!("unknown category {}; one of: {}", excerpt(category), lexicon.category_names().join(", ")),
             ));
         }
         if seen.insert(normalize_word(&word)) {
@@ -118,7 +119,7 @@ fn check_word(word: &str, field: &str) -> Result<String, ServiceError> {
         return Err(ServiceError::invalid_field(field, format!("`{field}` must be 1 to {MAX_WORD_CHARS} characters")));
     }
     if normalize_word(word).is_empty() {
-        return Err(ServiceError::invalid_field(field, format!("`{field}` has only separators ({word:?})")));
+        return Err(ServiceError::invalid_field(field, format!("`{field}` has only separators ({})", excerpt(word))));
     }
     Ok(word.to_owned())
 }

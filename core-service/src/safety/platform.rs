@@ -4,6 +4,7 @@
 //! (`core-service/lexicon/platforms/<name>.tsv`).
 
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// A target platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,7 +80,7 @@ impl Platform {
                     .collect();
                 ServiceError::invalid_field(
                     field,
-                    format!("unknown platform {value:?}; use a name or number: {}", accepted.join(", ")),
+                    format!("unknown platform {}; use a name or number: {}", excerpt(value), accepted.join(", ")),
                 )
             })
     }

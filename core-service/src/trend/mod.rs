@@ -38,6 +38,7 @@ use crate::registry::Registry;
 use crate::source::Fallbacks;
 use crate::store::model::{HotListEntry, HotListQuery};
 use keywords::{Corpus, TermCache};
+use mediaops_proto::excerpt::excerpt;
 
 /// Titles the shared [`TermCache`] keeps before it starts over (about 20 MB
 /// at most; the June 2024 archive has about 15,000 distinct titles).
@@ -81,7 +82,7 @@ pub fn topic_platforms(values: &[String], field: &str) -> Result<Vec<TopicPlatfo
         let platform = TOPIC_PLATFORMS.iter().find(|p| p.token == value).ok_or_else(|| {
             ServiceError::invalid_field(
                 format!("{field}[{i}]"),
-                format!("{field}[{i}] is {value:?}; allowed: shortvideo, lifestyle, articles"),
+                format!("{field}[{i}] is {}; allowed: shortvideo, lifestyle, articles", excerpt(value)),
             )
         })?;
         if !out.contains(platform) {

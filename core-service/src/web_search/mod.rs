@@ -27,6 +27,7 @@ use crate::store::task::{Task, TaskStatus};
 use crate::tasks::{TaskRunner, TaskWork, error_from_json};
 use chat::ChatModel;
 use config::WebSearchSettings;
+use mediaops_proto::excerpt::excerpt;
 use searxng::Searxng;
 
 /// `operationKey` of the skill.
@@ -142,7 +143,7 @@ impl TaskWork for Engine {
             let found = searxng.search(&query).await.map_err(|e| e.to_service_error("the search backend", None))?;
             if found.results.is_empty() {
                 return Err(ServiceError::upstream_unavailable(
-                    format!("the search backend found no results for {query:?}; nothing was charged"),
+                    format!("the search backend found no results for {}; nothing was charged", excerpt(&query)),
                     None,
                 ));
             }

@@ -14,6 +14,7 @@ use super::config::DirectAccount;
 use super::errors::WechatError;
 use super::store::StoredAuthorizer;
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 
 /// An account a publish may write to, resolved for its caller.
 #[derive(Debug, Clone)]
@@ -82,7 +83,8 @@ impl Wechat {
                     return Err(ServiceError {
                         field: Some("authorizerAppid".into()),
                         ..ServiceError::not_found(format!(
-                            "no authorized official account {appid:?}; GET /api/articles/status lists yours"
+                            "no authorized official account {}; GET /api/articles/status lists yours",
+                            excerpt(appid)
                         ))
                     });
                 }
@@ -97,7 +99,7 @@ impl Wechat {
                 field: Some("authorizerAppid".into()),
                 ..ServiceError::new(
                     ErrorCode::Forbidden,
-                    format!("the official account {appid:?} is not authorized for your account"),
+                    format!("the official account {} is not authorized for your account", excerpt(appid)),
                 )
             });
         }

@@ -12,19 +12,19 @@ use serde_json::Value as Json;
 
 use super::{FieldError, join};
 
-/// Required fields by message full name (from the field options).
-pub type RequiredTable = HashMap<String, Vec<mediaops_proto::options::RequiredField>>;
+/// Required fields and string limits (from the field options).
+pub use mediaops_proto::options::FieldRules;
 
 /// Decodes a JSON object into a message of type `desc`.
-pub fn decode(desc: &MessageDescriptor, json: &Json, required: &RequiredTable) -> Result<DynamicMessage, FieldError> {
-    decode_message(desc, json, "", required)
+pub fn decode(desc: &MessageDescriptor, json: &Json, rules: &FieldRules) -> Result<DynamicMessage, FieldError> {
+    decode_message(desc, json, "", rules)
 }
 
 fn decode_message(
     desc: &MessageDescriptor,
     json: &Json,
     path: &str,
-    required: &RequiredTable,
+    rules: &FieldRules,
 ) -> Result<DynamicMessage, FieldError> {
     let Json::Object(object) = json else {
         let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
@@ -41,7 +41,7 @@ fn decode_message(
         }
         let field_path = join(path, field.json_name());
         let converted = if field.is_map() {
-            decode_map(&field, value, &field_path, required)?
+            decode_map(&field, value, &field_path, rules)?
         } else if field.is_list() {
             let Json::Array(items) = value else {
                 return Err(wrong_type(&field_path, "an array", value));
@@ -49,15 +49,15 @@ fn decode_message(
             let values = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| decode_single(&field, item, &format!("{field_path}[{i}]"), required))
+                .map(|(i, item)| decode_single(&field, item, &format!("{field_path}[{i}]"), rules))
                 .collect::<Result<Vec<_>, _>>()?;
             Value::List(values)
         } else {
-            decode_single(&field, value, &field_path, required)?
+            decode_single(&field, value, &field_path, rules)?
         };
         message.set_field(&field, converted);
     }
-    for field in required.get(desc.full_name()).into_iter().flatten().map(|r| &r.field) {
+    for field in rules.required(desc.full_name()).iter().map(|r| &r.field) {
         let present = object.get(field.json_name()).or_else(|| object.get(field.name())).is_some_and(|v| !v.is_null());
         if !present {
             let field_path = join(path, field.json_name());
@@ -67,12 +67,7 @@ fn decode_message(
     Ok(message)
 }
 
-fn decode_map(
-    field: &FieldDescriptor,
-    value: &Json,
-    path: &str,
-    required: &RequiredTable,
-) -> Result<Value, FieldError> {
+fn decode_map(field: &FieldDescriptor, value: &Json, path: &str, rules: &FieldRules) -> Result<Value, FieldError> {
     let Json::Object(entries) = value else {
         return Err(wrong_type(path, "an object", value));
     };
@@ -89,19 +84,18 @@ fn decode_map(
                 ));
             }
         };
-        map.insert(key, decode_single(&value_field, item, &format!("{path}.{}", map.len()), required)?);
+        map.insert(key, decode_single(&value_field, item, &format!("{path}.{}", map.len()), rules)?);
     }
     Ok(Value::Map(map))
 }
 
-fn decode_single(
-    field: &FieldDescriptor,
-    value: &Json,
-    path: &str,
-    required: &RequiredTable,
-) -> Result<Value, FieldError> {
+fn decode_single(field: &FieldDescriptor, value: &Json, path: &str, rules: &FieldRules) -> Result<Value, FieldError> {
     Ok(match field.kind() {
-        Kind::String => Value::String(value.as_str().ok_or_else(|| wrong_type(path, "a string", value))?.to_owned()),
+        Kind::String => {
+            let text = value.as_str().ok_or_else(|| wrong_type(path, "a string", value))?;
+            rules.check_length(field, path, text).map_err(|message| FieldError::new(path, message))?;
+            Value::String(text.to_owned())
+        }
         Kind::Bool => Value::Bool(value.as_bool().ok_or_else(|| wrong_type(path, "true or false", value))?),
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
             Value::I32(integer(value, path, i32::MIN as f64, i32::MAX as f64)? as i32)
@@ -137,7 +131,7 @@ fn decode_single(
                 .map_err(|e| FieldError::new(path, format!("`{path}` is not a valid {}: {e}", inner.name())))?;
             Value::Message(message)
         }
-        Kind::Message(inner) => Value::Message(decode_message(&inner, value, path, required)?),
+        Kind::Message(inner) => Value::Message(decode_message(&inner, value, path, rules)?),
     })
 }
 
@@ -183,6 +177,7 @@ pub(crate) fn json_type(value: &Json) -> &'static str {
 
 /// The error for a key no field of `desc` has, naming the closest field.
 pub fn unknown_field(desc: &MessageDescriptor, key: &str, path: &str) -> FieldError {
+    let key = &excerpt_key(key);
     let field_path = join(path, key);
     let closest = desc
         .fields()
@@ -195,6 +190,15 @@ pub fn unknown_field(desc: &MessageDescriptor, key: &str, path: &str) -> FieldEr
     FieldError::new(field_path, message)
 }
 
+/// An unknown key as messages and `error.field` show it: whole when short,
+/// else a prefix with its length (issue 21 item 1).
+fn excerpt_key(key: &str) -> String {
+    match key.char_indices().nth(mediaops_proto::excerpt::SHOWN_CHARS) {
+        None => key.to_owned(),
+        Some((cut, _)) => format!("{}… ({} characters)", &key[..cut], key.chars().count()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,8 +207,8 @@ mod tests {
 
     fn run(message: &str, body: Json) -> Result<DynamicMessage, FieldError> {
         let pool = descriptor_pool();
-        let required = mediaops_proto::options::required_fields(pool);
-        decode(&pool.get_message_by_name(message).unwrap(), &body, &required)
+        let rules = FieldRules::from_pool(pool);
+        decode(&pool.get_message_by_name(message).unwrap(), &body, &rules)
     }
 
     const SEARCH: &str = "mediaops.lifestyle.v1.SearchWorkRequest";

@@ -22,6 +22,7 @@ use syntect::highlighting::Theme as CodeTheme;
 use super::render::Look;
 use super::render::highlight::code_theme;
 use crate::error::ServiceError;
+use mediaops_proto::excerpt::excerpt;
 use store::ThemeStore;
 
 /// Which rule picked the theme of a render (`themeSource`).
@@ -133,7 +134,7 @@ impl ThemeCatalog {
         };
         ServiceError::invalid_field(
             field,
-            format!("unknown theme {theme_id:?}; valid ids: built-in: {}{custom}", builtin::ids()),
+            format!("unknown theme {}; valid ids: built-in: {}{custom}", excerpt(theme_id), builtin::ids()),
         )
     }
 
@@ -194,13 +195,16 @@ impl ThemeCatalog {
     /// `GET /api/articles/themes/custom/{id}`.
     pub async fn get_custom(&self, account_id: &str, id: &str) -> Result<CustomTheme, ServiceError> {
         if builtin::find(id).is_some() {
-            return Err(ServiceError::invalid_field("id", format!("{id:?} is a built-in theme, not a custom one")));
+            return Err(ServiceError::invalid_field(
+                "id",
+                format!("{} is a built-in theme, not a custom one", excerpt(id)),
+            ));
         }
         custom::check_id(id)?;
         self.store
             .custom_theme(account_id, id)
             .await?
-            .ok_or_else(|| ServiceError::not_found(format!("no custom theme {id:?} in this account")))
+            .ok_or_else(|| ServiceError::not_found(format!("no custom theme {} in this account", excerpt(id))))
     }
 }
 

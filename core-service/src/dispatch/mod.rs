@@ -12,9 +12,11 @@
 //!    different request under the same key (409);
 //! 7. reserve the price (402 when the balance is short: nothing runs);
 //! 8. run, within the operation timeout;
-//! 9. commit on success, release on any failure (502 upstream failures
-//!    included); record usage. A handler whose work outlives the call (a
-//!    task) takes the hold over and settles it when the task ends
+//! 9. release on any failure (502 upstream failures included); commit a
+//!    success only once its answer is delivered ([`delivery`]); release at
+//!    once when the caller goes away or the answer is lost
+//!    ([`settlement`]); record usage. A handler whose work outlives the call
+//!    (a task) takes the hold over and settles it when the task ends
 //!    (docs/tasks.md "Billing"); such an operation may have its own timing
 //!    ([`Registry::set_limits`]).
 //!
@@ -36,10 +38,16 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 use crate::auth::Principal;
 use crate::billing::hold::Hold;
 use crate::billing::pricing::Pricing;
-use crate::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
+use crate::billing::{IdempotencyBegin, Ledger, Reserved};
 use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
-use crate::validate::RequiredFields;
+use crate::validate::FieldChecks;
+
+mod delivery;
+mod settlement;
+
+use delivery::{PendingSettlement, SettleOnDelivery};
+use settlement::Settlement;
 
 /// Metadata key of the request id, in both directions.
 pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
@@ -62,7 +70,7 @@ pub struct Limits {
 pub struct Pipeline {
     pub registry: Registry,
     pub ledger: Arc<dyn Ledger>,
-    pub required: RequiredFields,
+    pub required: FieldChecks,
     pub pricing: Pricing,
     /// Bearer token of the admin RPCs; `None` disables them.
     pub admin_token: Option<String>,
@@ -73,19 +81,17 @@ pub struct Pipeline {
     pub maintenance: Arc<crate::maintenance::Maintenance>,
 }
 
-/// What a finished call leaves for the log.
-struct Outcome {
-    account: String,
-    points: i64,
-    /// The answer's warnings (sent as response metadata).
-    warnings: Vec<String>,
-    /// The task the call started, if its answer has no field for it (sent
-    /// as response metadata).
-    task_id: Option<String>,
+/// A successful call's answer, with what is left to do once it is delivered.
+struct Answer {
+    bytes: Bytes,
+    settlement: Settlement,
 }
 
 impl Pipeline {
     /// Runs one call of `op` end to end; the error carries the request id.
+    /// A success carries its [`PendingSettlement`] in the response
+    /// extensions: it is settled when the answer is delivered
+    /// ([`delivery`]).
     async fn call(
         &self,
         op: &Arc<OperationInfo>,
@@ -93,29 +99,35 @@ impl Pipeline {
     ) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
-        let outcome = self.run(op, &request_id, request).await;
-        let elapsed = started.elapsed();
-        let elapsed_ms = elapsed.as_secs_f64() * 1e3;
-        match outcome {
-            Ok((bytes, Outcome { account, points, warnings, task_id })) => {
-                self.metrics.observe_call(op.key(), "ok", elapsed, points);
-                tracing::info!(request_id, operation = op.key(), account, points, elapsed_ms, "ok");
-                let mut response = tonic::Response::new(bytes);
+        match self.run(op, &request_id, request, started).await {
+            Ok(Answer { bytes, settlement }) => {
+                let mut response = tonic::Response::new(bytes.clone());
                 insert_request_id(response.metadata_mut(), &request_id);
-                for warning in warnings {
+                let ctx = settlement.context();
+                for warning in ctx.warnings.list() {
                     response.metadata_mut().append_bin(
                         crate::registry::WARNINGS_METADATA,
                         tonic::metadata::BinaryMetadataValue::from_bytes(warning.as_bytes()),
                     );
                 }
-                if let Some(value) = task_id.and_then(|id| tonic::metadata::MetadataValue::try_from(id).ok()) {
+                if let Some(value) = ctx.task_id.get().and_then(|id| tonic::metadata::MetadataValue::try_from(id).ok())
+                {
                     response.metadata_mut().insert(crate::registry::TASK_ID_METADATA, value);
                 }
+                response.extensions_mut().insert(PendingSettlement::new(settlement, bytes));
                 Ok(response)
             }
             Err(error) => {
+                let elapsed = started.elapsed();
                 self.metrics.observe_call(op.key(), error.code.as_str(), elapsed, 0);
-                tracing::info!(request_id, operation = op.key(), code = %error.code, elapsed_ms, "failed");
+                let error = self.hide_internal(error, &request_id, op.key());
+                tracing::info!(
+                    request_id,
+                    operation = op.key(),
+                    code = %error.code,
+                    elapsed_ms = elapsed.as_secs_f64() * 1e3,
+                    "failed"
+                );
                 let mut status = error.to_status();
                 insert_request_id(status.metadata_mut(), &request_id);
                 Err(status)
@@ -123,12 +135,31 @@ impl Pipeline {
         }
     }
 
+    /// An `internal` error's text may hold anything (a database's message,
+    /// a path): it is logged with the request id and the client gets the
+    /// request id only (issue 21 item 4).
+    fn hide_internal(&self, error: ServiceError, request_id: &str, operation: &str) -> ServiceError {
+        if error.code != ErrorCode::Internal {
+            return error;
+        }
+        tracing::error!(
+            request_id,
+            operation,
+            error = %mediaops_proto::excerpt::cap_message(&error.message),
+            "internal error"
+        );
+        ServiceError::internal(format!(
+            "internal error; the operator can find it in the log under request id {request_id}"
+        ))
+    }
+
     async fn run(
         &self,
         op: &Arc<OperationInfo>,
         request_id: &str,
         request: tonic::Request<Bytes>,
-    ) -> Result<(Bytes, Outcome), ServiceError> {
+        started: Instant,
+    ) -> Result<Answer, ServiceError> {
         let metadata = request.metadata().clone();
         let principal = self.authenticate(op, &metadata).await?;
         if let Some(note) = self.maintenance.note_if_down(op).await {
@@ -164,10 +195,8 @@ impl Pipeline {
             match self.ledger.idempotency_begin(ctx.account_id(), key, &fingerprint, limits.reservation_ttl).await? {
                 IdempotencyBegin::New => {}
                 IdempotencyBegin::Replay { same_request: true, response } => {
-                    self.record(&ctx, 0, "replayed").await;
-                    let outcome =
-                        Outcome { account: ctx.principal.account_id, points: 0, warnings: Vec::new(), task_id: None };
-                    return Ok((Bytes::from(response), outcome));
+                    let settlement = Settlement::replay(self.ledger.clone(), self.metrics.clone(), ctx, started);
+                    return Ok(Answer { bytes: Bytes::from(response), settlement });
                 }
                 IdempotencyBegin::Replay { same_request: false, .. } => {
                     return Err(ServiceError::new(
@@ -183,35 +212,29 @@ impl Pipeline {
                 }
             }
         }
-
-        let result = self.charge_and_run(&ctx, price, body, limits).await;
-        if let Some(key) = &idempotency {
-            let stored = result.as_ref().ok().map(|(bytes, _)| bytes.as_ref());
-            if let Err(e) = self.ledger.idempotency_finish(ctx.account_id(), key, stored).await {
-                tracing::warn!(request_id, error = %e, "idempotency record not finished");
+        // From here on the call owns an idempotency record and, after
+        // reserving, a hold: the settlement finishes both however the call
+        // ends, also when this future is dropped (the caller went away).
+        let settlement = Settlement::new(self.ledger.clone(), self.metrics.clone(), ctx.clone(), idempotency, started);
+        match self.charge_and_run(&ctx, price, body, limits).await {
+            Ok(bytes) => Ok(Answer { bytes, settlement }),
+            Err(error) => {
+                settlement.failed(&error).await;
+                Err(error)
             }
         }
-        let outcome = match &result {
-            Ok((_, points)) => ("ok", *points),
-            Err(error) => (error.code.as_str(), 0),
-        };
-        self.record(&ctx, outcome.1, outcome.0).await;
-        let (warnings, task_id) = (ctx.warnings.list(), ctx.task_id.get());
-        result.map(|(bytes, points)| {
-            (bytes, Outcome { account: ctx.principal.account_id.clone(), points, warnings, task_id })
-        })
     }
 
-    /// Reserve → run → commit or release. Returns the answer and the points
-    /// kept; 0 when the handler took the hold over to settle it itself
-    /// (a task: docs/tasks.md "Billing").
+    /// Reserve, then run within the timeout. The hold is left in
+    /// `ctx.hold` for the settlement (or taken over by the handler: a task,
+    /// docs/tasks.md "Billing").
     async fn charge_and_run(
         &self,
         ctx: &CallContext,
         price: i64,
         body: Bytes,
         limits: Limits,
-    ) -> Result<(Bytes, i64), ServiceError> {
+    ) -> Result<Bytes, ServiceError> {
         let handler = self.registry.handler(&ctx.operation.grpc_path).expect("checked before");
         let reservation = uuid::Uuid::new_v4().to_string();
         let account = ctx.account_id().to_owned();
@@ -233,7 +256,7 @@ impl Pipeline {
                 }
             }
         }
-        let result = match tokio::time::timeout(limits.operation_timeout, handler(ctx.clone(), body)).await {
+        match tokio::time::timeout(limits.operation_timeout, handler(ctx.clone(), body)).await {
             Ok(result) => result,
             Err(_) => Err(ServiceError::new(
                 ErrorCode::UpstreamUnavailable,
@@ -243,25 +266,6 @@ impl Pipeline {
                     limits.operation_timeout.as_secs()
                 ),
             )),
-        };
-        if price == 0 || ctx.hold.take().is_none() {
-            return result.map(|bytes| (bytes, 0));
-        }
-        match result {
-            Ok(bytes) => {
-                if let Err(e) = self.ledger.commit(&account, &reservation).await {
-                    // The work is done; the reservation expires and is
-                    // released, so the call ends up free rather than lost.
-                    tracing::error!(request_id = ctx.request_id, error = %e, "commit failed; the reservation will be released");
-                }
-                Ok((bytes, price))
-            }
-            Err(error) => {
-                if let Err(e) = self.ledger.release(&account, &reservation).await {
-                    tracing::warn!(request_id = ctx.request_id, error = %e, "release failed; the reservation expires instead");
-                }
-                Err(error)
-            }
         }
     }
 
@@ -287,20 +291,6 @@ impl Pipeline {
             };
         }
         self.ledger.authenticate(token?).await
-    }
-
-    async fn record(&self, ctx: &CallContext, points: i64, outcome: &str) {
-        let record = UsageRecord {
-            request_id: ctx.request_id.clone(),
-            account_id: ctx.principal.account_id.clone(),
-            operation_key: ctx.operation.key().to_owned(),
-            points,
-            outcome: outcome.to_owned(),
-            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        };
-        if let Err(e) = self.ledger.record_usage(&record).await {
-            tracing::warn!(request_id = ctx.request_id, error = %e, "usage not recorded");
-        }
     }
 }
 
@@ -362,7 +352,14 @@ where
                 return Ok(status.into_http());
             };
             let unary = UnaryCall { pipeline, op };
-            Ok(tonic::server::Grpc::new(BytesCodec).unary(unary, request).await)
+            let mut response = tonic::server::Grpc::new(BytesCodec).unary(unary, request).await;
+            let pending = response.extensions_mut().remove::<PendingSettlement>().and_then(|p| p.take());
+            Ok(match pending {
+                Some((settlement, answer)) => {
+                    response.map(|body| tonic::body::Body::new(SettleOnDelivery::new(body, settlement, answer)))
+                }
+                None => response,
+            })
         })
     }
 }

@@ -1,0 +1,177 @@
+//! The end of a call that got as far as billing: settle the points it holds,
+//! finish its idempotency record, log it, count it and record its usage,
+//! exactly once (issue 21 items 1 and 9; docs/billing.md "When a call is
+//! charged").
+//!
+//! - [`Settlement::delivered`]: the answer was handed to the transport
+//!   whole ([`super::delivery`]): commit, store the answer under the
+//!   `Idempotency-Key`, usage `ok`.
+//! - [`Settlement::failed`]: the operation failed: release, forget the key,
+//!   usage with the error code.
+//! - Dropped unsettled: the caller went away mid-call, or the answer could
+//!   not be delivered (a reset stream, a broken connection). The hold is
+//!   released at once in the background (not after the reservation's TTL),
+//!   the key is forgotten so a retry runs, usage `cancelled`.
+//!
+//! A handler that took the hold over (a task, docs/tasks.md "Billing")
+//! settles it itself; then only the record-keeping is left here.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use crate::billing::{Ledger, UsageRecord};
+use crate::error::ServiceError;
+use crate::metrics::Metrics;
+use crate::registry::CallContext;
+
+/// Usage outcome of a call dropped before its answer was delivered.
+pub const CANCELLED: &str = "cancelled";
+
+/// What is left to do for one call; see the module docs.
+pub struct Settlement {
+    ledger: Arc<dyn Ledger>,
+    metrics: Arc<Metrics>,
+    ctx: CallContext,
+    /// The `Idempotency-Key` whose record this call finishes.
+    idempotency_key: Option<String>,
+    /// A stored answer replayed under its key: nothing to settle or store.
+    replay: bool,
+    started: Instant,
+    settled: bool,
+}
+
+impl Settlement {
+    /// The settlement of the call `ctx`, started at `started`, holding
+    /// whatever `ctx.hold` holds now or later.
+    pub fn new(
+        ledger: Arc<dyn Ledger>,
+        metrics: Arc<Metrics>,
+        ctx: CallContext,
+        idempotency_key: Option<String>,
+        started: Instant,
+    ) -> Settlement {
+        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false }
+    }
+
+    /// The settlement of an answer replayed under its `Idempotency-Key`:
+    /// free, and the stored record is left as it is.
+    pub fn replay(ledger: Arc<dyn Ledger>, metrics: Arc<Metrics>, ctx: CallContext, started: Instant) -> Settlement {
+        let mut settlement = Settlement::new(ledger, metrics, ctx, None, started);
+        settlement.replay = true;
+        settlement
+    }
+
+    /// The call's context (warnings, task id).
+    pub fn context(&self) -> &CallContext {
+        &self.ctx
+    }
+
+    /// The answer went out whole: commit the hold and keep `answer` under
+    /// the idempotency key. Returns the points charged.
+    pub async fn delivered(mut self, answer: &Bytes) -> i64 {
+        self.settled = true;
+        let mut points = 0;
+        if let Some(hold) = self.ctx.hold.take() {
+            points = hold.points;
+            if let Err(e) = self.ledger.commit(&hold.account_id, &hold.reservation_id).await {
+                // The work is done; the reservation expires and is
+                // released, so the call ends up free rather than lost.
+                tracing::error!(request_id = self.ctx.request_id, error = %e, "commit failed; the reservation will be released");
+            }
+        }
+        self.finish_idempotency(Some(answer)).await;
+        let outcome = if self.replay { "replayed" } else { "ok" };
+        self.record(points, outcome).await;
+        let elapsed = self.started.elapsed();
+        self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
+        tracing::info!(
+            request_id = self.ctx.request_id,
+            operation = self.ctx.operation.key(),
+            account = self.ctx.account_id(),
+            points,
+            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            "ok"
+        );
+        points
+    }
+
+    /// The operation failed with `error`: release the hold, forget the key,
+    /// record the usage. The caller logs and counts the failure.
+    pub async fn failed(mut self, error: &ServiceError) {
+        self.settled = true;
+        self.release().await;
+        self.finish_idempotency(None).await;
+        self.record(0, error.code.as_str()).await;
+    }
+
+    async fn release(&self) {
+        if let Some(hold) = self.ctx.hold.take() {
+            if let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await {
+                tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
+            }
+        }
+    }
+
+    async fn finish_idempotency(&self, answer: Option<&Bytes>) {
+        let Some(key) = &self.idempotency_key else { return };
+        let stored = answer.map(|bytes| bytes.as_ref());
+        if let Err(e) = self.ledger.idempotency_finish(self.ctx.account_id(), key, stored).await {
+            tracing::warn!(request_id = self.ctx.request_id, error = %e, "idempotency record not finished");
+        }
+    }
+
+    async fn record(&self, points: i64, outcome: &str) {
+        let record = UsageRecord {
+            request_id: self.ctx.request_id.clone(),
+            account_id: self.ctx.principal.account_id.clone(),
+            operation_key: self.ctx.operation.key().to_owned(),
+            points,
+            outcome: outcome.to_owned(),
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        };
+        if let Err(e) = self.ledger.record_usage(&record).await {
+            tracing::warn!(request_id = self.ctx.request_id, error = %e, "usage not recorded");
+        }
+    }
+
+    /// The caller went away or the answer was lost: release now.
+    async fn abandon(self) {
+        self.release().await;
+        self.finish_idempotency(None).await;
+        self.record(0, CANCELLED).await;
+        let elapsed = self.started.elapsed();
+        self.metrics.observe_call(self.ctx.operation.key(), CANCELLED, elapsed, 0);
+        tracing::info!(
+            request_id = self.ctx.request_id,
+            operation = self.ctx.operation.key(),
+            account = self.ctx.account_id(),
+            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            "cancelled: the answer was not delivered; nothing was charged"
+        );
+    }
+}
+
+impl Drop for Settlement {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        self.settled = true;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(request_id = self.ctx.request_id, "call dropped outside the runtime; its hold expires");
+            return;
+        };
+        let unsettled = Settlement {
+            ledger: self.ledger.clone(),
+            metrics: self.metrics.clone(),
+            ctx: self.ctx.clone(),
+            idempotency_key: self.idempotency_key.take(),
+            replay: self.replay,
+            started: self.started,
+            settled: true,
+        };
+        runtime.spawn(unsettled.abandon());
+    }
+}
