@@ -187,3 +187,38 @@ impl Drop for Process {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `mediaops <args>` (an admin command: keys, points, usage) with
+/// `env` on `data_dir` and returns its JSON output.
+pub fn cli(data_dir: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> serde_json::Value {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mediaops"));
+    command.args(args).env("MEDIAOPS_DATA_DIR", data_dir).env("RUST_LOG", "warn").stdin(Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("mediaops runs");
+    assert!(output.status.success(), "mediaops {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let json = stdout.lines().skip_while(|l| !l.starts_with('{')).collect::<Vec<_>>().join("\n");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("mediaops {args:?} printed no JSON ({e}): {stdout}"))
+}
+
+/// A local upstream that answers every request after `delay` with a 500:
+/// something slow for a call to wait on. Returns its base URL
+/// (`http://127.0.0.1:<port>/v1`); it lives as long as the test process.
+pub fn slow_upstream(delay: Duration) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok).take(64) {
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer);
+                std::thread::sleep(delay);
+                let _ = stream.write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
