@@ -53,9 +53,7 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    mediaops_proto::logging::init();
     let cli = Cli::parse();
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {

@@ -14,9 +14,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    mediaops_proto::logging::init();
     let args = Args::parse();
     let settings = core_service::CoreSettings::load(args.config.as_deref())?;
     let core = core_service::Core::open(&settings).await?;

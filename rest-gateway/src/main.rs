@@ -17,9 +17,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    mediaops_proto::logging::init();
     let args = Args::parse();
     let mut settings = rest_gateway::GatewaySettings::load(args.config.as_deref())?;
     if let Some(addr) = args.core_addr {

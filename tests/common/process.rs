@@ -216,7 +216,8 @@ pub fn slow_upstream(delay: Duration) -> String {
                 let mut buffer = [0u8; 4096];
                 let _ = stream.read(&mut buffer);
                 std::thread::sleep(delay);
-                let _ = stream.write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+                let _ = stream
+                    .write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
             });
         }
     });

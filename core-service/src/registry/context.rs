@@ -60,13 +60,28 @@ pub struct Warnings(Arc<Mutex<Vec<String>>>);
 /// The binary gRPC metadata key carrying each warning (UTF-8 bytes).
 pub const WARNINGS_METADATA: &str = mediaops_proto::warnings::METADATA;
 
+/// Warnings an answer carries at most; the last one then says how many
+/// more there were. Warnings travel as response metadata, so an unbounded
+/// number (one per unknown id of a long list) could blow the peer's
+/// header-list limit (issue 21 item 1).
+pub const MAX_WARNINGS: usize = 20;
+
 impl Warnings {
-    /// Adds a warning once (a repeated text is kept once).
+    /// Adds a warning once (a repeated text is kept once), capped at
+    /// [`mediaops_proto::excerpt::MESSAGE_CHARS`] characters; past
+    /// [`MAX_WARNINGS`] the rest are counted in one last warning.
     pub fn add(&self, warning: impl Into<String>) {
-        let warning = warning.into();
+        let warning = mediaops_proto::excerpt::cap_message(&warning.into()).into_owned();
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if !all.contains(&warning) {
+        if all.contains(&warning) {
+            return;
+        }
+        if all.len() < MAX_WARNINGS {
             all.push(warning);
+        } else {
+            // The last entry becomes (or already is) the count of the rest.
+            let more = all.pop().as_deref().and_then(more_count).map_or(2, |n| n + 1);
+            all.push(format!("… and {more} more warnings"));
         }
     }
 
@@ -74,6 +89,11 @@ impl Warnings {
     pub fn list(&self) -> Vec<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+}
+
+/// The count of a "… and N more warnings" line.
+fn more_count(warning: &str) -> Option<usize> {
+    warning.strip_prefix("… and ")?.strip_suffix(" more warnings")?.parse().ok()
 }
 
 /// The ASCII gRPC metadata key carrying the id of the task a call started.
@@ -93,5 +113,26 @@ impl TaskIdSlot {
     /// The task id, if one was set.
     pub fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_are_capped_in_number_and_length() {
+        let warnings = Warnings::default();
+        for i in 0..1_000 {
+            warnings.add(format!("userIds[{i}] is not in the store"));
+        }
+        warnings.add("x".repeat(100_000));
+        let list = warnings.list();
+        assert_eq!(list.len(), MAX_WARNINGS);
+        assert_eq!(list[MAX_WARNINGS - 2], "userIds[18] is not in the store");
+        assert_eq!(list[MAX_WARNINGS - 1], format!("… and {} more warnings", 1_001 - (MAX_WARNINGS - 1)));
+        let long = Warnings::default();
+        long.add("x".repeat(100_000));
+        assert!(long.list()[0].len() < 600);
     }
 }
