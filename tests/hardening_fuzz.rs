@@ -342,6 +342,13 @@ async fn fuzz(backend: &str, env: Vec<(&'static str, String)>) {
     let honest_left = admin.get_balance(with_token(balance("honest"), ADMIN_TOKEN)).await.unwrap().into_inner().points;
     assert_eq!(100_000 - honest_left, honest.len() as i64, "the honest account was not charged exactly per call");
     assert!(rss_after < rss_before + 512 * 1024, "RSS grew from {rss_before} to {rss_after} KiB");
+
+    // The log stays bounded and keeps keys out (issue 21 item 7).
+    let log = process.output();
+    let longest = log.iter().map(String::len).max().unwrap_or(0);
+    println!("fuzz {backend}: {} log lines, the longest {longest} bytes", log.len());
+    assert!(longest <= mediaops::proto::logging::MAX_LINE_BYTES + 40, "a {longest} byte log line");
+    assert!(!log.iter().any(|line| line.contains(KEY)), "an API key was logged");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
