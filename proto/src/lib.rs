@@ -10,6 +10,7 @@ pub mod bearer;
 pub mod codec;
 pub mod error_code;
 pub mod options;
+pub mod readiness;
 pub mod request_id;
 pub mod task_id;
 pub mod warnings;
