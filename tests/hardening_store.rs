@@ -248,10 +248,8 @@ async fn a_store_outage_is_a_fast_uncharged_503_and_the_store_heals_by_itself() 
         search_note(&process, search.clone()).await.status == 200
     })
     .await;
-    eventually(Duration::from_secs(10), "/readyz ready again", || async {
-        probe(&process, "/readyz").await.0 == 200
-    })
-    .await;
+    eventually(Duration::from_secs(10), "/readyz ready again", || async { probe(&process, "/readyz").await.0 == 200 })
+        .await;
 
     // The database is dropped, then re-created empty: 503 (never 500)
     // until the readiness check has migrated it, then 200.
