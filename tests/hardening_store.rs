@@ -228,6 +228,7 @@ async fn a_store_outage_is_a_fast_uncharged_503_and_the_store_heals_by_itself() 
     let started = Instant::now();
     let (answer, cost) = charged(&process, search_note(&process, search.clone())).await;
     let took = started.elapsed();
+    eprintln!("the store outage answered in {took:?}");
     failure(answer.status, &answer.body, 503, "store_unavailable");
     assert!(answer.retry_after.as_deref().is_some_and(|s| s.parse::<u64>().is_ok()), "Retry-After in seconds");
     assert!(took < Duration::from_secs(8), "the outage answered after {took:?}");
