@@ -1,6 +1,6 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
-//! `GET /healthz` (liveness), `GET /readyz` (readiness), and JSON envelopes for unknown paths (404) and wrong
-//! methods (405).
+//! `GET /healthz` (liveness), `GET /readyz` (readiness), and JSON envelopes
+//! for unknown paths (404) and wrong methods (405).
 
 use std::collections::HashMap;
 use std::future::Future;
