@@ -87,7 +87,7 @@ async fn serve(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result
     let running = mediaops::start(core, gateway).await?;
     println!("{}", running.bootstrap);
     println!("gRPC  listening on {} (reflection, grpc.health.v1)", running.grpc_addr);
-    println!("REST  listening on http://{} (GET /healthz, GET /api/apis)", running.rest_addr);
+    println!("REST  listening on http://{} (GET /healthz, GET /readyz, GET /api/apis)", running.rest_addr);
     tokio::signal::ctrl_c().await?;
     println!("shutting down");
     running.shutdown().await

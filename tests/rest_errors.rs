@@ -150,10 +150,12 @@ async fn every_unbuilt_operation_answers_not_implemented_never_canned_data() {
 }
 
 #[tokio::test]
-async fn healthz_reports_the_core() {
+async fn healthz_is_liveness_and_readyz_reports_the_core() {
     let service = Service::start().await;
-    let response = service.http.get(format!("{}/healthz", service.base)).send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    let body: serde_json::Value = response.json().await.unwrap();
-    assert_eq!(body, json!({"status": "ok", "core": "serving"}));
+    for (path, expected) in [("/healthz", json!({"status": "ok"})), ("/readyz", json!({"status": "ready"}))] {
+        let response = service.http.get(format!("{}{path}", service.base)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(body, expected, "{path}");
+    }
 }

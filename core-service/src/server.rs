@@ -1,5 +1,6 @@
 //! Assembles the core: state, registry with every built handler, and the
-//! tonic server with reflection (v1 and v1alpha), `grpc.health.v1`, the
+//! tonic server with reflection (v1 and v1alpha), `grpc.health.v1` (fed by
+//! [`crate::readiness`]), the
 //! operation service and, over HTTP/1.1 on the same port, `GET /metrics`
 //! (docs/metrics.md).
 
@@ -39,6 +40,8 @@ pub struct Core {
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
     wechat_callback: Option<crate::wechat::callback::CallbackListener>,
+    /// Checks the ledger and the store for `grpc.health.v1` once serving.
+    readiness: crate::readiness::Readiness,
 }
 
 impl Core {
@@ -78,7 +81,10 @@ impl Core {
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
-        let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir)
+        let store_pool = crate::store::PoolSettings {
+            acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
+        };
+        let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
         let store = opened.content;
@@ -149,6 +155,11 @@ impl Core {
             operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
         };
         spawn_sweeper(Arc::downgrade(&ledger));
+        let readiness = crate::readiness::Readiness::new(
+            ledger.clone(),
+            data.store.clone(),
+            std::time::Duration::from_secs(settings.readiness_interval_secs),
+        );
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,
@@ -159,7 +170,7 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
         });
-        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback })
+        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness })
     }
 
     /// Where the WeChat-facing listener listens, if it is configured.
@@ -185,9 +196,8 @@ impl Core {
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
-        for service in mediaops_proto::descriptor_pool().services() {
-            health_reporter.set_service_status(service.full_name(), tonic_health::ServingStatus::Serving).await;
-        }
+        let services = mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
+        let readiness = self.readiness.start(health_reporter, services).await;
 
         let (stopping, stop) = tokio::sync::watch::channel(false);
         let shutdown = async move {
@@ -211,6 +221,7 @@ impl Core {
             .add_routes(tonic::service::Routes::from(router))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
             .await;
+        readiness.abort();
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();

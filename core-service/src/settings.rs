@@ -37,6 +37,13 @@ pub struct CoreSettings {
     /// PostgreSQL for the content store (`MEDIAOPS_DATABASE_URL`); unset =
     /// the embedded SQLite file `<data_dir>/store.sqlite`.
     pub database_url: Option<String>,
+    /// Seconds a call waits for a PostgreSQL connection before it fails
+    /// with 503 `store_unavailable` (`MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS`).
+    pub store_acquire_timeout_secs: u64,
+    /// Seconds between two readiness checks of the ledger and the store
+    /// (`MEDIAOPS_READINESS_INTERVAL_SECS`; docs/errors.md "Liveness and
+    /// readiness"); a store whose schema is missing is migrated by them.
+    pub readiness_interval_secs: u64,
     /// As-of clock, `YYYY-MM-DD` or RFC 3339 (`MEDIAOPS_NOW`).
     pub now: Option<String>,
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
@@ -76,6 +83,8 @@ impl Default for CoreSettings {
             reservation_ttl_secs: 120,
             operation_timeout_secs: 60,
             database_url: None,
+            store_acquire_timeout_secs: 2,
+            readiness_interval_secs: 5,
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),
@@ -135,6 +144,14 @@ impl CoreSettings {
             );
         }
         anyhow::ensure!(self.bootstrap_points >= 0, "MEDIAOPS_BOOTSTRAP_POINTS must not be negative");
+        anyhow::ensure!(
+            (1..=300).contains(&self.store_acquire_timeout_secs),
+            "MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS must be 1..300"
+        );
+        anyhow::ensure!(
+            (1..=300).contains(&self.readiness_interval_secs),
+            "MEDIAOPS_READINESS_INTERVAL_SECS must be 1..300"
+        );
         self.outbound.check()?;
         self.images.check()?;
         self.hotlists.check()?;
@@ -154,6 +171,7 @@ mod tests {
         assert_eq!(s.grpc_addr, "0.0.0.0:50051");
         assert_eq!(s.data_dir, PathBuf::from("./data"));
         assert_eq!(s.bootstrap_points, 10_000);
+        assert_eq!((s.store_acquire_timeout_secs, s.readiness_interval_secs), (2, 5));
         assert!(s.check().is_ok());
     }
 
@@ -203,5 +221,7 @@ mod tests {
         assert!(with(|s| s.now = Some("2024-06-21T10:00:00+08:00".into())).is_ok());
         assert!(with(|s| s.now = Some("21/06/2024".into())).is_err());
         assert!(with(|s| s.bootstrap_key = Some("short".into())).is_err());
+        assert!(with(|s| s.store_acquire_timeout_secs = 0).is_err());
+        assert!(with(|s| s.readiness_interval_secs = 0).is_err());
     }
 }

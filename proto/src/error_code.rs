@@ -4,6 +4,10 @@
 
 use tonic::Code;
 
+/// The `Retry-After` of a dependency outage, in seconds (about two health
+/// check intervals of a core at its defaults).
+pub const RETRY_AFTER_SECS: u64 = 5;
+
 /// Every `error.code` the service answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -38,11 +42,14 @@ pub enum ErrorCode {
     /// 503: the operation needs an upstream that is not configured (e.g. no
     /// search backend for `ai-web-search`); the message names the settings.
     NotConfigured,
+    /// 503: the content store (the database) cannot be reached or is not
+    /// ready (its schema is being re-created); nothing was charged, retry.
+    StoreUnavailable,
 }
 
 impl ErrorCode {
     /// All codes, for tables and tests.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::InvalidInput,
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPoints,
@@ -58,6 +65,7 @@ impl ErrorCode {
         ErrorCode::NotImplemented,
         ErrorCode::BillingUnavailable,
         ErrorCode::NotConfigured,
+        ErrorCode::StoreUnavailable,
     ];
 
     /// The `error.code` string.
@@ -78,6 +86,7 @@ impl ErrorCode {
             ErrorCode::NotImplemented => "not_implemented",
             ErrorCode::BillingUnavailable => "billing_unavailable",
             ErrorCode::NotConfigured => "not_configured",
+            ErrorCode::StoreUnavailable => "store_unavailable",
         }
     }
 
@@ -103,7 +112,8 @@ impl ErrorCode {
             ErrorCode::Maintenance
             | ErrorCode::NotImplemented
             | ErrorCode::BillingUnavailable
-            | ErrorCode::NotConfigured => 503,
+            | ErrorCode::NotConfigured
+            | ErrorCode::StoreUnavailable => 503,
         }
     }
 
@@ -123,8 +133,20 @@ impl ErrorCode {
             ErrorCode::UpstreamUnavailable
             | ErrorCode::Maintenance
             | ErrorCode::BillingUnavailable
-            | ErrorCode::NotConfigured => Code::Unavailable,
+            | ErrorCode::NotConfigured
+            | ErrorCode::StoreUnavailable => Code::Unavailable,
             ErrorCode::NotImplemented => Code::Unimplemented,
+        }
+    }
+
+    /// Seconds a client should wait before retrying, sent as the
+    /// `Retry-After` header (RFC 9110 §10.2.3): set only for the transient
+    /// outages of a dependency (`billing_unavailable`, `store_unavailable`),
+    /// where the same request may succeed once it is back.
+    pub fn retry_after_secs(self) -> Option<u64> {
+        match self {
+            ErrorCode::BillingUnavailable | ErrorCode::StoreUnavailable => Some(RETRY_AFTER_SECS),
+            _ => None,
         }
     }
 
@@ -171,5 +193,9 @@ mod tests {
         assert_eq!(ErrorCode::NotFound.http_status(), 404);
         assert_eq!(ErrorCode::UpstreamUnavailable.http_status(), 502);
         assert_eq!(ErrorCode::Maintenance.http_status(), 503);
+        assert_eq!(ErrorCode::StoreUnavailable.http_status(), 503);
+        assert_eq!(ErrorCode::StoreUnavailable.grpc_code(), Code::Unavailable);
+        assert_eq!(ErrorCode::StoreUnavailable.retry_after_secs(), Some(RETRY_AFTER_SECS));
+        assert_eq!(ErrorCode::Internal.retry_after_secs(), None);
     }
 }

@@ -12,6 +12,7 @@ pub mod error_code;
 pub mod excerpt;
 pub mod logging;
 pub mod options;
+pub mod readiness;
 pub mod request_id;
 pub mod task_id;
 pub mod warnings;

@@ -81,8 +81,13 @@ impl CoreClient {
 
     /// The core's overall `grpc.health.v1` status.
     pub async fn health(&self) -> Result<ServingStatus, tonic::Status> {
-        let response =
-            HealthClient::new(self.channel.clone()).check(HealthCheckRequest { service: String::new() }).await?;
+        self.health_of("").await
+    }
+
+    /// The core's `grpc.health.v1` status of `service` (`""` = overall).
+    pub async fn health_of(&self, service: &str) -> Result<ServingStatus, tonic::Status> {
+        let request = HealthCheckRequest { service: service.to_owned() };
+        let response = HealthClient::new(self.channel.clone()).check(request).await?;
         Ok(response.into_inner().status())
     }
 }

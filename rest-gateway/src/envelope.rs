@@ -111,14 +111,21 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
     }
 }
 
-/// `<status> {success: false, requestId, data: null, error}`.
+/// `<status> {success: false, requestId, data: null, error}`, with a
+/// `Retry-After: <seconds>` header for a dependency outage
+/// ([`ErrorCode::retry_after_secs`]: `billing_unavailable`,
+/// `store_unavailable`).
 pub fn failure(request_id: &str, error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    respond(
+    let mut response = respond(
         status,
         request_id,
         json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()}).to_string(),
-    )
+    );
+    if let Some(seconds) = error.code.retry_after_secs() {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
 }
 
 fn respond(status: StatusCode, request_id: &str, body: String) -> Response {
@@ -155,5 +162,15 @@ mod tests {
         // A transport failure (a reset HTTP/2 connection) is never a 500.
         let reset = ApiError::from_status(&tonic::Status::internal("h2 protocol error: error reading a body"));
         assert_eq!(reset.code, ErrorCode::UpstreamUnavailable);
+    }
+
+    #[test]
+    fn dependency_outages_say_when_to_retry() {
+        let outage = failure("r1", &ApiError::new(ErrorCode::StoreUnavailable, "down"));
+        assert_eq!(outage.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let seconds = mediaops_proto::error_code::RETRY_AFTER_SECS.to_string();
+        assert_eq!(outage.headers().get(header::RETRY_AFTER).unwrap(), seconds.as_str());
+        let bug = failure("r2", &ApiError::new(ErrorCode::Internal, "x"));
+        assert!(bug.headers().get(header::RETRY_AFTER).is_none());
     }
 }

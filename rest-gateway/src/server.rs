@@ -1,6 +1,6 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
-//! `GET /healthz`, and JSON envelopes for unknown paths (404) and wrong
-//! methods (405).
+//! `GET /healthz` (liveness), `GET /readyz` (readiness), and JSON envelopes
+//! for unknown paths (404) and wrong methods (405).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -52,9 +52,10 @@ pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router>
     for (path, methods) in by_path {
         router = router.route(&path, methods);
     }
-    let health_state = state.clone();
+    let ready_state = state.clone();
     Ok(router
-        .route("/healthz", get(move || healthz(health_state.clone())))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::disable()))
@@ -70,22 +71,39 @@ pub async fn serve(
     Ok(())
 }
 
-/// `GET /healthz`: 200 `{status: "ok", core: "serving"}` when the core
-/// answers its health check, else 503 with the reason. Needs no key.
-async fn healthz(state: Arc<AppState>) -> Response {
-    let check = tokio::time::timeout(std::time::Duration::from_secs(2), state.core.health()).await;
-    match check {
-        Ok(Ok(status)) if status == tonic_health::pb::health_check_response::ServingStatus::Serving => {
-            (StatusCode::OK, axum::Json(json!({"status": "ok", "core": "serving"}))).into_response()
+/// How long `/readyz` waits for the core's health answers.
+const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `GET /healthz`, liveness: 200 `{status: "ok"}` while this process
+/// serves HTTP, whatever its dependencies say (docs/errors.md "Liveness and
+/// readiness"). Needs no key.
+async fn healthz() -> Response {
+    (StatusCode::OK, axum::Json(json!({"status": "ok"}))).into_response()
+}
+
+/// `GET /readyz`, readiness: 200 `{status: "ready"}` when the core answers
+/// `grpc.health.v1` SERVING for `""`; else 503 `{status: "not_ready",
+/// down: [...]}` naming what is down: `core` (unreachable or no answer in
+/// 2 s) or the core's dependencies `ledger` and/or `store`
+/// ([`mediaops_proto::readiness`]). Needs no key.
+async fn readyz(state: Arc<AppState>) -> Response {
+    let not_ready = |down: Vec<&str>| {
+        (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "not_ready", "down": down}))).into_response()
+    };
+    let serving = tonic_health::pb::health_check_response::ServingStatus::Serving;
+    match tokio::time::timeout(READY_TIMEOUT, state.core.health()).await {
+        Ok(Ok(status)) if status == serving => (StatusCode::OK, axum::Json(json!({"status": "ready"}))).into_response(),
+        Ok(Ok(_)) => {
+            let mut down = Vec::new();
+            for (name, service) in mediaops_proto::readiness::DEPENDENCIES {
+                let status = tokio::time::timeout(READY_TIMEOUT, state.core.health_of(service)).await;
+                if !matches!(status, Ok(Ok(s)) if s == serving) {
+                    down.push(name);
+                }
+            }
+            not_ready(down)
         }
-        Ok(Ok(status)) => {
-            (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": status.as_str_name()})))
-                .into_response()
-        }
-        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": e.message()})))
-            .into_response(),
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "degraded", "core": "timeout"})))
-            .into_response(),
+        Ok(Err(_)) | Err(_) => not_ready(vec!["core"]),
     }
 }
 

@@ -178,6 +178,10 @@ fn release_expired_of(state: &mut State, account: Option<&str>, now: i64) -> usi
 
 #[async_trait::async_trait]
 impl Ledger for EmbeddedLedger {
+    async fn ping(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
         self.read(|state| match state.keys.get(&hash_key(key)) {
             Some(record) if !record.disabled => {

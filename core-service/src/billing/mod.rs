@@ -91,6 +91,10 @@ pub struct KeyInfo {
 /// cannot be reached, so nothing runs for free.
 #[async_trait::async_trait]
 pub trait Ledger: Send + Sync + 'static {
+    /// Readiness (docs/errors.md "Liveness and readiness"): `Ok` when the
+    /// backing store answers now (Redis: one `PING`, bounded by the
+    /// ledger's 2 s response timeout); the embedded ledger is always ready.
+    async fn ping(&self) -> Result<(), ServiceError>;
     /// The account of an enabled key; 401 for an unknown or disabled one.
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError>;
     /// Stores `key` for `account_id` (creating the account with 0 points);

@@ -111,6 +111,16 @@ impl RedisLedger {
 
 #[async_trait::async_trait]
 impl Ledger for RedisLedger {
+    async fn ping(&self) -> Result<(), ServiceError> {
+        let mut redis = self.redis.clone();
+        let ping = redis::cmd("PING");
+        match tokio::time::timeout(RESPONSE_TIMEOUT, ping.query_async::<String>(&mut redis)).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(failed(e)),
+            Err(_) => Err(unavailable("Redis did not answer PING in time")),
+        }
+    }
+
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
         let record: HashMap<String, String> =
             self.redis.clone().hgetall(self.key(&hash_key(key))).await.map_err(failed)?;

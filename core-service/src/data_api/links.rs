@@ -4,7 +4,6 @@
 //! links without fetching anything; a short link that only a redirect would
 //! resolve (`https://v.douyin.com/…`) is a 400 naming the field.
 
-use super::required;
 use crate::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
@@ -53,14 +52,16 @@ pub fn query_param<'a>(link: &'a str, domain: &str, name: &str) -> Option<&'a st
 
 /// A required id field that may also be a link: text without `/` is the id
 /// itself (trimmed); a link goes through `extract`, and a link it finds
-/// nothing in is a 400 naming `field` that says `what` was looked for.
+/// nothing in is a 400 naming `field` that says `what` was looked for. Either
+/// follows [`crate::fields::identifier`] (one line, no control character, at
+/// most [`crate::fields::MAX_ID_CHARS`] characters).
 pub fn id_or_link(
     input: &str,
     field: &str,
     what: &str,
     extract: impl Fn(&str) -> Option<&str>,
 ) -> Result<String, ServiceError> {
-    let input = required(input, field)?;
+    let input = crate::fields::identifier(input, field, crate::fields::MAX_ID_CHARS)?;
     if !input.contains('/') {
         return Ok(input.to_owned());
     }

@@ -61,17 +61,12 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
     Ok(())
 }
 
-/// A store failure as the caller sees it: bad paging is a 400 naming the
-/// field; anything else is a 500 (logged) without the database's words.
+/// A content-store failure as the caller sees it
+/// ([`StoreError::into_service_error`]): bad paging is a 400 naming the
+/// field, an unreachable database a 503 `store_unavailable`, anything else
+/// a 500 (logged) without the database's words.
 pub fn store_error(error: StoreError) -> ServiceError {
-    match error {
-        StoreError::Invalid { field, message } => ServiceError::invalid_field(field, message),
-        StoreError::NotFound(what) => ServiceError::not_found(format!("{what} is not in the store")),
-        other => {
-            tracing::error!(error = %other, "content store failed");
-            ServiceError::internal("the content store failed; try again later")
-        }
-    }
+    error.into_service_error("content store")
 }
 
 /// A list answer: [`Answer::Empty`] when it has no items (so a fallback
@@ -85,12 +80,10 @@ pub fn count(value: Option<i64>) -> i64 {
     value.unwrap_or(0)
 }
 
-/// A required text field, trimmed; blank is a 400 naming `field` (the
-/// pipeline already refuses a missing one, this catches `"  "`).
+/// A required text field, trimmed, per [`crate::fields::text`]: blank or
+/// holding a control character (but tab and line breaks) is a 400 naming
+/// `field` (the pipeline already refuses a missing one, this catches `"  "`
+/// and `"a\u0000b"`).
 pub fn required<'a>(value: &'a str, field: &str) -> Result<&'a str, ServiceError> {
-    let value = value.trim();
-    if value.is_empty() {
-        return Err(ServiceError::invalid_field(field, format!("{field} must not be empty")));
-    }
-    Ok(value)
+    crate::fields::text(value, field)
 }

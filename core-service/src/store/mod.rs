@@ -17,6 +17,7 @@
 
 pub(crate) mod board;
 pub mod days;
+pub mod failure;
 pub mod import;
 pub(crate) mod listing;
 pub mod model;
@@ -70,6 +71,14 @@ pub type StoreResult<T> = Result<T, StoreError>;
 pub trait ContentStore: Send + Sync {
     /// Which backend: `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
+
+    /// Readiness (issue 21 item 5): the database answers and its schema is
+    /// current. A schema that is missing or behind (the database was
+    /// re-created empty) is migrated here, so a core recovers without a
+    /// restart. An unreachable database is an error whose
+    /// [`StoreError::is_unavailable`] is true; each call is bounded by the
+    /// pool's acquire timeout ([`PoolSettings`]).
+    async fn check(&self) -> StoreResult<()>;
 
     /// Writes a batch in one transaction, each record in its own savepoint:
     /// one outcome per record, in order; a failed record (e.g. a snapshot of
@@ -223,11 +232,26 @@ pub(crate) fn paging(page: u32, page_size: u32) -> StoreResult<(i64, i64)> {
     Ok((i64::from(page_size), i64::from(page - 1) * i64::from(page_size)))
 }
 
+/// Connection pool limits of the PostgreSQL store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// Longest wait for a connection (from the pool or a new one) before a
+    /// call fails with 503 `store_unavailable` instead of hanging
+    /// (`MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS`, default 2 s).
+    pub acquire_timeout: std::time::Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        PoolSettings { acquire_timeout: std::time::Duration::from_secs(2) }
+    }
+}
+
 /// Opens the store the settings name: PostgreSQL at `database_url` when set,
 /// else the SQLite file `<data_dir>/store.sqlite` (created with the
 /// directory if absent). Migrations run before it returns.
 pub async fn open(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Arc<dyn ContentStore>> {
-    Ok(open_all(database_url, data_dir).await?.content)
+    Ok(open_all(database_url, data_dir, PoolSettings::default()).await?.content)
 }
 
 /// The content store and the other state kept in its database.
@@ -241,13 +265,14 @@ pub struct Opened {
 
 /// [`open`], also giving the [`task::TaskStore`] and the
 /// [`sync_job::SyncJobStore`] on the same database.
-pub async fn open_all(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Opened> {
+/// `pool` bounds the PostgreSQL pool (SQLite keeps the driver's defaults).
+pub async fn open_all(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
     fn all<S: ContentStore + task::TaskStore + sync_job::SyncJobStore + 'static>(store: S) -> Opened {
         let store = Arc::new(store);
         Opened { content: store.clone(), tasks: store.clone(), sync: store }
     }
     Ok(match database_url {
-        Some(url) => all(postgres::PostgresStore::open(url).await?),
+        Some(url) => all(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
         None => all(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
     })
 }

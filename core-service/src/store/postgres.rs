@@ -12,7 +12,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use super::listing::Dialect;
 use super::model::{Account, Record, Work};
 use super::sql::{self, account_record, comment_record, work_record};
-use super::{StoreResult, segment};
+use super::{PoolSettings, StoreResult, segment};
 
 /// PostgreSQL migrations, in order.
 fn migrator() -> Migrator {
@@ -35,16 +35,28 @@ pub struct PostgresStore {
     pool: PgPool,
 }
 
+/// The connect options of `url` (`postgres://user@host:port/db`).
+pub fn options(url: &str) -> StoreResult<PgConnectOptions> {
+    Ok(PgConnectOptions::from_str(url)?)
+}
+
 impl PostgresStore {
     /// Connects to `url` (`postgres://user@host:port/db`) and migrates.
     pub async fn open(url: &str) -> StoreResult<PostgresStore> {
-        Self::open_with(PgConnectOptions::from_str(url)?).await
+        Self::open_with(options(url)?).await
     }
 
     /// Connects with explicit options (tests set `search_path` to a schema
-    /// of their own) and migrates.
+    /// of their own) and migrates, with the default [`PoolSettings`].
     pub async fn open_with(options: PgConnectOptions) -> StoreResult<PostgresStore> {
-        let pool = PgPoolOptions::new().max_connections(8).connect_with(options).await?;
+        Self::connect(options, PoolSettings::default()).await
+    }
+
+    /// Connects with explicit options and pool limits, and migrates. At most
+    /// 8 connections; a call waits at most `pool.acquire_timeout` for one.
+    pub async fn connect(options: PgConnectOptions, pool: PoolSettings) -> StoreResult<PostgresStore> {
+        let pool =
+            PgPoolOptions::new().max_connections(8).acquire_timeout(pool.acquire_timeout).connect_with(options).await?;
         migrator().run(&pool).await?;
         Ok(PostgresStore { pool })
     }

@@ -9,19 +9,51 @@
 //! backends index exactly these terms: SQLite as space-separated words in an
 //! FTS5 table, PostgreSQL as a tsvector literal with title terms weighted A
 //! and body terms B.
+//!
+//! Limits (docs/errors.md "Limits"), the same on both backends so they find
+//! the same rows: a term is cut to [`MAX_TERM_BYTES`] (PostgreSQL refuses a
+//! longer word in a tsquery or tsvector); a query keeps its first
+//! [`MAX_QUERY_TERMS`] terms; a row's index keeps its first terms up to
+//! [`MAX_INDEX_BYTES`] (a tsvector holds at most 1 MiB).
 
 use crate::store::model::{Account, Work};
 
-/// The index terms of a text, deduplicated, in order.
+/// Longest term, in UTF-8 bytes: PostgreSQL's word limit (2,047 bytes,
+/// `MAXSTRLEN` of tsearch); a longer term is cut at a character boundary.
+pub const MAX_TERM_BYTES: usize = 2047;
+
+/// Most terms a search query uses (the first ones; the rest are ignored).
+pub const MAX_QUERY_TERMS: usize = 32;
+
+/// Most bytes of terms indexed per row (the first terms; half of the 1 MiB
+/// a tsvector may hold, leaving room for positions).
+pub const MAX_INDEX_BYTES: usize = 512 * 1024;
+
+/// The index terms of a text, deduplicated, in order, each cut to
+/// [`MAX_TERM_BYTES`].
 pub fn terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for term in crate::catalog::search::terms(text) {
-        let clean: String = term.chars().filter(|c| c.is_alphanumeric()).collect();
+        let clean = cut_to_limit(term.chars().filter(|c| c.is_alphanumeric()).collect());
         if !clean.is_empty() && !out.contains(&clean) {
             out.push(clean);
         }
     }
     out
+}
+
+/// `term` cut to [`MAX_TERM_BYTES`] at a character boundary.
+fn cut_to_limit(mut term: String) -> String {
+    if term.len() > MAX_TERM_BYTES {
+        let cut = (0..=MAX_TERM_BYTES).rev().find(|&i| term.is_char_boundary(i)).unwrap_or(0);
+        term.truncate(cut);
+    }
+    term
+}
+
+/// The first [`MAX_QUERY_TERMS`] terms of a query.
+fn query_terms(terms: &[String]) -> &[String] {
+    &terms[..terms.len().min(MAX_QUERY_TERMS)]
 }
 
 /// A work's (title terms, body terms); the body is description then tags,
@@ -54,16 +86,24 @@ pub fn account_terms(account: &Account) -> (Vec<String>, Vec<String>) {
 
 /// An FTS5 query matching rows that hold every term: `"a" "b"`.
 /// `None` when the query has no terms.
+/// Only the first [`MAX_QUERY_TERMS`] terms count.
 pub fn fts5_query(terms: &[String]) -> Option<String> {
+    let terms = query_terms(terms);
     (!terms.is_empty()).then(|| terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" "))
 }
 
 /// A tsvector literal: title terms at positions 1.. weighted A, body terms
-/// after them weighted B (positions capped at 16383 as PostgreSQL requires).
+/// after them weighted B (positions capped at 16383 as PostgreSQL requires),
+/// terms past [`MAX_INDEX_BYTES`] left out.
 pub fn tsvector_literal(title: &[String], body: &[String]) -> String {
     let mut out = String::new();
     let weighted = title.iter().map(|t| (t, 'A')).chain(body.iter().map(|t| (t, 'B')));
+    let mut indexed = 0;
     for (position, (term, weight)) in weighted.enumerate() {
+        indexed += term.len();
+        if indexed > MAX_INDEX_BYTES {
+            break;
+        }
         if !out.is_empty() {
             out.push(' ');
         }
@@ -75,7 +115,9 @@ pub fn tsvector_literal(title: &[String], body: &[String]) -> String {
 
 /// A tsquery literal matching rows that hold every term: `'a' & 'b'`.
 /// `None` when the query has no terms.
+/// Only the first [`MAX_QUERY_TERMS`] terms count.
 pub fn tsquery_literal(terms: &[String]) -> Option<String> {
+    let terms = query_terms(terms);
     (!terms.is_empty()).then(|| terms.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(" & "))
 }
 
@@ -92,5 +134,17 @@ mod tests {
         assert_eq!(tsquery_literal(&terms("AI绘画")).unwrap(), "'ai' & '绘画'");
         assert_eq!(tsvector_literal(&["ai".into()], &["画".into()]), "'ai':1A '画':2B");
         assert!(fts5_query(&terms("，。")).is_none());
+    }
+
+    #[test]
+    fn terms_and_queries_stay_within_postgresql_limits() {
+        let long = terms(&"a".repeat(5000));
+        assert_eq!(long, vec!["a".repeat(MAX_TERM_BYTES)]);
+        assert_eq!(cut_to_limit("é".repeat(1024)), "é".repeat(1023), "cut at a character boundary");
+        let many: Vec<String> = (0..100).map(|i| format!("w{i}")).collect();
+        assert_eq!(tsquery_literal(&many).unwrap().matches(" & ").count(), MAX_QUERY_TERMS - 1);
+        assert_eq!(fts5_query(&many).unwrap().matches(' ').count(), MAX_QUERY_TERMS - 1);
+        let huge: Vec<String> = (0..1000).map(|i| format!("{i}{}", "x".repeat(MAX_TERM_BYTES - 4))).collect();
+        assert!(tsvector_literal(&huge, &[]).len() < MAX_INDEX_BYTES + 20 * 1000);
     }
 }

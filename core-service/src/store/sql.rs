@@ -20,6 +20,35 @@ pub fn migrator(steps: &[(i64, &'static str, &'static str)]) -> Migrator {
     Migrator { migrations: Cow::Owned(migrations), ..Migrator::DEFAULT }
 }
 
+/// The newest migration of `migrator`.
+pub fn latest_version(migrator: &Migrator) -> i64 {
+    migrator.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
+/// [`ContentStore::check`](crate::store::ContentStore::check) on pool
+/// `$pool`: one query for the newest applied migration; when the
+/// migrations table is missing or behind `$migrator`, the migrations run
+/// (logged). An unreachable database fails with its error. A macro for the
+/// same reason as the row mapping (no shared decode bounds).
+macro_rules! ensure_schema {
+    ($pool:expr, $migrator:expr) => {{
+        let migrator = $migrator;
+        let latest = $crate::store::sql::latest_version(&migrator);
+        let applied: Result<Option<i64>, sqlx::Error> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success").fetch_one($pool).await;
+        match applied.map_err($crate::store::StoreError::Database) {
+            Ok(Some(version)) if version >= latest => Ok(()),
+            Err(error) if error.failure() == $crate::store::failure::Failure::Unavailable => Err(error),
+            _ => {
+                tracing::warn!(latest, "the store's schema is missing or behind; running the migrations");
+                migrator.run($pool).await?;
+                Ok(())
+            }
+        }
+    }};
+}
+pub(crate) use ensure_schema;
+
 /// Account columns (table alias `a`) and its newest snapshot (alias `s`).
 pub const ACCOUNT_COLUMNS: &str = "a.id, a.platform, a.platform_id, a.account_id, a.sec_uid, a.uid, a.mid, a.red_id, \
      a.kwai_id, a.unique_id, a.wechat_id, a.nickname, a.signature, a.fans, a.following, a.works, a.likes, \
@@ -658,6 +687,10 @@ macro_rules! content_store_impl {
         impl $crate::store::ContentStore for $store {
             fn backend(&self) -> &'static str {
                 $backend
+            }
+
+            async fn check(&self) -> $crate::store::StoreResult<()> {
+                $crate::store::sql::ensure_schema!(&self.pool, migrator())
             }
 
             async fn write(

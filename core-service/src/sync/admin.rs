@@ -77,7 +77,7 @@ impl SyncService {
 }
 
 fn read_failed(e: crate::store::StoreError) -> ServiceError {
-    ServiceError::internal(format!("sync jobs could not be read or written: {e}"))
+    e.into_service_error("sync job store")
 }
 
 fn time(at: DateTime<Utc>) -> String {

@@ -52,9 +52,7 @@ impl SyncFetch {
             let page = self.vendor.fetch_page(&self.operation, &page_request).await?;
             summary.pages += 1;
             let records = vendor_records(self.vendor.name(), page.records);
-            let results = store.write(&records).await.map_err(|e| {
-                ServiceError::internal(format!("the content store did not take the synced records: {e}"))
-            })?;
+            let results = store.write(&records).await.map_err(|e| e.into_service_error("content store"))?;
             for (record, result) in records.iter().zip(&results) {
                 match result {
                     Ok(()) => count(&mut summary, record),

@@ -138,16 +138,11 @@ impl SyncService {
     /// job cannot be stored or queued. Never charged.
     async fn submit(&self, ctx: &CallContext, field: &str, mut request: Value) -> Result<SyncReceipt, ServiceError> {
         let operation_key = ctx.operation.key().to_owned();
-        let target = request[field].as_str().unwrap_or_default().trim().to_owned();
-        if target.is_empty() {
+        let target = request[field].as_str().unwrap_or_default();
+        if target.trim().is_empty() {
             return Err(ServiceError::invalid_field(field, format!("`{field}` is required: the id to sync")));
         }
-        if target.chars().count() > MAX_TARGET_CHARS || target.chars().any(char::is_control) {
-            return Err(ServiceError::invalid_field(
-                field,
-                format!("`{field}` must be an id of at most {MAX_TARGET_CHARS} characters without control characters"),
-            ));
-        }
+        let target = crate::fields::identifier(target, field, MAX_TARGET_CHARS)?.to_owned();
         if !self.workers.can_sync(&operation_key) {
             return Err(ServiceError::new(
                 ErrorCode::NotConfigured,
@@ -158,8 +153,7 @@ impl SyncService {
             ));
         }
         request[field] = Value::String(target.clone());
-        let stored =
-            |e: crate::store::StoreError| ServiceError::internal(format!("the sync job could not be stored: {e}"));
+        let stored = |e: crate::store::StoreError| e.into_service_error("sync job store");
         let open = self.jobs.open_sync_job(ctx.account_id(), &operation_key, &target).await.map_err(stored)?;
         let job = match open {
             Some(job) => job,

@@ -142,7 +142,7 @@ impl TaskRunner {
             if hold.is_some() {
                 self.settle(&task, false).await;
             }
-            return Err(ServiceError::internal(format!("the task could not be stored: {e}")));
+            return Err(e.into_service_error("task store"));
         }
         self.spawn(task.clone(), work);
         Ok(task)
@@ -158,7 +158,7 @@ impl TaskRunner {
         self.store
             .get_task(id)
             .await
-            .map_err(|e| ServiceError::internal(format!("the task could not be read: {e}")))?
+            .map_err(|e| e.into_service_error("task store"))?
             .ok_or_else(|| ServiceError::not_found(format!("no task {id}")))
     }
 

@@ -14,6 +14,9 @@ use crate::registry::Registry;
 use crate::store::sync_job::SyncJobStore;
 use crate::store::task::Task;
 
+/// Longest `taskId` looked up (ids are UUIDs, 36 characters).
+const MAX_TASK_ID_CHARS: usize = 64;
+
 /// Where `tasks.get` looks: the task runner's store, then the sync jobs.
 pub struct TaskReader {
     pub runner: Arc<TaskRunner>,
@@ -26,15 +29,10 @@ pub fn register(reader: TaskReader, registry: &mut Registry) -> anyhow::Result<(
         "mediaops.tasks.v1.TaskService.GetTask",
         &Arc::new(reader),
         |reader, ctx, request: GetTaskRequest| async move {
-            let id = request.task_id.trim();
-            if id.is_empty() || id.len() > 64 {
-                return Err(ServiceError::invalid_field(
-                    "taskId",
-                    "`taskId` must be the taskId an invoke answer returned",
-                ));
-            }
-            let unreadable =
-                |e: crate::store::StoreError| ServiceError::internal(format!("the task could not be read: {e}"));
+            let id = crate::fields::identifier(&request.task_id, "taskId", MAX_TASK_ID_CHARS).map_err(|_| {
+                ServiceError::invalid_field("taskId", "`taskId` must be the taskId an invoke answer returned")
+            })?;
+            let unreadable = |e: crate::store::StoreError| e.into_service_error("task store");
             let mine = |account: &str| account == ctx.account_id();
             if let Some(task) = reader.runner.store().get_task(id).await.map_err(unreadable)? {
                 if mine(&task.account_id) {
