@@ -10,6 +10,7 @@ use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
 use tonic::metadata::MetadataValue;
 use tonic::transport::{Channel, Endpoint};
+use tower::ServiceExt;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
@@ -23,10 +24,35 @@ pub struct CallMetadata<'a> {
     pub idempotency_key: Option<&'a str>,
 }
 
-/// A lazily connected channel to the core; cheap to clone.
+/// The core as the gateway calls it: gRPC requests in, gRPC responses out.
+pub type CoreService =
+    tower::util::BoxCloneSyncService<http::Request<tonic::body::Body>, http::Response<tonic::body::Body>, TransportError>;
+
+/// The core could not be reached or its answer could not be read (a
+/// concrete type: a boxed error here trips the compiler's lifetime
+/// inference in handler futures).
+#[derive(Debug)]
+pub struct TransportError(tower::BoxError);
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
+/// The gateway's way to the core; cheap to clone. Either a lazily
+/// connected gRPC channel (split deployments) or the core's own service in
+/// the same process (the one-process `mediaops`: no connection that one
+/// call could break for another, no loopback hop; issue 21 item 1).
 #[derive(Clone)]
 pub struct CoreClient {
-    channel: Channel,
+    service: CoreService,
 }
 
 impl CoreClient {
@@ -38,7 +64,28 @@ impl CoreClient {
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(300))
             .tcp_nodelay(true);
-        Ok(CoreClient { channel: endpoint.connect_lazy() })
+        let channel: Channel = endpoint.connect_lazy();
+        Ok(CoreClient { service: CoreService::new(channel.map_err(|e| TransportError(e.into()))) })
+    }
+
+    /// A client that hands each call straight to `service`, the core's gRPC
+    /// service in this process: the same encoding, metadata and pipeline
+    /// as over a connection, without the connection.
+    pub fn in_process<S, B>(service: S) -> CoreClient
+    where
+        S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<B>>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Error: Into<tower::BoxError>,
+        S::Future: Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<tower::BoxError>,
+    {
+        let service =
+            service.map_response(|response| response.map(tonic::body::Body::new)).map_err(|e| TransportError(e.into()));
+        CoreClient { service: CoreService::new(service) }
     }
 
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
@@ -51,7 +98,7 @@ impl CoreClient {
         body: Bytes,
         call: &CallMetadata<'_>,
     ) -> Result<(Bytes, AnswerNotes), tonic::Status> {
-        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        let mut grpc = tonic::client::Grpc::new(self.service.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
         let mut request = tonic::Request::new(body);
@@ -87,7 +134,7 @@ impl CoreClient {
     /// The core's `grpc.health.v1` status of `service` (`""` = overall).
     pub async fn health_of(&self, service: &str) -> Result<ServingStatus, tonic::Status> {
         let request = HealthCheckRequest { service: service.to_owned() };
-        let response = HealthClient::new(self.channel.clone()).check(request).await?;
+        let response = HealthClient::new(self.service.clone()).check(request).await?;
         Ok(response.into_inner().status())
     }
 }
