@@ -102,6 +102,14 @@ async fn a_partial_request_head_is_closed_after_the_header_timeout() {
     assert!(closed.is_some(), "a silent connection is closed");
     let (status, body) = get(&format!("{}/healthz", process.rest()), None).await;
     assert_eq!(status, 200, "{body}");
+
+    // A keep-alive connection is answered, then closed when no next head comes.
+    let mut keep_alive = TcpStream::connect(host(process.rest())).await.unwrap();
+    keep_alive.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+    let closed = read_until_closed(&mut keep_alive, Instant::now(), Duration::from_secs(10)).await;
+    let (raw, took) = closed.expect("an idle keep-alive connection is closed");
+    assert_eq!(parse_response(&raw).0, 200);
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(5), "closed after {took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
