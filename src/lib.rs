@@ -65,7 +65,9 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
     let core_task = tokio::spawn(core_service.serve(grpc_listener, on_stop(core_stopped)));
     let limits = gateway.listener.clone();
     let gateway_task =
-        tokio::spawn(async move { rest_gateway::serve(rest_listener, router, &limits, on_stop(gateway_stopped)).await });
+        tokio::spawn(
+            async move { rest_gateway::serve(rest_listener, router, &limits, on_stop(gateway_stopped)).await },
+        );
     let servers = vec![(stop_gateway, gateway_task), (stop_core, core_task)];
     Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, servers })
 }

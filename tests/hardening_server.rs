@@ -270,8 +270,7 @@ async fn an_in_flight_call_finishes_after(signal: &str) {
     drop(process);
 
     // The answered call was charged once and nothing stays reserved.
-    let restarted =
-        tokio::task::block_in_place(|| Process::spawn(dir.path(), Spawn { args: vec![], env: web_search }));
+    let restarted = tokio::task::block_in_place(|| Process::spawn(dir.path(), Spawn { args: vec![], env: web_search }));
     assert_eq!(balance(&restarted).await, before - 10);
 }
 

@@ -43,11 +43,7 @@ pub(crate) enum Phase {
 pub(crate) fn builder(settings: &ListenerSettings) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(settings.header_read_timeout()).keep_alive(true);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(PING_INTERVAL)
-        .keep_alive_timeout(PING_TIMEOUT);
+    builder.http2().timer(TokioTimer::new()).keep_alive_interval(PING_INTERVAL).keep_alive_timeout(PING_TIMEOUT);
     builder
 }
 

@@ -74,7 +74,8 @@ pub async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(port, %error, "cannot set TCP_NODELAY");
         }
-        let (builder, router, settings, watching) = (builder.clone(), router.clone(), settings.clone(), watching.clone());
+        let (builder, router, settings, watching) =
+            (builder.clone(), router.clone(), settings.clone(), watching.clone());
         tokio::spawn(async move {
             connection::serve(stream, builder, router, settings, watching).await;
             drop(permit);

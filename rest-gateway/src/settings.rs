@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use figment::Figment;
-use mediaops_listener::ListenerSettings;
 use figment::providers::{Env, Format, Serialized, Toml};
+use mediaops_listener::ListenerSettings;
 use serde::{Deserialize, Serialize};
 
 /// What the gateway reads.
