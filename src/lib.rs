@@ -27,8 +27,9 @@ pub struct Running {
     pub wechat_callback_addr: Option<SocketAddr>,
     /// What the bootstrap-key step did (the key itself when generated).
     pub bootstrap: Bootstrap,
-    stop: watch::Sender<bool>,
-    tasks: Vec<JoinHandle<anyhow::Result<()>>>,
+    /// Each server's stop switch and task, in the order they stop: the
+    /// gateway first (its in-flight calls still reach the core), then the core.
+    servers: Vec<(watch::Sender<bool>, JoinHandle<anyhow::Result<()>>)>,
 }
 
 /// Binds both listeners, opens the core's state and starts serving.
@@ -48,7 +49,8 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
     let core_service = Core::open(core).await?;
     let bootstrap = core_service.bootstrap.clone();
     let wechat_callback_addr = core_service.wechat_callback_addr();
-    let (stop, stopped) = watch::channel(false);
+    let (stop_core, core_stopped) = watch::channel(false);
+    let (stop_gateway, gateway_stopped) = watch::channel(false);
     let on_stop = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
@@ -60,18 +62,23 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
     let client = rest_gateway::CoreClient::connect_lazy(&format!("http://{local_core}"))?;
     let router = rest_gateway::router(client, gateway.max_body_bytes)?;
 
-    let tasks = vec![
-        tokio::spawn(core_service.serve(grpc_listener, on_stop(stopped.clone()))),
-        tokio::spawn(rest_gateway::serve(rest_listener, router, on_stop(stopped))),
-    ];
-    Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, stop, tasks })
+    let core_task = tokio::spawn(core_service.serve(grpc_listener, on_stop(core_stopped)));
+    let limits = gateway.listener.clone();
+    let gateway_task =
+        tokio::spawn(
+            async move { rest_gateway::serve(rest_listener, router, &limits, on_stop(gateway_stopped)).await },
+        );
+    let servers = vec![(stop_gateway, gateway_task), (stop_core, core_task)];
+    Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, servers })
 }
 
 impl Running {
-    /// Stops both servers gracefully and waits for them.
+    /// Stops both servers gracefully and waits for them: the gateway stops
+    /// accepting and drains its in-flight requests (each within its port's
+    /// `shutdown_grace_secs`), then the core does the same.
     pub async fn shutdown(self) -> anyhow::Result<()> {
-        let _ = self.stop.send(true);
-        for task in self.tasks {
+        for (stop, task) in self.servers {
+            let _ = stop.send(true);
             task.await??;
         }
         Ok(())

@@ -88,8 +88,7 @@ async fn serve(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result
     println!("{}", running.bootstrap);
     println!("gRPC  listening on {} (reflection, grpc.health.v1)", running.grpc_addr);
     println!("REST  listening on http://{} (GET /healthz, GET /readyz, GET /api/apis)", running.rest_addr);
-    tokio::signal::ctrl_c().await?;
-    println!("shutting down");
+    mediaops_listener::shutdown_signal().await;
     running.shutdown().await
 }
 
@@ -98,10 +97,7 @@ async fn serve_core(settings: &CoreSettings) -> anyhow::Result<()> {
     println!("{}", core.bootstrap);
     let listener = tokio::net::TcpListener::bind(&settings.grpc_addr).await?;
     println!("gRPC  listening on {}", listener.local_addr()?);
-    core.serve(listener, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    core.serve(listener, mediaops_listener::shutdown_signal()).await
 }
 
 async fn serve_gateway(settings: &GatewaySettings) -> anyhow::Result<()> {
@@ -109,8 +105,5 @@ async fn serve_gateway(settings: &GatewaySettings) -> anyhow::Result<()> {
     let router = rest_gateway::router(client, settings.max_body_bytes)?;
     let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
     println!("REST  listening on http://{} (core {})", listener.local_addr()?, settings.core_addr);
-    rest_gateway::serve(listener, router, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    rest_gateway::serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal()).await
 }

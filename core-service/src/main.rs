@@ -21,8 +21,5 @@ async fn main() -> anyhow::Result<()> {
     println!("{}", core.bootstrap);
     let listener = tokio::net::TcpListener::bind(&settings.grpc_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, "core-service listening (gRPC)");
-    core.serve(listener, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    core.serve(listener, mediaops_listener::shutdown_signal()).await
 }

@@ -8,7 +8,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::billing::Ledger;
 use crate::billing::embedded::EmbeddedLedger;
@@ -42,6 +41,8 @@ pub struct Core {
     wechat_callback: Option<crate::wechat::callback::CallbackListener>,
     /// Checks the ledger and the store for `grpc.health.v1` once serving.
     readiness: crate::readiness::Readiness,
+    /// Timeouts and the connection cap of the gRPC port.
+    listener: mediaops_listener::ListenerSettings,
 }
 
 impl Core {
@@ -170,7 +171,7 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
         });
-        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness })
+        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness, listener: settings.listener.clone() })
     }
 
     /// Where the WeChat-facing listener listens, if it is configured.
@@ -183,7 +184,11 @@ impl Core {
         &self.pipeline.registry
     }
 
-    /// Serves gRPC on `listener` until `shutdown` resolves.
+    /// Serves gRPC (and `GET /metrics` over HTTP/1.1) on `listener` with the
+    /// port limits of the settings (`mediaops_listener::serve`) until
+    /// `shutdown` resolves; in-flight calls then finish within
+    /// `shutdown_grace_secs` and running tasks are stopped for the next
+    /// start to resume.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -215,12 +220,8 @@ impl Core {
         let metrics = self.pipeline.metrics.clone().router();
         let router =
             routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(self.pipeline));
-        // HTTP/1.1 too, for `GET /metrics`; gRPC clients still speak HTTP/2.
-        let served = tonic::transport::Server::builder()
-            .accept_http1(true)
-            .add_routes(tonic::service::Routes::from(router))
-            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-            .await;
+        // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
+        let served = mediaops_listener::serve(listener, router, &self.listener, "gRPC", shutdown).await;
         readiness.abort();
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;

@@ -68,6 +68,12 @@ pub struct CoreSettings {
     pub wechat: crate::wechat::config::WechatSettings,
     /// `[sync]`: the sync queue, workers and retries (docs/sync.md).
     pub sync: crate::sync::settings::SyncSettings,
+    /// Timeouts and the connection cap of the gRPC port
+    /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
+    /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
+    /// `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same keys as the gateway's).
+    #[serde(flatten)]
+    pub listener: mediaops_listener::ListenerSettings,
 }
 
 impl Default for CoreSettings {
@@ -93,6 +99,7 @@ impl Default for CoreSettings {
             web_search: Default::default(),
             wechat: Default::default(),
             sync: Default::default(),
+            listener: Default::default(),
         }
     }
 }
@@ -157,6 +164,7 @@ impl CoreSettings {
         self.hotlists.check()?;
         self.web_search.check()?;
         self.sync.check()?;
+        self.listener.check().map_err(anyhow::Error::msg)?;
         self.wechat.check()
     }
 }
@@ -187,6 +195,19 @@ mod tests {
         std::fs::write(&file, "bootstrap_points = \"many\"\n").unwrap();
         let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
         assert!(err.contains("bootstrap_points"), "{err}");
+    }
+
+    #[test]
+    fn listener_limits_are_top_level_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        std::fs::write(&file, "max_connections = 20\nheader_read_timeout_secs = 2\n").unwrap();
+        let s = CoreSettings::load(Some(&file)).unwrap();
+        assert_eq!((s.listener.max_connections, s.listener.header_read_timeout_secs), (20, 2));
+        assert_eq!(s.listener.shutdown_grace_secs, 30, "unset keys keep their defaults");
+        std::fs::write(&file, "max_connections = 0\n").unwrap();
+        let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(err.contains("MEDIAOPS_MAX_CONNECTIONS"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub enum ErrorCode {
     NotFound,
     /// 405: the path exists with another HTTP method.
     MethodNotAllowed,
+    /// 408: the request body arrived slower than the read timeout; nothing
+    /// ran or was charged.
+    RequestTimeout,
     /// 409: the request conflicts with stored state.
     Conflict,
     /// 413: the request body is over the size limit.
@@ -49,13 +52,14 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for tables and tests.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::InvalidInput,
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPoints,
         ErrorCode::Forbidden,
         ErrorCode::NotFound,
         ErrorCode::MethodNotAllowed,
+        ErrorCode::RequestTimeout,
         ErrorCode::Conflict,
         ErrorCode::PayloadTooLarge,
         ErrorCode::UnsupportedMediaType,
@@ -77,6 +81,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::Conflict => "conflict",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
@@ -104,6 +109,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::RequestTimeout => 408,
             ErrorCode::Conflict => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
@@ -129,6 +135,7 @@ impl ErrorCode {
             ErrorCode::NotFound => Code::NotFound,
             ErrorCode::MethodNotAllowed => Code::Unimplemented,
             ErrorCode::Conflict => Code::AlreadyExists,
+            ErrorCode::RequestTimeout => Code::DeadlineExceeded,
             ErrorCode::Internal => Code::Internal,
             ErrorCode::UpstreamUnavailable
             | ErrorCode::Maintenance
@@ -191,6 +198,8 @@ mod tests {
         assert_eq!(ErrorCode::Unauthenticated.http_status(), 401);
         assert_eq!(ErrorCode::InsufficientPoints.http_status(), 402);
         assert_eq!(ErrorCode::NotFound.http_status(), 404);
+        assert_eq!(ErrorCode::RequestTimeout.http_status(), 408);
+        assert_eq!(ErrorCode::RequestTimeout.grpc_code(), Code::DeadlineExceeded);
         assert_eq!(ErrorCode::UpstreamUnavailable.http_status(), 502);
         assert_eq!(ErrorCode::Maintenance.http_status(), 503);
         assert_eq!(ErrorCode::StoreUnavailable.http_status(), 503);

@@ -27,8 +27,5 @@ async fn main() -> anyhow::Result<()> {
     let router = rest_gateway::router(core, settings.max_body_bytes)?;
     let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, core = settings.core_addr, "rest-gateway listening");
-    rest_gateway::serve(listener, router, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    rest_gateway::serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal()).await
 }

@@ -61,13 +61,17 @@ pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router>
         .layer(axum::extract::DefaultBodyLimit::disable()))
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves.
+/// Serves `router` on `listener` with the port limits of `limits`
+/// (`mediaops_listener::serve`: connection cap, header/body/idle timeouts)
+/// until `shutdown` resolves; in-flight requests then finish within
+/// `limits.shutdown_grace_secs`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
+    limits: &mediaops_listener::ListenerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
+    mediaops_listener::serve(listener, router, limits, "REST", shutdown).await?;
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use mediaops_listener::ListenerSettings;
 use serde::{Deserialize, Serialize};
 
 /// What the gateway reads.
@@ -17,6 +18,12 @@ pub struct GatewaySettings {
     pub core_addr: String,
     /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
+    /// Timeouts and the connection cap of the REST port
+    /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
+    /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
+    /// `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same keys as the core's).
+    #[serde(flatten)]
+    pub listener: ListenerSettings,
 }
 
 impl Default for GatewaySettings {
@@ -25,6 +32,7 @@ impl Default for GatewaySettings {
             rest_addr: "0.0.0.0:8080".into(),
             core_addr: "http://127.0.0.1:50051".into(),
             max_body_bytes: 4 * 1024 * 1024,
+            listener: ListenerSettings::default(),
         }
     }
 }
@@ -41,6 +49,7 @@ impl GatewaySettings {
             .merge(Env::prefixed("MEDIAOPS_"))
             .extract()?;
         anyhow::ensure!(settings.max_body_bytes >= 1024, "MEDIAOPS_MAX_BODY_BYTES must be at least 1024");
+        settings.listener.check().map_err(anyhow::Error::msg)?;
         Ok(settings)
     }
 }

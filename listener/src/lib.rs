@@ -1,0 +1,21 @@
+//! How both mediaops ports serve (issue 21): the REST gateway's port and the
+//! core's gRPC port share this one listener, so a slow or idle client can
+//! neither hold a connection forever nor exhaust the process's file
+//! descriptors, and SIGINT/SIGTERM drain in-flight calls before exit.
+//!
+//! - [`serve`]: an axum router on a `TcpListener` with a connection cap,
+//!   header/body/idle timeouts and a graceful drain ([`ListenerSettings`]).
+//! - [`shutdown_signal`]: resolves on SIGINT or SIGTERM.
+//! - [`body_timeout`]: tells a too-slow request body from other body errors
+//!   (the gateway answers it with 408 `request_timeout`).
+
+mod body;
+mod connection;
+mod serve;
+pub mod settings;
+mod signal;
+
+pub use body::{BodyTimeout, body_timeout};
+pub use serve::serve;
+pub use settings::ListenerSettings;
+pub use signal::shutdown_signal;
