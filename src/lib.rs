@@ -34,8 +34,10 @@ pub struct Running {
 
 /// Binds both listeners, opens the core's state and starts serving.
 ///
-/// The gateway talks to the core over gRPC on loopback, exactly as it would
-/// across machines.
+/// The gateway calls the core in process: the same gRPC requests, metadata
+/// and pipeline as across machines, without a connection between them, so
+/// no call can break a connection another call shares (issue 21) and no
+/// call pays a loopback hop. The core's own port serves gRPC clients.
 pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<Running> {
     let grpc_listener = tokio::net::TcpListener::bind(&core.grpc_addr)
         .await
@@ -55,14 +57,11 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
         let _ = rx.wait_for(|stop| *stop).await;
     };
 
-    let mut local_core = grpc_addr;
-    if local_core.ip().is_unspecified() {
-        local_core.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
-    }
-    let client = rest_gateway::CoreClient::connect_lazy(&format!("http://{local_core}"))?;
+    let serving = core_service.start().await?;
+    let client = rest_gateway::CoreClient::in_process(serving.service());
     let router = rest_gateway::router(client, gateway.max_body_bytes)?;
 
-    let core_task = tokio::spawn(core_service.serve(grpc_listener, on_stop(core_stopped)));
+    let core_task = tokio::spawn(serving.serve(grpc_listener, on_stop(core_stopped)));
     let limits = gateway.listener.clone();
     let gateway_task =
         tokio::spawn(

@@ -188,12 +188,21 @@ impl Core {
     /// port limits of the settings (`mediaops_listener::serve`) until
     /// `shutdown` resolves; in-flight calls then finish within
     /// `shutdown_grace_secs` and running tasks are stopped for the next
-    /// start to resume.
+    /// start to resume ([`Core::start`], then [`Serving::serve`]).
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
+        self.start().await?.serve(listener, shutdown).await
+    }
+
+    /// Starts what runs beside the calls (task and sync workers, the
+    /// readiness checks, the WeChat listener) and builds the core's gRPC
+    /// service: reflection (v1 and v1alpha), `grpc.health.v1`, `GET /metrics`
+    /// and every operation. [`Serving::serve`] serves it on a port; the
+    /// one-process binary also calls it in process ([`Serving::service`]).
+    pub async fn start(self) -> anyhow::Result<Serving> {
         // Tasks left running by a previous process are claimed from here on
         // (a core opened only to list its operations never runs tasks).
         self.tasks.start();
@@ -203,12 +212,7 @@ impl Core {
         let (health_reporter, health) = tonic_health::server::health_reporter();
         let services = mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
         let readiness = self.readiness.start(health_reporter, services).await;
-
         let (stopping, stop) = tokio::sync::watch::channel(false);
-        let shutdown = async move {
-            shutdown.await;
-            let _ = stopping.send(true);
-        };
         let callback = self.wechat_callback.map(|callback| {
             let mut stop = stop.clone();
             tokio::spawn(callback.serve(async move {
@@ -220,14 +224,56 @@ impl Core {
         let metrics = self.pipeline.metrics.clone().router();
         let router =
             routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(self.pipeline));
+        Ok(Serving {
+            router,
+            tasks: self.tasks,
+            sync: self.sync,
+            readiness,
+            callback,
+            stopping,
+            listener: self.listener,
+        })
+    }
+}
+
+/// A started core: its gRPC service and what runs beside it.
+pub struct Serving {
+    router: axum::Router,
+    tasks: Arc<crate::tasks::TaskRunner>,
+    sync: Arc<crate::sync::SyncService>,
+    readiness: tokio::task::JoinHandle<()>,
+    callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    stopping: tokio::sync::watch::Sender<bool>,
+    listener: mediaops_listener::ListenerSettings,
+}
+
+impl Serving {
+    /// The core's gRPC service (gRPC requests in, responses out) to call in
+    /// process; cheap to clone.
+    pub fn service(&self) -> axum::Router {
+        self.router.clone()
+    }
+
+    /// Serves on `listener` until `shutdown` resolves, then stops what runs
+    /// beside the calls.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let stopping = self.stopping;
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stopping.send(true);
+        };
         // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
-        let served = mediaops_listener::serve(listener, router, &self.listener, "gRPC", shutdown).await;
-        readiness.abort();
+        let served = mediaops_listener::serve(listener, self.router, &self.listener, "gRPC", shutdown).await;
+        self.readiness.abort();
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
         served?;
-        if let Some(callback) = callback {
+        if let Some(callback) = self.callback {
             callback.await??;
         }
         Ok(())

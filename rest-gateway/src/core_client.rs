@@ -10,9 +10,9 @@ use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
 use tonic::metadata::MetadataValue;
 use tonic::transport::{Channel, Endpoint};
-use tower::ServiceExt;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+use tower::ServiceExt;
 
 /// What the gateway passes on to the core with each call.
 #[derive(Debug, Clone, Copy)]
@@ -25,8 +25,11 @@ pub struct CallMetadata<'a> {
 }
 
 /// The core as the gateway calls it: gRPC requests in, gRPC responses out.
-pub type CoreService =
-    tower::util::BoxCloneSyncService<http::Request<tonic::body::Body>, http::Response<tonic::body::Body>, TransportError>;
+pub type CoreService = tower::util::BoxCloneSyncService<
+    http::Request<tonic::body::Body>,
+    http::Response<tonic::body::Body>,
+    TransportError,
+>;
 
 /// The core could not be reached or its answer could not be read (a
 /// concrete type: a boxed error here trips the compiler's lifetime
