@@ -141,10 +141,25 @@ async fn collateral(layout: Layout, test: &str) {
     }
     let elapsed = started.elapsed();
 
+    // Every figure first (the note compares them before and after the fix),
+    // then the assertions.
     let ok = honest_statuses.iter().filter(|s| **s == 200).count();
-    let failed: Vec<_> = honest_statuses.iter().filter(|s| **s != 200).collect();
+    let mut failed: std::collections::BTreeMap<u16, usize> = std::collections::BTreeMap::new();
+    for status in honest_statuses.iter().filter(|s| **s != 200) {
+        *failed.entry(*status).or_default() += 1;
+    }
+    let charged = HONEST_POINTS - deployment.balance("honest");
+    let usage = deployment.usage("honest");
+    let usage_points: i64 = usage.iter().map(|r| r["points"].as_i64().unwrap()).sum();
+    let usage_ok = usage.iter().filter(|r| r["outcome"] == "ok").count();
+    let mut attack_statuses: std::collections::BTreeMap<u16, usize> = std::collections::BTreeMap::new();
+    for (_, status, _) in &attack_answers {
+        *attack_statuses.entry(*status).or_default() += 1;
+    }
     println!(
-        "{test}: {} honest calls ({ok} answered 200), {} attack requests, in {elapsed:?}",
+        "{test}: {} honest calls: {ok} answered 200, failed by status {failed:?}; {} attack requests by status \
+         {attack_statuses:?}; ledger charged {charged}, usage log {usage_points} points over {usage_ok} ok records; \
+         {elapsed:?}",
         honest_statuses.len(),
         attack_answers.len()
     );
@@ -157,11 +172,6 @@ async fn collateral(layout: Layout, test: &str) {
     }
 
     // The ledger, the usage log and the answers agree.
-    let charged = HONEST_POINTS - deployment.balance("honest");
-    let usage = deployment.usage("honest");
-    let usage_points: i64 = usage.iter().map(|r| r["points"].as_i64().unwrap()).sum();
-    let usage_ok = usage.iter().filter(|r| r["outcome"] == "ok").count();
-    println!("{test}: ledger charged {charged}, usage log {usage_points} points over {usage_ok} ok records");
     assert_eq!(charged, ok as i64, "check-banned-words costs 1 point per successful call");
     assert_eq!(usage_points, charged);
     assert_eq!(usage_ok, ok);
