@@ -363,9 +363,11 @@ async fn shortvideo_rankings_follow_the_fixture_and_the_rules() {
     );
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-11-16", "type": "美食"})).await;
     assert_eq!(column(&success(status, &body), "rank"), [json!("weeklyRank")]);
-    // startTime is required (spec 4.4 "req"; the catalog marks it so): a 400 naming it
+    // no startTime: two empty boards (spec 4.4 "Omitting `startTime` returns two empty boards")
     let (status, body) = sv("shortvideo-content-surge", json!({})).await;
-    assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "startTime");
+    empty_because(status, &body, "startTime is missing");
+    let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "", "type": "美食"})).await;
+    empty_because(status, &body, "startTime is missing");
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-08-01"})).await;
     empty_because(status, &body, "100-day coverage");
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-11-19"})).await;
