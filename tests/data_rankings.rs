@@ -647,6 +647,8 @@ async fn analytics_skills_follow_the_fixture() {
     let (status, body) = skill(&service, "articles-account-analyzer", json!({"accountName": "无名号"})).await;
     let data = success(status, &body);
     assert_eq!((data["found"].clone(), data["accountName"].clone()), (json!(false), json!("无名号")));
+    // not found: `account` keeps the spec's object shape, empty (docs/rankings.md), never null
+    assert_eq!(data["account"], json!({"accountName": "", "fansCount": 0, "articleCount": 0}));
 
     // similar-account skill: 40 (same category) + 35 × 1/2 (articles 2 vs 1) + 25 × 28,999/57,999 → 70.0, same tier 腰部
     let (status, body) = skill(&service, "articles-similar-account", json!({"accountName": "科技君"})).await;

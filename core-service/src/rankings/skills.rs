@@ -118,8 +118,10 @@ async fn similar_account(
 
 /// `articles-account-analyzer` (skill): `{source: "store", accountName,
 /// found, account{accountName, fansCount, articleCount}}` for the account
-/// named `accountName` (exact name or id). Not stored: `found: false`, no
-/// `account` (a success: the answer is that it was not found).
+/// named `accountName` (exact name or id). Not stored: `found: false` and
+/// `account` still an object of the spec's shape, empty (`accountName: ""`,
+/// counts 0), never `null` (spec 4.14; a success: the answer is that it was
+/// not found; docs/rankings.md).
 /// `articleCount` = the account's stored articles.
 async fn account_analyzer(
     api: Arc<DataApi>,
@@ -133,7 +135,7 @@ async fn account_analyzer(
             source: "store".into(),
             account_name: name.into(),
             found: false,
-            account: None,
+            account: Some(pb::ArticlesAccount::default()),
         }));
     };
     let totals = api.store.work_totals(ARTICLES, &record.account.platform_id).await.map_err(store_error)?;
