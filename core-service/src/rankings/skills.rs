@@ -81,12 +81,16 @@ pub fn match_score(same_category: bool, articles: (u64, u64), reads: (i64, i64))
 /// tier}]}`: the account `accountName` (exact name or id; unknown = 404),
 /// then the 50 most followed accounts of its category, kept when their
 /// tier is the same or higher, scored by [`match_score`], 20 best, ties by
-/// name.
+/// name. Without `accountName` (optional, spec 4.14): an empty list with a
+/// warning ([`super::no_account_given`]).
 async fn similar_account(
     api: Arc<DataApi>,
-    _ctx: CallContext,
+    ctx: CallContext,
     req: pb::ArticlesSimilarAccountRequest,
 ) -> Result<Answer<pb::ArticlesSimilarAccountResponse>, ServiceError> {
+    if req.account_name.trim().is_empty() {
+        return Ok(super::no_account_given(&ctx, "accountName"));
+    }
     let name = required(&req.account_name, "accountName")?;
     let Some(target) = account_by_id_or_name(&api, ARTICLES, name).await? else {
         return Ok(Answer::NotFound(format!("no articles account named {name}")));
