@@ -170,7 +170,8 @@ async fn the_hub_finds_a_weibo_keyword_in_its_hours() {
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "platforms[0]");
 
     // every field optional (spec 4.11; docs/data-apis.md "Empty requests"): no keyword = the overall board
-    let whole_hour = call(json!({"platforms": [2], "startDate": "2024-06-10 06:00:00", "endDate": "2024-06-10 06:59:59"}));
+    let whole_hour =
+        call(json!({"platforms": [2], "startDate": "2024-06-10 06:00:00", "endDate": "2024-06-10 06:59:59"}));
     let whole_hour = whole_hour.await;
     assert!(whole_hour.len() > hour.len(), "the whole board holds more than one keyword's titles");
     assert!(hour.iter().all(|e| whole_hour.contains(e)), "and every entry the keyword found");

@@ -97,7 +97,10 @@ pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::Accoun
 pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<pb::ListUsageResponse, ServiceError> {
     let limit = if limit <= 0 { 50 } else { limit as usize };
     let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
-    Ok(pb::ListUsageResponse { records, usage_counts: ledger.account_usage_counts(account_id).await?.into_iter().collect() })
+    Ok(pb::ListUsageResponse {
+        records,
+        usage_counts: ledger.account_usage_counts(account_id).await?.into_iter().collect(),
+    })
 }
 
 fn collector_state(s: CollectorState) -> pb::CollectorState {

@@ -79,9 +79,10 @@ impl Core {
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir, clock));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
-        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(Arc::new(
-            crate::articles::themes::store::FileThemeStore::new(&settings.data_dir),
-        ), clock)))
+        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
+            Arc::new(crate::articles::themes::store::FileThemeStore::new(&settings.data_dir)),
+            clock,
+        )))
         .register(&mut registry)?;
         let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir, clock));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;

@@ -91,7 +91,8 @@ mod tests {
         let mut charter = empty_charter();
         charter.positioning.as_mut().unwrap().one_liner = Some("帮小团队做增长".into());
         charter.monetization.as_mut().unwrap().practical_paths = vec!["membership".into()];
-        let stored = FileCharterStore::new(dir.path(), Clock::System).put("acct_a", "brand", charter.clone()).await.unwrap();
+        let stored =
+            FileCharterStore::new(dir.path(), Clock::System).put("acct_a", "brand", charter.clone()).await.unwrap();
         let store = FileCharterStore::new(dir.path(), Clock::System);
         let read = store.get("acct_a", "brand").await.unwrap().unwrap();
         assert_eq!(read, stored);

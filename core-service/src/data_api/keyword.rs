@@ -7,9 +7,7 @@
 use super::paging::PageRequest;
 use super::{DataApi, count, required, store_error};
 use crate::error::ServiceError;
-use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord,
-};
+use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
 
 /// The request field every keyword search reads.
 pub const KEYWORD: &str = "keyword";
