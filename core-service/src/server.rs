@@ -71,12 +71,13 @@ impl Core {
         tokio::task::spawn_blocking(crate::catalog::search::warm_up);
 
         let mut registry = Registry::from_pool(pool)?;
-        let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?));
+        // The service clock (`MEDIAOPS_NOW`): date rules and every stored
+        // time stamp (`charterUpdatedAt`, themes' and word lists' `updatedAt`,
+        // maintenance switches' `changedAt`).
+        let clock = Clock::from_setting(settings.now.as_deref())?;
+        let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
         maintenance.register(&mut registry)?;
         Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?).register(&mut registry)?;
-        // The service clock (`MEDIAOPS_NOW`): date rules and every stored
-        // time stamp (`charterUpdatedAt`, themes' and word lists' `updatedAt`).
-        let clock = Clock::from_setting(settings.now.as_deref())?;
         let charters = Arc::new(FileCharterStore::new(&settings.data_dir, clock));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
         Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
