@@ -85,6 +85,9 @@ async fn keys_are_created_granted_listed_and_disabled() {
     let (status, body) = service.call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some(&key)).await;
     assert!(failure(status, &body, 401, "unauthenticated")["message"].as_str().unwrap().contains("disabled"));
 
+    for _ in 0..2 {
+        service.get("/api/account/balance").await; // the bootstrap account
+    }
     let usage = client
         .list_usage(with_token(ListUsageRequest { account_id: "team-a".into(), limit: 10 }, ADMIN_TOKEN))
         .await
@@ -92,4 +95,14 @@ async fn keys_are_created_granted_listed_and_disabled() {
         .into_inner();
     assert_eq!(usage.records.len(), 1, "the one balance call before the key was disabled");
     assert_eq!((usage.records[0].operation_key.as_str(), usage.records[0].outcome.as_str()), ("account.balance", "ok"));
+    let counts = |usage: &mediaops::proto::mediaops::admin::v1::ListUsageResponse| {
+        usage.usage_counts.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>()
+    };
+    assert_eq!(counts(&usage), [("account.balance".to_owned(), 1)], "team-a's own counts, not the service's");
+    let bootstrap = client
+        .list_usage(with_token(ListUsageRequest { account_id: "bootstrap".into(), limit: 10 }, ADMIN_TOKEN))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(counts(&bootstrap), [("account.balance".to_owned(), 2)]);
 }

@@ -57,7 +57,6 @@ async fn catalog_entries_carry_the_spec_2_2_fields_and_descriptors() {
             "tags",
             "requestSchema",
             "responseExample",
-            "availability",
             "priceClass",
             "inputUiSchema",
             "outputUiSchema",
@@ -78,9 +77,10 @@ async fn catalog_entries_carry_the_spec_2_2_fields_and_descriptors() {
         if maintenance {
             assert_eq!(entry["availability"]["status"], "maintenance");
             assert_eq!(entry["execution"]["mode"], "unavailable");
-            assert!(entry["execution"]["target"].is_null());
+            // spec 2.4: `execution.target` is absent (not null) when unavailable
+            assert!(entry["execution"].get("target").is_none(), "{}", entry["execution"]);
         } else {
-            assert!(entry["availability"].is_null(), "{}", entry["operationKey"]);
+            assert!(entry.get("availability").is_none(), "{}", entry["operationKey"]);
             assert_eq!(entry["execution"]["target"]["path"], entry["path"]);
         }
     }
@@ -128,7 +128,6 @@ async fn skill_catalog_lists_all_14_skills_with_categories() {
         for key in [
             "heroDescription",
             "featured",
-            "hot",
             "tags",
             "inputSchema",
             "outputExample",
@@ -199,4 +198,55 @@ fn common_charter() -> Value {
         "northStar": {"metric": "", "rationale": ""},
         "review": {"lastReviewedAt": "", "nextTrigger": ""}
     })
+}
+
+/// Free-form members of an entry (JSON Schemas and examples, where `null`
+/// is a value like any).
+const FREE_FORM: [&str; 4] = ["requestSchema", "responseExample", "inputSchema", "outputExample"];
+
+/// The paths of every `null` inside `value` (`$` is the root), free-form
+/// members left aside.
+fn nulls(value: &Value, at: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Null => found.push(at.to_owned()),
+        Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| nulls(v, &format!("{at}[{i}]"), found)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !FREE_FORM.contains(&k.as_str()))
+            .for_each(|(k, v)| nulls(v, &format!("{at}.{k}"), found)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn optional_descriptor_fields_are_left_out_never_null() {
+    // spec 2.2-2.4: `availability`, `hot`, `taskUi.featuredRank`, input
+    // fields' `placeholder`/`help`/`advanced` and the output sections' kind
+    // paths (`collectionPath`, `path`, `urlPath`, `titlePath`) are optional,
+    // `execution.target` is absent when the mode is `unavailable`.
+    let service = Service::start().await;
+    for path in ["/api/apis", "/api/skills", "/api/skills/search?q=%E7%83%AD%E7%82%B9"] {
+        let (status, body) = service.get(path).await;
+        let data = success(status, &body);
+        let mut found = Vec::new();
+        nulls(&data, "$", &mut found);
+        assert!(found.is_empty(), "{path}: null at {found:?}");
+    }
+    let (_, apis) = service.get("/api/apis").await;
+    let items = apis["data"]["items"].as_array().unwrap();
+    for key in ["lifestyle.comments", "articles.articles-sync-account"] {
+        let entry = items.iter().find(|e| e["operationKey"] == key).unwrap();
+        assert_eq!(entry["execution"]["mode"], "unavailable", "{key}");
+        assert!(entry["execution"].as_object().unwrap().get("target").is_none(), "{key}: {}", entry["execution"]);
+        assert_eq!(entry["availability"]["status"], "maintenance", "{key}");
+    }
+    let search = items.iter().find(|e| e["operationKey"] == "articles.search-article").unwrap();
+    assert!(search.get("availability").is_none(), "{search}");
+    let field = &search["inputUiSchema"]["fields"][0];
+    assert_eq!(field["placeholder"], "例如：人工智能");
+    assert!(field.get("help").is_none() && field.get("advanced").is_none(), "{field}");
+    let (_, skills) = service.get("/api/skills").await;
+    for entry in skills["data"]["items"].as_array().unwrap() {
+        assert!(entry.get("matchScore").is_none(), "matchScore only in the search form: {entry}");
+    }
 }

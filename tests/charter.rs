@@ -136,3 +136,15 @@ async fn a_key_only_sees_its_own_accounts_profiles_and_restarts_keep_them() {
     let (status, body) = service.get("/api/ip-profile/brand/charter").await;
     assert_eq!(success(status, &body)["charter"]["positioning"]["oneLiner"], "帮三人小团队做内容增长");
 }
+
+#[tokio::test]
+async fn charter_updated_at_comes_from_the_service_clock() {
+    // `MEDIAOPS_NOW` fixes the service clock; every stored time stamp
+    // follows it (docs/charter.md), not the wall clock.
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start_with(dir, |core| core.now = Some("2026-05-01T10:00:00+08:00".into())).await;
+    let (status, body) = put(&service, "brand", charter()).await;
+    assert_eq!(success(status, &body)["charterUpdatedAt"], "2026-05-01T02:00:00.000Z");
+    let (status, body) = service.get("/api/ip-profile/brand/charter").await;
+    assert_eq!(success(status, &body)["charterUpdatedAt"], "2026-05-01T02:00:00.000Z");
+}

@@ -163,7 +163,18 @@ async fn search_article_finds_titles_with_account_and_time() {
     let (status, body) = call(&service, "search-article", json!({"keyword": "人工智能", "page": 2})).await;
     assert_eq!(success(status, &body), json!({"items": []}));
     assert_eq!(bad_field(&service, "search-article", json!({"keyword": "人工智能", "page": -1})).await, "page");
-    assert_eq!(bad_field(&service, "search-article", json!({"keyword": "   "})).await, "keyword");
+
+    // keyword and page are optional (spec 4.5; docs/data-apis.md "Empty requests"):
+    // an empty request answers the latest articles, newest first
+    for empty in [json!({}), json!({"keyword": "   "})] {
+        let (status, body) = call(&service, "search-article", empty).await;
+        let items = success(status, &body)["items"].as_array().unwrap().clone();
+        assert!(!items.is_empty(), "{body}");
+        let times: Vec<&str> = items.iter().map(|i| i["publishTime"].as_str().unwrap()).collect();
+        let mut newest_first = times.clone();
+        newest_first.sort_unstable_by(|a, b| b.cmp(a));
+        assert_eq!(times, newest_first, "newest first");
+    }
 }
 
 #[tokio::test]

@@ -382,3 +382,25 @@ async fn grpc_clients_get_the_same_answer() {
     assert_eq!(answer.items[0].work_id, MOGANSHAN);
     assert_eq!((answer.items[0].work_liked_count, answer.items[0].work_type.as_str()), (12_800, "video"));
 }
+
+#[tokio::test]
+async fn current_mediacrawler_exports_answer_with_their_anonymous_authors() {
+    // MediaCrawler's current rows carry `creator_hash` and a masked nickname
+    // instead of `user_id` (docs/store.md "mediacrawler"): imported with the
+    // real binary, their notes are answered with that anonymous account.
+    let data_dir = tempfile::tempdir().unwrap();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/core-service/tests/fixtures/mediacrawler-2026");
+    let report = common::process::cli(data_dir.path(), &[], &["import", "mediacrawler", fixtures]);
+    assert_eq!((report["written"].as_u64(), report["rejected"].as_u64()), (Some(8), Some(0)), "{report}");
+    let service = Service::start_in(data_dir).await;
+    let (status, body) = call(&service, "search-note", json!({"keyword": "露营"})).await;
+    let items = success(status, &body)["items"].as_array().unwrap().clone();
+    let authors: std::collections::BTreeSet<(String, String)> = items
+        .iter()
+        .map(|i| (i["accountNickname"].as_str().unwrap().to_owned(), i["accountUserid"].as_str().unwrap().to_owned()))
+        .collect();
+    let expected = [("灯*小*", "ch_02b6e8d41c9f7a35"), ("露*达人", "ch_7f3a9c2e5b1d4068")]
+        .map(|(name, hash)| (name.to_owned(), hash.to_owned()));
+    assert_eq!(authors, expected.into(), "{items:?}");
+    assert_eq!(items.len(), 3);
+}

@@ -363,9 +363,11 @@ async fn shortvideo_rankings_follow_the_fixture_and_the_rules() {
     );
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-11-16", "type": "美食"})).await;
     assert_eq!(column(&success(status, &body), "rank"), [json!("weeklyRank")]);
-    // startTime is required (spec 4.4 "req"; the catalog marks it so): a 400 naming it
+    // no startTime: two empty boards (spec 4.4 "Omitting `startTime` returns two empty boards")
     let (status, body) = sv("shortvideo-content-surge", json!({})).await;
-    assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "startTime");
+    empty_because(status, &body, "startTime is missing");
+    let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "", "type": "美食"})).await;
+    empty_because(status, &body, "startTime is missing");
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-08-01"})).await;
     empty_because(status, &body, "100-day coverage");
     let (status, body) = sv("shortvideo-content-surge", json!({"startTime": "2026-11-19"})).await;
@@ -400,6 +402,13 @@ async fn shortvideo_rankings_follow_the_fixture_and_the_rules() {
     assert!(warnings(&body)[0].contains("low coverage"));
     let (status, body) = sv("shortvideo-similar-account", json!({"accountId": "nobody"})).await;
     failure(status, &body, 404, "not_found");
+    // both fields optional (spec 4.4): nothing given = an empty list with a warning, not a 400
+    empty_because_status(sv("shortvideo-similar-account", json!({})).await, "no account given");
+}
+
+/// [`empty_because`] for a `(status, body)` pair.
+fn empty_because_status((status, body): (u16, Value), why: &str) {
+    empty_because(status, &body, why);
 }
 
 #[tokio::test]
@@ -604,6 +613,8 @@ async fn articles_rankings_follow_the_fixture_and_the_rules() {
         success(status, &body)["items"],
         json!([{"accountName": "数码控", "avgReadCount": 28999, "similarity": 0.8}])
     );
+    // accountName and accountType optional (spec 4.5): neither = an empty list with a warning
+    empty_because_status(ar("articles-similar-account", json!({})).await, "no account given");
 }
 
 async fn skill(service: &Service, slug: &str, body: Value) -> (u16, Value) {
@@ -645,10 +656,13 @@ async fn analytics_skills_follow_the_fixture() {
     let (status, body) = skill(&service, "articles-account-analyzer", json!({"accountName": "无名号"})).await;
     let data = success(status, &body);
     assert_eq!((data["found"].clone(), data["accountName"].clone()), (json!(false), json!("无名号")));
+    // not found: `account` keeps the spec's object shape, empty (docs/rankings.md), never null
+    assert_eq!(data["account"], json!({"accountName": "", "fansCount": 0, "articleCount": 0}));
 
     // similar-account skill: 40 (same category) + 35 × 1/2 (articles 2 vs 1) + 25 × 28,999/57,999 → 70.0, same tier 腰部
     let (status, body) = skill(&service, "articles-similar-account", json!({"accountName": "科技君"})).await;
     assert_eq!(success(status, &body)["items"], json!([{"accountName": "数码控", "matchScore": 70.0, "tier": "腰部"}]));
+    empty_because_status(skill(&service, "articles-similar-account", json!({})).await, "no account given");
 
     // playlet-articles-feed: the 短剧 topic only
     let (status, body) = skill(&service, "playlet-articles-feed", json!({})).await;

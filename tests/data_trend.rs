@@ -168,6 +168,16 @@ async fn the_hub_finds_a_weibo_keyword_in_its_hours() {
     let (status, body) =
         service.post("/api/apis/trend/trending-hub-keyword/call", json!({"platforms": [3], "keywords": ["x"]})).await;
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "platforms[0]");
+
+    // every field optional (spec 4.11; docs/data-apis.md "Empty requests"): no keyword = the overall board
+    let whole_hour =
+        call(json!({"platforms": [2], "startDate": "2024-06-10 06:00:00", "endDate": "2024-06-10 06:59:59"}));
+    let whole_hour = whole_hour.await;
+    assert!(whole_hour.len() > hour.len(), "the whole board holds more than one keyword's titles");
+    assert!(hour.iter().all(|e| whole_hour.contains(e)), "and every entry the keyword found");
+    assert!(whole_hour.iter().all(|e| e["platform"] == "微博热搜"));
+    let board = call(json!({})).await;
+    assert!(!board.is_empty(), "{{}}: the latest batch of every list");
 }
 
 #[tokio::test]
@@ -248,6 +258,13 @@ async fn cn_last30days_counts_mentions_per_day() {
 
     let (status, body) = service.post("/api/skills/cn-last30days/invoke", json!({"keyword": "高考", "days": 31})).await;
     assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "days");
+
+    // keyword optional (spec 4.14): an empty trend with a warning (docs/trends.md "Last 30 days")
+    let (status, body) = service.post("/api/skills/cn-last30days/invoke", json!({})).await;
+    let trend = success(status, &body)["trend"].clone();
+    assert_eq!((trend["keyword"].as_str(), trend["mentions"].as_i64()), (Some(""), Some(0)));
+    assert_eq!(trend["series"].as_array().unwrap().len(), 30);
+    assert!(body["warnings"][0].as_str().unwrap().contains("no keyword given"), "{body}");
 }
 
 #[tokio::test]

@@ -56,7 +56,7 @@ async fn an_admin_switches_an_operation_and_back_at_run_time() {
     let entry = skill_entry(&service).await;
     assert_eq!(entry["availability"], json!({"status": "maintenance", "note": "词库更新中"}));
     assert_eq!(entry["execution"]["mode"], "unavailable");
-    assert!(entry["execution"]["target"].is_null(), "{entry}");
+    assert!(entry["execution"].get("target").is_none(), "{entry}");
 
     let listed = client.list_maintenance(with_token(ListMaintenanceRequest {}, ADMIN_TOKEN)).await.unwrap();
     let listed: Vec<_> =
@@ -76,7 +76,7 @@ async fn an_admin_switches_an_operation_and_back_at_run_time() {
     success(status, &body);
     assert_eq!(balance(&service).await, BOOTSTRAP_POINTS - 1, "charged again once available");
     let entry = skill_entry(&service).await;
-    assert!(entry["availability"].is_null(), "{entry}");
+    assert!(entry.get("availability").is_none(), "{entry}");
     assert_eq!(entry["execution"]["target"]["path"], SAFETY);
 }
 
@@ -101,7 +101,7 @@ async fn a_declared_maintenance_can_be_lifted_and_switches_survive_a_restart() {
     failure(status, &body, 503, "maintenance");
     let (_, apis) = service.get("/api/apis?platform=lifestyle").await;
     let comments = apis["data"]["items"].as_array().unwrap().iter().find(|e| e["slug"] == "comments").unwrap();
-    assert!(comments["availability"].is_null(), "{comments}");
+    assert!(comments.get("availability").is_none(), "{comments}");
     assert_eq!(comments["execution"]["mode"], "dedicated");
 }
 
@@ -125,7 +125,7 @@ async fn with_redis_every_core_sees_a_switch() {
     let url = std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let prefix = format!("mediaops-test-{}", uuid::Uuid::new_v4().simple());
     let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
-    let core = |store| Maintenance::new(&registry, Arc::new(store));
+    let core = |store| Maintenance::new(&registry, Arc::new(store), core_service::clock::Clock::System);
     let a = core(RedisSwitchStore::connect(&url, &prefix).await.unwrap());
     let b = core(RedisSwitchStore::connect(&url, &prefix).await.unwrap());
     let search = registry.operations().find(|op| op.key() == "lifestyle.search-note").unwrap().clone();
@@ -140,4 +140,14 @@ async fn with_redis_every_core_sees_a_switch() {
 
     let mut redis = redis::Client::open(url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
     redis::cmd("DEL").arg(format!("{prefix}:maintenance")).query_async::<()>(&mut redis).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_switch_is_stamped_by_the_service_clock() {
+    // `MEDIAOPS_NOW` fixes the service clock: `changedAt` follows it (docs/maintenance.md).
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start_with(dir, |core| core.now = Some("2026-05-01T10:00:00+08:00".into())).await;
+    let mut client = admin(&service).await;
+    let switched = client.set_maintenance(switch("lifestyle.search-note", true, "")).await.unwrap().into_inner();
+    assert_eq!(switched.changed_at, "2026-05-01T02:00:00Z");
 }

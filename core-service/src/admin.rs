@@ -92,11 +92,15 @@ pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::Accoun
     Ok(pb::AccountBalance { account_id: account_id.to_owned(), points })
 }
 
-/// An account's usage log (newest first; default 50) and the per-operation counters.
+/// An account's usage log (newest first; default 50) and its own
+/// per-operation counters (successful calls of that account only).
 pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<pb::ListUsageResponse, ServiceError> {
     let limit = if limit <= 0 { 50 } else { limit as usize };
     let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
-    Ok(pb::ListUsageResponse { records, usage_counts: ledger.usage_counts().await?.into_iter().collect() })
+    Ok(pb::ListUsageResponse {
+        records,
+        usage_counts: ledger.account_usage_counts(account_id).await?.into_iter().collect(),
+    })
 }
 
 fn collector_state(s: CollectorState) -> pb::CollectorState {

@@ -43,6 +43,12 @@ impl Clock {
         }
     }
 
+    /// "Now" as a stored time stamp (`updatedAt`-style fields): RFC 3339
+    /// UTC with milliseconds, e.g. `2026-05-01T04:00:00.000Z`.
+    pub fn stamp(&self) -> String {
+        self.now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    }
+
     /// Today's date in Asia/Shanghai.
     pub fn today(&self) -> NaiveDate {
         self.now().with_timezone(&shanghai()).date_naive()

@@ -71,16 +71,21 @@ impl Core {
         tokio::task::spawn_blocking(crate::catalog::search::warm_up);
 
         let mut registry = Registry::from_pool(pool)?;
-        let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?));
+        // The service clock (`MEDIAOPS_NOW`): date rules and every stored
+        // time stamp (`charterUpdatedAt`, themes' and word lists' `updatedAt`,
+        // maintenance switches' `changedAt`).
+        let clock = Clock::from_setting(settings.now.as_deref())?;
+        let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
         maintenance.register(&mut registry)?;
         Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?).register(&mut registry)?;
-        let charters = Arc::new(FileCharterStore::new(&settings.data_dir));
+        let charters = Arc::new(FileCharterStore::new(&settings.data_dir, clock));
         Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
-        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(Arc::new(
-            crate::articles::themes::store::FileThemeStore::new(&settings.data_dir),
-        ))))
+        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
+            Arc::new(crate::articles::themes::store::FileThemeStore::new(&settings.data_dir)),
+            clock,
+        )))
         .register(&mut registry)?;
-        let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir));
+        let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir, clock));
         Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
         let store_pool = crate::store::PoolSettings {
             acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
@@ -93,7 +98,6 @@ impl Core {
         let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
         crate::tasks::service::register(reader, &mut registry)?;
         crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
-        let clock = Clock::from_setting(settings.now.as_deref())?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
             collectors.spawn();

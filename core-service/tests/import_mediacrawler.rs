@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, TimeZone, Utc};
 use core_service::store::ContentStore;
 use core_service::store::import::{Format, ImportReport, bilibili_popular, collect_files, mediacrawler};
-use core_service::store::model::Counts;
+use core_service::store::model::{AccountIds, Counts};
 use core_service::store::sqlite::SqliteStore;
 
 const FORMAT: Format = Format::Mediacrawler(mediacrawler::Hint { platform: None, kind: None });
@@ -206,6 +206,73 @@ async fn check_weibo(store: &dyn ContentStore) {
     assert_eq!(comments.total, 2);
     let parents: Vec<Option<&str>> = comments.items.iter().map(|c| c.parent_id.as_deref()).collect();
     assert_eq!(parents, [None, Some("5040123456789100")], "rootid equal to the comment's own id is no parent");
+}
+
+fn current_fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mediacrawler-2026")
+}
+
+/// (platform, work id, creator_hash, masked nickname) of every current-format
+/// content row.
+const ANONYMOUS: [(&str, &str, &str, &str); 7] = [
+    ("lifestyle", "6880c1d2000000001e04a001", "ch_7f3a9c2e5b1d4068", "露*达人"),
+    ("lifestyle", "6880c1d2000000001e04a002", "ch_7f3a9c2e5b1d4068", "露*达人"),
+    ("lifestyle", "6880c1d2000000001e04a003", "ch_02b6e8d41c9f7a35", "灯*小*"),
+    ("shortvideo", "7522123456789012345", "ch_c4a8e2f6b0d13957", "山*日记"),
+    ("clipapp", "3xq9wxyz1abcd2e", "ch_91f0b7d3e5a2c648", "河*老*"),
+    ("videosite", "170001", "ch_e6d2a8c40f1b9357", "森*人"),
+    ("microblog", "5180123456789012", "ch_3b7f1d9e5c0a2864", "星*看*人"),
+];
+
+/// MediaCrawler's current rows (no `user_id`, a `creator_hash` and a masked
+/// `nickname`) land on anonymous accounts keyed by the hash, on every
+/// platform; an older row with both keeps `user_id` as the key.
+async fn check_current(store: &dyn ContentStore) {
+    let files = collect_files(&[current_fixtures()], FORMAT.extensions()).unwrap();
+    let mut report = ImportReport::default();
+    for file in &files {
+        report.merge(FORMAT.import_file(store, file, &mut || {}).await);
+    }
+    assert_eq!((report.files, report.read, report.written), (6, 8, 8), "{:#?}", report.rejected);
+    let counts = store.counts().await.unwrap();
+    assert_eq!((counts.accounts, counts.works, counts.comments), (6, 7, 1), "one account per distinct hash");
+    for (platform, work, hash, nickname) in ANONYMOUS {
+        let got = store.get_work(platform, work).await.unwrap().unwrap_or_else(|| panic!("{platform} {work}"));
+        assert_eq!(got.work.author_id.as_deref(), Some(hash), "{platform} {work}");
+        assert_eq!(got.author.unwrap().nickname, nickname, "{platform} {work}");
+        let account = store.get_account(platform, hash).await.unwrap().unwrap().account;
+        assert_eq!((account.platform_id.as_str(), account.nickname.as_str()), (hash, nickname));
+        assert_eq!(account.ids, AccountIds::default(), "a creator_hash is no platform id form");
+    }
+    let comments = store.list_comments("lifestyle", "6880c1d2000000001e04a001", 1, 20).await.unwrap();
+    let c = &comments.items[0];
+    assert_eq!((c.author_id.as_deref(), c.author_name.as_deref()), (Some("ch_5d1e0f9a3c7b2846"), Some("小*")));
+
+    let hinted = Format::Mediacrawler(mediacrawler::Hint {
+        platform: Some(mediacrawler::Platform::Xhs),
+        kind: Some(mediacrawler::Kind::Contents),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.jsonl");
+    let row = r#"{"note_id": "n-both", "title": "t", "user_id": "5ff0e6a1000000000101ffff", "creator_hash": "ch_0000", "nickname": "全名"}"#;
+    std::fs::write(&path, format!("{row}\n")).unwrap();
+    let report = hinted.import_file(store, &path, &mut || {}).await;
+    assert_eq!(report.written, 1, "{:#?}", report.rejected);
+    let both = store.get_work("lifestyle", "n-both").await.unwrap().unwrap();
+    assert_eq!(both.work.author_id.as_deref(), Some("5ff0e6a1000000000101ffff"), "user_id wins over creator_hash");
+    assert!(store.get_account("lifestyle", "ch_0000").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn current_exports_import_creator_hash_as_anonymous_accounts_into_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    check_current(&store).await;
+}
+
+#[tokio::test]
+async fn current_exports_import_creator_hash_as_anonymous_accounts_into_postgres() {
+    support::with_postgres("import_mc_current_test", async |store| check_current(store).await).await;
 }
 
 #[tokio::test]

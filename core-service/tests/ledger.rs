@@ -158,6 +158,13 @@ mod cases {
         }
         ledger.record_usage(&record(3, "upstream_unavailable")).await.unwrap();
         assert_eq!(ledger.usage_counts().await.unwrap().get("lifestyle.search-note"), Some(&3), "only successes count");
+        ledger.record_usage(&UsageRecord { account_id: "acct_other".into(), ..record(4, "ok") }).await.unwrap();
+        assert_eq!(ledger.usage_counts().await.unwrap().get("lifestyle.search-note"), Some(&4), "all accounts");
+        let own = ledger.account_usage_counts("acct_u").await.unwrap();
+        assert_eq!(own.into_iter().collect::<Vec<_>>(), vec![("lifestyle.search-note".to_owned(), 3)], "per account");
+        let other = ledger.account_usage_counts("acct_other").await.unwrap();
+        assert_eq!(other.get("lifestyle.search-note"), Some(&1));
+        assert!(ledger.account_usage_counts("acct_nobody").await.unwrap().is_empty());
         let log = ledger.usage_log("acct_u", 2).await.unwrap();
         assert_eq!(log, vec![record(3, "upstream_unavailable"), record(2, "ok")], "newest first");
         assert!(ledger.usage_log("acct_nobody", 10).await.unwrap().is_empty());

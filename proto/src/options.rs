@@ -9,6 +9,7 @@ use crate::mediaops::options::v1::{Field, Operation, ValueList};
 const OPERATION_EXT: &str = "mediaops.options.v1.operation";
 const FIELD_EXT: &str = "mediaops.options.v1.field";
 const VALUE_LISTS_EXT: &str = "mediaops.options.v1.value_lists";
+const OMIT_UNSET_EXT: &str = "mediaops.options.v1.omit_unset";
 
 fn extension<T: prost::Message + Default>(options: &prost_reflect::DynamicMessage, name: &str) -> Option<T> {
     let pool = options.descriptor().parent_pool().clone();
@@ -27,6 +28,17 @@ pub fn operation(method: &MethodDescriptor) -> Option<Operation> {
 /// The `(mediaops.options.v1.field)` option of a request field, if it has one.
 pub fn field(field: &FieldDescriptor) -> Option<Field> {
     extension(&field.options(), FIELD_EXT)
+}
+
+/// Whether a response field carries `(mediaops.options.v1.omit_unset) =
+/// true`: when unset, JSON leaves it out instead of writing `null` (spec
+/// 2.2-2.4 optional catalog descriptor fields).
+pub fn omit_unset(field: &FieldDescriptor) -> bool {
+    let options = field.options();
+    let Some(ext) = options.descriptor().parent_pool().get_extension_by_name(OMIT_UNSET_EXT) else {
+        return false;
+    };
+    options.has_extension(&ext) && options.get_extension(&ext).as_bool().unwrap_or(false)
 }
 
 /// Every `(mediaops.options.v1.value_lists)` declared in any file of the pool

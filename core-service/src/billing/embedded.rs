@@ -34,6 +34,8 @@ struct State {
     /// account \u{1f} idempotency key → record.
     idempotency: BTreeMap<String, IdempotencyRecord>,
     usage_counts: BTreeMap<String, i64>,
+    /// account → operation key → successful calls.
+    account_usage_counts: BTreeMap<String, BTreeMap<String, i64>>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -362,13 +364,28 @@ impl Ledger for EmbeddedLedger {
             file.write_all(&line).map_err(|e| unavailable(format!("cannot append the usage log: {e}")))?;
         }
         if record.outcome == "ok" {
-            self.change(|state| *state.usage_counts.entry(record.operation_key.clone()).or_default() += 1).await?;
+            self.change(|state| {
+                *state.usage_counts.entry(record.operation_key.clone()).or_default() += 1;
+                let account = state.account_usage_counts.entry(record.account_id.clone()).or_default();
+                *account.entry(record.operation_key.clone()).or_default() += 1;
+            })
+            .await?;
         }
         Ok(())
     }
 
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {
         Ok(self.read(|state| state.usage_counts.iter().map(|(k, v)| (k.clone(), *v)).collect()))
+    }
+
+    async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError> {
+        Ok(self.read(|state| {
+            state
+                .account_usage_counts
+                .get(account_id)
+                .map(|counts| counts.iter().map(|(k, v)| (k.clone(), *v)).collect())
+                .unwrap_or_default()
+        }))
     }
 
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError> {

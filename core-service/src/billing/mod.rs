@@ -138,8 +138,13 @@ pub trait Ledger: Send + Sync + 'static {
     ) -> Result<(), ServiceError>;
     /// Counts the call for its operation and appends it to the account's log.
     async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError>;
-    /// Successful calls per operation key.
+    /// Successful calls per operation key, all accounts (the skill
+    /// catalog's `usageCount`).
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError>;
+    /// Successful calls of `account_id` per operation key (`usage --account`,
+    /// admin `ListUsage`; docs/billing.md). Counted from the first call
+    /// recorded by a version that keeps them.
+    async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError>;
     /// The account's most recent usage, newest first, at most `limit`.
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError>;
 }

@@ -316,6 +316,7 @@ impl Ledger for RedisLedger {
         let mut pipe = redis::pipe();
         if record.outcome == "ok" {
             pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
+            pipe.hincr(self.account(&record.account_id, "usage-counts"), &record.operation_key, 1).ignore();
         }
         pipe.lpush(&log, line).ignore().ltrim(&log, 0, USAGE_LOG_LIMIT as isize - 1).ignore();
         pipe.exec_async(&mut redis).await.map_err(failed)
@@ -323,6 +324,10 @@ impl Ledger for RedisLedger {
 
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {
         self.redis.clone().hgetall(self.usage_counts_key()).await.map_err(failed)
+    }
+
+    async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError> {
+        self.redis.clone().hgetall(self.account(account_id, "usage-counts")).await.map_err(failed)
     }
 
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError> {

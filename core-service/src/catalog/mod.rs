@@ -313,7 +313,7 @@ mod tests {
         let pool = mediaops_proto::descriptor_pool();
         let registry = Registry::from_pool(pool).unwrap();
         let store = Arc::new(crate::maintenance::file::FileSwitchStore::new(dir.path()));
-        let maintenance = Arc::new(Maintenance::new(&registry, store));
+        let maintenance = Arc::new(Maintenance::new(&registry, store, crate::clock::Clock::System));
         (Catalog::build(pool, Arc::new(ledger), maintenance.clone()).unwrap(), maintenance, dir)
     }
 

@@ -9,6 +9,7 @@ use mediaops_proto::mediaops::charter::v1::{Charter, StoredCharter};
 use prost_reflect::DynamicMessage;
 use tokio::sync::Mutex;
 
+use crate::clock::Clock;
 use crate::error::ServiceError;
 use crate::persist;
 
@@ -19,7 +20,8 @@ pub trait CharterStore: Send + Sync + 'static {
     async fn get(&self, account_id: &str, profile_id: &str) -> Result<Option<StoredCharter>, ServiceError>;
 
     /// Replaces the whole charter of `profile` (creating the profile) and
-    /// returns it with its new `charterUpdatedAt` (RFC 3339 UTC).
+    /// returns it with its new `charterUpdatedAt` (RFC 3339 UTC, from the
+    /// service clock: [`Clock::stamp`]).
     async fn put(&self, account_id: &str, profile_id: &str, charter: Charter) -> Result<StoredCharter, ServiceError>;
 }
 
@@ -27,11 +29,13 @@ pub trait CharterStore: Send + Sync + 'static {
 pub struct FileCharterStore {
     root: PathBuf,
     writes: Mutex<()>,
+    /// Stamps `charterUpdatedAt` (the service clock, `MEDIAOPS_NOW`).
+    clock: Clock,
 }
 
 impl FileCharterStore {
-    pub fn new(data_dir: &Path) -> FileCharterStore {
-        FileCharterStore { root: data_dir.join("charters"), writes: Mutex::new(()) }
+    pub fn new(data_dir: &Path, clock: Clock) -> FileCharterStore {
+        FileCharterStore { root: data_dir.join("charters"), writes: Mutex::new(()), clock }
     }
 
     /// Account directory: the id itself when it is a safe file name (ids
@@ -65,7 +69,7 @@ impl CharterStore for FileCharterStore {
         let stored = StoredCharter {
             profile_id: profile_id.to_owned(),
             charter: Some(charter),
-            charter_updated_at: Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+            charter_updated_at: Some(self.clock.stamp()),
         };
         let json = serde_json::to_vec_pretty(&mediaops_proto::to_dynamic(&stored))
             .map_err(|e| ServiceError::internal(e.to_string()))?;
@@ -87,8 +91,9 @@ mod tests {
         let mut charter = empty_charter();
         charter.positioning.as_mut().unwrap().one_liner = Some("帮小团队做增长".into());
         charter.monetization.as_mut().unwrap().practical_paths = vec!["membership".into()];
-        let stored = FileCharterStore::new(dir.path()).put("acct_a", "brand", charter.clone()).await.unwrap();
-        let store = FileCharterStore::new(dir.path());
+        let stored =
+            FileCharterStore::new(dir.path(), Clock::System).put("acct_a", "brand", charter.clone()).await.unwrap();
+        let store = FileCharterStore::new(dir.path(), Clock::System);
         let read = store.get("acct_a", "brand").await.unwrap().unwrap();
         assert_eq!(read, stored);
         assert_eq!(read.charter.unwrap(), charter, "empty strings survive the JSON file");

@@ -108,13 +108,14 @@ async fn work_by_uuid<T>(api: &DataApi, value: &str) -> Result<Result<WorkRecord
 }
 
 /// `search-article`: `{items[{title, accountName, publishTime}]}` by
-/// relevance, 20 a page.
+/// relevance, 20 a page. `keyword` is optional (spec 4.5): without it, the
+/// newest articles ([`keyword::latest_or_matching`]).
 async fn search_article(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchArticleRequest,
 ) -> Result<Answer<pb::SearchArticleResponse>, ServiceError> {
-    let query = keyword::works_query(PLATFORM, &req.keyword, PageRequest::page(req.page, "page")?)?;
+    let query = keyword::latest_or_matching(PLATFORM, &req.keyword, PageRequest::page(req.page, "page")?)?;
     let items: Vec<pb::ArticleSearchItem> = keyword::works(&api, &query)
         .await?
         .items

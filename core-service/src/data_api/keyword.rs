@@ -7,7 +7,7 @@
 use super::paging::PageRequest;
 use super::{DataApi, count, required, store_error};
 use crate::error::ServiceError;
-use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkQuery, WorkRecord};
+use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
 
 /// The request field every keyword search reads.
 pub const KEYWORD: &str = "keyword";
@@ -19,6 +19,22 @@ pub fn works_query(platform: &str, keyword: &str, page: PageRequest) -> Result<W
     Ok(WorkQuery {
         platform: platform.into(),
         text: Some(required(keyword, KEYWORD)?.into()),
+        page: page.page,
+        page_size: page.size,
+        ..WorkQuery::default()
+    })
+}
+
+/// [`works_query`] for a search whose `keyword` is optional (spec 4.5
+/// `search-article`): blank means no text filter, the newest works first
+/// (the latest articles; docs/data-apis.md "Empty requests").
+pub fn latest_or_matching(platform: &str, keyword: &str, page: PageRequest) -> Result<WorkQuery, ServiceError> {
+    if !keyword.trim().is_empty() {
+        return works_query(platform, keyword, page);
+    }
+    Ok(WorkQuery {
+        platform: platform.into(),
+        order: WorkOrder::Newest,
         page: page.page,
         page_size: page.size,
         ..WorkQuery::default()

@@ -71,11 +71,14 @@ pub struct Maintenance {
     /// Upstream-only operations and their vendors: down while every one of
     /// their vendors' circuits is open (the automatic switch).
     watched: std::sync::OnceLock<HashMap<String, Vec<Arc<crate::vendors::Vendor>>>>,
+    /// Stamps a switch's `changedAt` (the service clock, `MEDIAOPS_NOW`).
+    clock: crate::clock::Clock,
 }
 
 impl Maintenance {
-    /// The switch over the operations of `registry`, kept in `store`.
-    pub fn new(registry: &Registry, store: Arc<dyn SwitchStore>) -> Maintenance {
+    /// The switch over the operations of `registry`, kept in `store`;
+    /// `clock` stamps each change.
+    pub fn new(registry: &Registry, store: Arc<dyn SwitchStore>, clock: crate::clock::Clock) -> Maintenance {
         let mut declared = HashMap::new();
         let mut known = std::collections::HashSet::new();
         for op in registry.operations() {
@@ -84,7 +87,7 @@ impl Maintenance {
                 declared.insert(op.key().to_owned(), a.note.clone());
             }
         }
-        Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new() }
+        Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new(), clock }
     }
 
     /// Turns on the automatic switch for upstream-only operations: one is
@@ -203,7 +206,7 @@ impl Maintenance {
         let switch = Switch {
             maintenance: request.maintenance,
             note: request.note.trim().to_owned(),
-            changed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            changed_at: self.clock.now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         };
         self.store.put(key, &switch).await?;
         tracing::info!(operation = key, maintenance = switch.maintenance, note = switch.note, "maintenance switched");

@@ -360,16 +360,17 @@ pub async fn accounts_of(api: &DataApi, category: Option<String>) -> Result<Vec<
 /// then the 50 most followed accounts of that type scored by
 /// [`read_similarity`] on 30-day average reads; 20 best, ties by name. With
 /// only `accountType`, the accounts of that type against an average of 0
-/// are ranked by type alone. Neither given is a 400; an unknown name a 404.
+/// are ranked by type alone. Neither given: an empty list with a warning
+/// ([`super::no_account_given`]); an unknown name a 404.
 async fn similar_account(
     api: Arc<DataApi>,
-    _ctx: CallContext,
+    ctx: CallContext,
     req: pb::ArticlesSimilarAccountRequest,
 ) -> Result<Answer<pb::ArticlesSimilarAccountResponse>, ServiceError> {
     let name = req.account_name.trim();
     let asked_type = req.account_type.trim();
     if name.is_empty() && asked_type.is_empty() {
-        return Err(ServiceError::invalid_field("accountName", "give accountName or accountType"));
+        return Ok(super::no_account_given(&ctx, "accountName or accountType"));
     }
     let target = if name.is_empty() { None } else { account_by_id_or_name(&api, PLATFORM, name).await? };
     if !name.is_empty() && target.is_none() {

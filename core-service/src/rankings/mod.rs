@@ -59,6 +59,14 @@ pub fn window_or_warn(ctx: &CallContext, checked: Checked<Window>) -> Option<Win
     }
 }
 
+/// The answer of a similar-account search given no account (every field
+/// optional, spec 4.4/4.5/4.14): an empty list with a warning naming
+/// `fields`, the ones to give (docs/data-apis.md "Empty requests").
+pub fn no_account_given<T: Default>(ctx: &CallContext, fields: &str) -> crate::source::Answer<T> {
+    ctx.warn(format!("no account given: give {fields} to find similar accounts"));
+    crate::source::Answer::Empty(T::default())
+}
+
 /// Adds `warning` to the call's warnings when there is one.
 pub fn warn_opt(ctx: &CallContext, warning: Option<String>) {
     if let Some(warning) = warning {

@@ -344,7 +344,8 @@ pub fn similarity(same_track: bool, a: i64, b: i64) -> f64 {
 /// numeric uid or any stored id; a secUid is refused) or else by its exact
 /// `accountName` (low coverage, spec 4.4), then the 50 most followed other
 /// accounts of its track scored by [`similarity`], 20 best, ties by name.
-/// An unknown account is a miss (404).
+/// An unknown account is a miss (404); neither field given, an empty list
+/// with a warning ([`super::no_account_given`]).
 async fn similar_account(
     api: Arc<DataApi>,
     ctx: CallContext,
@@ -365,7 +366,7 @@ async fn similar_account(
         ctx.warn("matching by accountName has low coverage; accountId is preferred");
         crate::data_api::keyword::account_named(&api, PLATFORM, name).await?
     } else {
-        return Err(ServiceError::invalid_field("accountId", "give accountId (preferred) or accountName"));
+        return Ok(super::no_account_given(&ctx, "accountId (preferred) or accountName"));
     };
     let Some(target) = target else {
         return Ok(Answer::NotFound(format!("no shortvideo account {}", if id.is_empty() { name } else { id })));

@@ -81,12 +81,16 @@ pub fn match_score(same_category: bool, articles: (u64, u64), reads: (i64, i64))
 /// tier}]}`: the account `accountName` (exact name or id; unknown = 404),
 /// then the 50 most followed accounts of its category, kept when their
 /// tier is the same or higher, scored by [`match_score`], 20 best, ties by
-/// name.
+/// name. Without `accountName` (optional, spec 4.14): an empty list with a
+/// warning ([`super::no_account_given`]).
 async fn similar_account(
     api: Arc<DataApi>,
-    _ctx: CallContext,
+    ctx: CallContext,
     req: pb::ArticlesSimilarAccountRequest,
 ) -> Result<Answer<pb::ArticlesSimilarAccountResponse>, ServiceError> {
+    if req.account_name.trim().is_empty() {
+        return Ok(super::no_account_given(&ctx, "accountName"));
+    }
     let name = required(&req.account_name, "accountName")?;
     let Some(target) = account_by_id_or_name(&api, ARTICLES, name).await? else {
         return Ok(Answer::NotFound(format!("no articles account named {name}")));
@@ -118,8 +122,10 @@ async fn similar_account(
 
 /// `articles-account-analyzer` (skill): `{source: "store", accountName,
 /// found, account{accountName, fansCount, articleCount}}` for the account
-/// named `accountName` (exact name or id). Not stored: `found: false`, no
-/// `account` (a success: the answer is that it was not found).
+/// named `accountName` (exact name or id). Not stored: `found: false` and
+/// `account` still an object of the spec's shape, empty (`accountName: ""`,
+/// counts 0), never `null` (spec 4.14; a success: the answer is that it was
+/// not found; docs/rankings.md).
 /// `articleCount` = the account's stored articles.
 async fn account_analyzer(
     api: Arc<DataApi>,
@@ -133,7 +139,7 @@ async fn account_analyzer(
             source: "store".into(),
             account_name: name.into(),
             found: false,
-            account: None,
+            account: Some(pb::ArticlesAccount::default()),
         }));
     };
     let totals = api.store.work_totals(ARTICLES, &record.account.platform_id).await.map_err(store_error)?;

@@ -140,11 +140,13 @@ pub trait CustomWordStore: Send + Sync + 'static {
 pub struct FileCustomWordStore {
     root: PathBuf,
     loaded: Mutex<HashMap<String, Arc<AccountLists>>>,
+    /// Stamps a list's `updatedAt` (the service clock, `MEDIAOPS_NOW`).
+    clock: crate::clock::Clock,
 }
 
 impl FileCustomWordStore {
-    pub fn new(data_dir: &Path) -> FileCustomWordStore {
-        FileCustomWordStore { root: data_dir.join("banned-words"), loaded: Mutex::new(HashMap::new()) }
+    pub fn new(data_dir: &Path, clock: crate::clock::Clock) -> FileCustomWordStore {
+        FileCustomWordStore { root: data_dir.join("banned-words"), loaded: Mutex::new(HashMap::new()), clock }
     }
 
     /// The id itself when it is a safe file name (ids this service creates
@@ -188,7 +190,7 @@ impl CustomWordStore for FileCustomWordStore {
             list.updated_at = None;
             lists.lists.remove(scope);
         } else {
-            list.updated_at = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+            list.updated_at = Some(self.clock.stamp());
             lists.lists.insert(scope.to_owned(), list.clone());
         }
         let json = serde_json::to_vec_pretty(&lists).map_err(|e| ServiceError::internal(e.to_string()))?;
@@ -211,7 +213,7 @@ mod tests {
     #[tokio::test]
     async fn lists_survive_reopen_and_accounts_are_separate() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileCustomWordStore::new(dir.path());
+        let store = FileCustomWordStore::new(dir.path(), crate::clock::Clock::System);
         let list = WordList {
             add: vec![word("内部黑话", "自定义")], allow: vec!["最佳实践".into()], updated_at: None
         };
@@ -222,7 +224,7 @@ mod tests {
             .await
             .unwrap();
 
-        let reopened = FileCustomWordStore::new(dir.path());
+        let reopened = FileCustomWordStore::new(dir.path(), crate::clock::Clock::System);
         let lists = reopened.get("acct_a").await.unwrap();
         assert_eq!(lists.lists["shortvideo"].add, list.add);
         let applying: Vec<&WordList> = lists.for_platform(Platform::Shortvideo).collect();

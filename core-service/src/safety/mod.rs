@@ -274,7 +274,7 @@ mod tests {
     }
 
     fn service(dir: &std::path::Path) -> SafetyService {
-        SafetyService::new(Arc::new(FileCustomWordStore::new(dir))).unwrap()
+        SafetyService::new(Arc::new(FileCustomWordStore::new(dir, crate::clock::Clock::System))).unwrap()
     }
 
     #[tokio::test]

@@ -7,7 +7,9 @@
 //!   `{platform: <list name>, item: {title, hotCount, index}}`, `index` its
 //!   best rank, `hotCount` its highest hot value as text (`""` when the list
 //!   gives none). Lists in number order, then by index. A narrower window
-//!   holds fewer captures, so fewer entries.
+//!   holds fewer captures, so fewer entries. Every field is optional (spec
+//!   4.11): no (non-blank) keyword = every entry of the window, i.e. the
+//!   overall board (docs/data-apis.md "Empty requests").
 //! - `trend/shortvideo-hot-trend`: a short-video list (`platform` 1 Douyin,
 //!   4 Kuaishou; 0 = 1) over whole days ([`super::window::day_window`]; no
 //!   dates = the latest batch): `{index, title, hotCount, url}`, one per
@@ -46,18 +48,16 @@ pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Regi
     })
 }
 
-/// The distinct, non-blank keywords; 400 naming `field` when none is left.
-pub fn keyword_filters(keywords: &[String], field: &str) -> Result<Vec<KeywordFilter>, ServiceError> {
+/// The distinct, non-blank keywords (none: an empty list, which filters
+/// nothing out).
+pub fn keyword_filters(keywords: &[String]) -> Vec<KeywordFilter> {
     let mut filters: Vec<KeywordFilter> = Vec::new();
     for filter in keywords.iter().filter_map(|k| KeywordFilter::new(k)) {
         if !filters.contains(&filter) {
             filters.push(filter);
         }
     }
-    if filters.is_empty() {
-        return Err(ServiceError::invalid_field(field, format!("{field} must hold at least one keyword")));
-    }
-    Ok(filters)
+    filters
 }
 
 /// `trending-hub-keyword` (module docs).
@@ -66,7 +66,7 @@ pub async fn hub_keyword(
     req: pb::TrendingHubKeywordRequest,
 ) -> Result<Answer<pb::TrendingHubKeywordResponse>, ServiceError> {
     let lists = lists_of(&req.platforms, "platforms")?;
-    let filters = keyword_filters(&req.keywords, "keywords")?;
+    let filters = keyword_filters(&req.keywords);
     let window = hot_window(&req.start_date, "startDate", &req.end_date, "endDate", trends.clock())?;
     let found = trends.entries(window.query(lists.iter().map(|s| s.name().to_owned()).collect())).await?;
     let listed = group(&found);
@@ -74,7 +74,7 @@ pub async fn hub_keyword(
     let mut hits: Vec<&Listed<'_>> = listed
         .iter()
         .zip(&terms)
-        .filter(|(l, t)| filters.iter().any(|f| f.matches(l.title, t)))
+        .filter(|(l, t)| filters.is_empty() || filters.iter().any(|f| f.matches(l.title, t)))
         .map(|(l, _)| l)
         .collect();
     hits.sort_by_key(|l| (list_order(l.source), l.best_rank, l.first_seen));
@@ -168,8 +168,9 @@ mod tests {
         assert_eq!(lists, ["抖音热榜", "抖音热榜", "微博热搜", "微博热搜"], "list-number order: 1 douyin, 2 weibo");
         assert_eq!(shown(&latest.items)[0].2, "", "Douyin gave no hot value");
 
-        let err = hub_keyword(trends.clone(), hub(&[2], &[" "], "", "")).await.unwrap_err();
-        assert_eq!(err.field.as_deref(), Some("keywords"));
+        let (board, found) = answered(hub_keyword(trends.clone(), hub(&[2], &[" "], "", "")).await.unwrap());
+        assert!(found && board.items.len() > 1, "no keyword: the whole Weibo board");
+        assert!(board.items.iter().all(|e| e.platform == "微博热搜"));
         let err = hub_keyword(trends.clone(), hub(&[2, 9], &["董宇辉"], "", "")).await.unwrap_err();
         assert_eq!(err.field.as_deref(), Some("platforms[1]"));
         let (dated, found) =

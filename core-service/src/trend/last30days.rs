@@ -18,6 +18,10 @@
 //! - Works are read [`WORK_PAGES`] pages of 50 per platform at most; beyond
 //!   that they count in `mentions` (the search's total) but not in `series`
 //!   or the sentiment.
+//! - `keyword` is optional (spec 4.14): without one there is nothing to
+//!   count, so the answer is an empty trend (`keyword: ""`, `mentions: 0`,
+//!   every day of the window at 0, `neutral`) with the warning
+//!   [`NO_KEYWORD`] (docs/trends.md "Last 30 days").
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -40,6 +44,9 @@ use crate::store::model::{HotListQuery, WorkOrder, WorkQuery};
 /// Longest window, in days (spec 4.14 "last 30 days").
 pub const MAX_DAYS: i32 = 30;
 
+/// The warning of a call without a keyword.
+pub const NO_KEYWORD: &str = "no keyword given: nothing to count, so every day is 0; give keyword to see its trend";
+
 /// Store pages of works read per platform.
 pub const WORK_PAGES: u32 = 20;
 
@@ -47,7 +54,12 @@ const METHOD: &str = "mediaops.skills.v1.SkillsService.CnLast30days";
 
 /// Registers the skill.
 pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, _, req| last30days(t, req))
+    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, ctx, req: pb::CnLast30daysRequest| async move {
+        if KeywordFilter::new(&req.keyword).is_none() {
+            ctx.warn(NO_KEYWORD);
+        }
+        last30days(t, req).await
+    })
 }
 
 /// `days`: 0 = [`MAX_DAYS`]; 1..=[`MAX_DAYS`]; else a 400 naming `field`.
@@ -69,8 +81,7 @@ pub async fn last30days(
     trends: Arc<Trends>,
     req: pb::CnLast30daysRequest,
 ) -> Result<Answer<pb::CnLast30daysResponse>, ServiceError> {
-    let filter = KeywordFilter::new(&req.keyword)
-        .ok_or_else(|| ServiceError::invalid_field("keyword", "keyword must not be empty"))?;
+    let filter = KeywordFilter::new(&req.keyword);
     let days = days_of(req.days, "days")?;
     let platforms = topic_platforms(&req.platforms, "platforms")?;
     let (today, now) = (trends.clock().today(), trends.clock().now());
@@ -80,7 +91,7 @@ pub async fn last30days(
     // (day, text) of every mention read.
     let mut mentions: Vec<(NaiveDate, String)> = Vec::new();
     let sources: Vec<String> = platforms.iter().filter_map(|p| p.list).map(|s| s.name().to_owned()).collect();
-    if !sources.is_empty() {
+    if let Some(filter) = filter.as_ref().filter(|_| !sources.is_empty()) {
         let query = HotListQuery { sources, from: Some(from), to: Some(now), latest_only: false };
         let found = trends.entries(Some(query)).await?;
         let listed = group(&found);
@@ -102,7 +113,7 @@ pub async fn last30days(
     }
     let mut unread = 0u64;
     let page_size = crate::store::MAX_PAGE_SIZE;
-    for platform in &platforms {
+    for platform in platforms.iter().filter(|_| filter.is_some()) {
         let (mut total, mut read) = (None, 0u64);
         for page in 1..=WORK_PAGES {
             let query = WorkQuery {
@@ -201,7 +212,10 @@ mod tests {
 
         let err = last30days(trends.clone(), request("高温", 31, &[])).await.unwrap_err();
         assert_eq!(err.field.as_deref(), Some("days"));
-        let err = last30days(trends, request(" ", 7, &[])).await.unwrap_err();
-        assert_eq!(err.field.as_deref(), Some("keyword"));
+        let (blank, found) = answered(last30days(trends, request(" ", 7, &[])).await.unwrap());
+        let blank = blank.trend.unwrap();
+        assert!(!found, "no keyword: an empty trend");
+        assert_eq!((blank.keyword.as_str(), blank.mentions, blank.series.len()), ("", 0, 7));
+        assert_eq!(blank.sentiment, "neutral");
     }
 }

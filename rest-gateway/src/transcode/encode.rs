@@ -3,7 +3,9 @@
 //!
 //! - Every field is written under its `json_name`, in declaration order.
 //! - A field with presence (a message, a proto3 `optional`) that is unset is
-//!   `null`; lists and maps are always written (`[]`, `{}`).
+//!   `null`, or left out when it carries `(mediaops.options.v1.omit_unset)`
+//!   (the catalog's optional descriptor fields, spec 2.2-2.4: "absent");
+//!   lists and maps are always written (`[]`, `{}`).
 //! - 64-bit integers are JSON numbers, never strings.
 //! - Inside free-form objects (`google.protobuf.Struct`, e.g. `raw`), whose
 //!   numbers travel as doubles, a whole number is written as an integer.
@@ -33,10 +35,12 @@ impl Serialize for JsonMessage<'_> {
                 free_form(message).serialize(serializer)
             }
             _ => {
-                let mut map = serializer.serialize_map(Some(desc.fields().len()))?;
+                let mut map = serializer.serialize_map(None)?;
                 for field in desc.fields() {
                     if field.supports_presence() && !message.has_field(&field) {
-                        map.serialize_entry(field.json_name(), &())?;
+                        if !mediaops_proto::options::omit_unset(&field) {
+                            map.serialize_entry(field.json_name(), &())?;
+                        }
                     } else {
                         let value = message.get_field(&field);
                         map.serialize_entry(field.json_name(), &JsonValue { value: &value, kind: &field.kind() })?;

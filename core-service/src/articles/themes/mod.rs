@@ -83,11 +83,14 @@ impl ChosenTheme {
 /// The theme operations over a store.
 pub struct ThemeCatalog {
     store: Arc<dyn ThemeStore>,
+    clock: crate::clock::Clock,
 }
 
 impl ThemeCatalog {
-    pub fn new(store: Arc<dyn ThemeStore>) -> ThemeCatalog {
-        ThemeCatalog { store }
+    /// `clock` stamps custom themes' `updatedAt` (the service clock,
+    /// `MEDIAOPS_NOW`).
+    pub fn new(store: Arc<dyn ThemeStore>, clock: crate::clock::Clock) -> ThemeCatalog {
+        ThemeCatalog { store, clock }
     }
 
     /// The theme for a render by `account_id` naming `theme_id` ("" = none).
@@ -186,7 +189,7 @@ impl ThemeCatalog {
             name: checked.name,
             description: checked.description,
             css: checked.css,
-            updated_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            updated_at: self.clock.stamp(),
         };
         self.store.put_custom_theme(account_id, &theme).await?;
         Ok(theme)
@@ -214,7 +217,7 @@ mod tests {
     use store::FileThemeStore;
 
     fn catalog(dir: &std::path::Path) -> ThemeCatalog {
-        ThemeCatalog::new(Arc::new(FileThemeStore::new(dir)))
+        ThemeCatalog::new(Arc::new(FileThemeStore::new(dir)), crate::clock::Clock::System)
     }
 
     fn put(id: &str) -> PutCustomThemeRequest {

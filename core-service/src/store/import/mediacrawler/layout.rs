@@ -11,9 +11,16 @@ use super::fields::Fields;
 use super::{Kind, Platform};
 use crate::store::model::{Account, AccountIds, AccountSnapshot, Comment, Record, Work, WorkIds, WorkSnapshot};
 
+/// MediaCrawler's anonymous creator id: since mid-2026 its rows carry this
+/// instead of `user_id` (and a masked `nickname`, e.g. `露*达人`). A row
+/// with no [`Layout::account_key`] column but this one is credited to an
+/// anonymous account keyed by the hash (docs/store.md "mediacrawler").
+const CREATOR_HASH: &str = "creator_hash";
+
 /// One platform's column names.
 struct Layout {
-    /// Columns naming the author's key, first present wins.
+    /// Columns naming the author's key, first present wins; without any,
+    /// [`CREATOR_HASH`] keys an anonymous account.
     account_key: &'static [&'static str],
     /// Contents: the work's id column.
     work_id: &'static str,
@@ -248,23 +255,19 @@ fn strip_profile_link(id: String) -> String {
 }
 
 /// The account a row's author columns describe, or `None` without a key.
+/// A platform key (`user_id`, douyin `sec_uid`; older exports) wins; else
+/// `creator_hash` (current exports) keys an **anonymous** account: the hash
+/// is its `platform_id`, it has no platform id forms (the hash is none) and
+/// its nickname is the masked one as written (`露*达人`). An anonymous
+/// account never merges with a keyed one: the export gives no link.
 fn account(platform: Platform, f: &Fields) -> Option<Account> {
-    let key = strip_profile_link(f.first_text(layout(platform).account_key)?);
-    let user_id = f.text("user_id").map(strip_profile_link);
-    let ids = match platform {
-        Platform::Xhs | Platform::Kuaishou => AccountIds { account_id: Some(key.clone()), ..Default::default() },
-        Platform::Douyin => {
-            let unique_id = f.text("user_unique_id");
-            AccountIds {
-                account_id: unique_id.clone().or_else(|| f.id("short_user_id")),
-                uid: user_id.filter(|uid| *uid != key),
-                sec_uid: Some(key.clone()),
-                unique_id,
-                ..Default::default()
-            }
+    let (key, ids) = match f.first_text(layout(platform).account_key) {
+        Some(key) => {
+            let key = strip_profile_link(key);
+            let ids = platform_ids(platform, f, &key);
+            (key, ids)
         }
-        Platform::Bilibili => AccountIds { mid: Some(key.clone()), ..Default::default() },
-        Platform::Weibo => AccountIds { uid: Some(key.clone()), ..Default::default() },
+        None => (f.text(CREATOR_HASH)?, AccountIds::default()),
     };
     Some(Account {
         platform: platform.token().into(),
@@ -276,6 +279,27 @@ fn account(platform: Platform, f: &Fields) -> Option<Account> {
         avatar: f.text("avatar"),
         ..Default::default()
     })
+}
+
+/// The id forms of the account keyed `key` (a platform key) on `platform`.
+fn platform_ids(platform: Platform, f: &Fields, key: &str) -> AccountIds {
+    let key = key.to_owned();
+    let user_id = f.text("user_id").map(strip_profile_link);
+    match platform {
+        Platform::Xhs | Platform::Kuaishou => AccountIds { account_id: Some(key), ..Default::default() },
+        Platform::Douyin => {
+            let unique_id = f.text("user_unique_id");
+            AccountIds {
+                account_id: unique_id.clone().or_else(|| f.id("short_user_id")),
+                uid: user_id.filter(|uid| *uid != key),
+                sec_uid: Some(key.clone()),
+                unique_id,
+                ..Default::default()
+            }
+        }
+        Platform::Bilibili => AccountIds { mid: Some(key), ..Default::default() },
+        Platform::Weibo => AccountIds { uid: Some(key), ..Default::default() },
+    }
 }
 
 /// What the platform's type column says, in the store's words.
@@ -354,7 +378,7 @@ fn comment(platform: Platform, f: &Fields) -> Result<Comment, String> {
 
 fn creator(platform: Platform, f: &Fields, captured_at: DateTime<Utc>) -> Result<Vec<Record>, String> {
     let l = layout(platform);
-    let mut account = account(platform, f).ok_or("user_id is missing")?;
+    let mut account = account(platform, f).ok_or("user_id (or creator_hash) is missing")?;
     let fans = f.count(l.fans)?;
     let likes = f.count_opt(l.creator_likes)?;
     let works = f.count_opt(l.creator_works)?;
