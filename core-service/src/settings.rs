@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use mediaops_listener::ConfigFile;
 use serde::{Deserialize, Serialize};
 
 /// What the core reads.
@@ -105,18 +106,18 @@ impl Default for CoreSettings {
 }
 
 /// The configuration sources every mediaops binary reads, in order: `T`'s
-/// defaults, the TOML file (`config_file`, else `MEDIAOPS_CONFIG`, else
-/// `./mediaops.toml` when present), then `MEDIAOPS_*` variables. In a
-/// variable name `__` nests a key (`MEDIAOPS_HOTLISTS__WEIBO__BASE_URL` is
-/// `hotlists.weibo.base_url`).
-pub fn sources<T: Serialize + Default>(config_file: Option<&Path>) -> Figment {
-    let file = config_file
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
-    Figment::from(Serialized::defaults(T::default()))
-        .merge(Toml::file(file))
-        .merge(Env::prefixed("MEDIAOPS_").split("__"))
+/// defaults, the TOML file ([`ConfigFile::resolve`]: `config_file`, else
+/// `MEDIAOPS_CONFIG`, else `./mediaops.toml` when present), then
+/// `MEDIAOPS_*` variables. In a variable name `__` nests a key
+/// (`MEDIAOPS_HOTLISTS__WEIBO__BASE_URL` is `hotlists.weibo.base_url`).
+///
+/// # Errors
+/// A file named by `--config` or `MEDIAOPS_CONFIG` that does not exist.
+pub fn sources<T: Serialize + Default>(config_file: Option<&Path>) -> anyhow::Result<Figment> {
+    let file = ConfigFile::resolve(config_file);
+    file.check_exists().map_err(anyhow::Error::msg)?;
+    let toml = if file.required { Toml::file_exact(&file.path) } else { Toml::file(&file.path) };
+    Ok(Figment::from(Serialized::defaults(T::default())).merge(toml).merge(Env::prefixed("MEDIAOPS_").split("__")))
 }
 
 impl CoreSettings {
@@ -126,7 +127,7 @@ impl CoreSettings {
     /// A value of the wrong type, a malformed `MEDIAOPS_NOW`, or a backend
     /// that is configured but not built yet: nothing falls back silently.
     pub fn load(config_file: Option<&Path>) -> anyhow::Result<CoreSettings> {
-        let settings: CoreSettings = sources::<CoreSettings>(config_file).extract()?;
+        let settings: CoreSettings = sources::<CoreSettings>(config_file)?.extract()?;
         settings.check()?;
         Ok(settings)
     }
