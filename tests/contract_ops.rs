@@ -295,3 +295,74 @@ fn the_config_file_must_exist_and_hold_only_known_keys() {
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("\"collectors\""), "{out}");
 }
+
+/// The ```sh blocks under "## Try it" up to the next heading, as one script.
+fn try_it_script(readme: &str) -> String {
+    let start = readme.find("\n## Try it\n").expect("README has a \"## Try it\" section") + 1;
+    let (mut in_sh, mut in_other, mut script) = (false, false, String::new());
+    for line in readme[start..].lines().skip(1) {
+        match line {
+            _ if in_sh && line == "```" => in_sh = false,
+            _ if in_other && line.starts_with("```") => in_other = false,
+            _ if in_sh => {
+                script.push_str(line);
+                script.push('\n');
+            }
+            _ if in_other => {}
+            "```sh" => in_sh = true,
+            _ if line.starts_with("```") => in_other = true,
+            _ if line.starts_with("##") => break,
+            _ => {}
+        }
+    }
+    script
+}
+
+#[test]
+fn the_readme_try_it_block_runs_against_a_started_server() {
+    let missing: Vec<&str> = ["bash", "curl", "jq"]
+        .into_iter()
+        .filter(|tool| {
+            !Command::new("sh").args(["-c", &format!("command -v {tool}")]).status().is_ok_and(|s| s.success())
+        })
+        .collect();
+    if !missing.is_empty() {
+        eprintln!("SKIPPED: the README's \"Try it\" block needs {missing:?} (.ci/run installs them)");
+        return;
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = try_it_script(&readme);
+    assert!(block.contains("KEY=mk_…") && block.contains("curl"), "{block}");
+    let dir = tempfile::tempdir().unwrap();
+    let process = serve(dir.path(), vec![]);
+    let rest = process.rest().trim_start_matches("http://");
+    let grpc = process.grpc().trim_start_matches("http://");
+    // The key is the one the server started with (MEDIAOPS_BOOTSTRAP_KEY),
+    // the ports are the test's; every answer on a line of its own.
+    // grpcurl is not available offline: its lines are skipped, saying so.
+    let script = format!(
+        "set -euo pipefail\n\
+         grpcurl() {{ echo \"skipped (grpcurl is not available offline): grpcurl $*\" >&2; }}\n\
+         curl() {{ command curl --fail-with-body \"$@\" || [ $? -eq 22 ]; echo; }}\n{}",
+        block
+            .replace("KEY=mk_…", &format!("KEY={}", common::KEY))
+            .replace("localhost:8080", rest)
+            .replace("localhost:50051", grpc)
+    );
+    let output = Command::new("bash").args(["-c", &script]).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "the block failed:\n{script}\n--- stdout\n{out}\n--- stderr\n{err}");
+    let answers: Vec<serde_json::Value> = out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let envelopes: Vec<&serde_json::Value> = answers.iter().filter(|a| a.get("success").is_some()).collect();
+    let (last, others) = envelopes.split_last().unwrap_or_else(|| panic!("no answers: {out}"));
+    for answer in others {
+        assert_eq!(answer["success"], true, "{answer}\n{out}");
+    }
+    assert!(
+        others.iter().any(|a| a["data"]["charter"]["positioning"]["oneLiner"] == "帮小团队做内容增长"),
+        "the charter is stored and read back: {out}"
+    );
+    assert_eq!(last["error"]["code"], "invalid_input", "the 400 at the end: {last}");
+    assert!(last["error"]["message"].as_str().unwrap_or("").contains("keyword"), "names the closest field: {last}");
+    assert!(out.lines().next().is_some_and(|l| !l.trim().is_empty()), "healthz answered: {out}");
+}
