@@ -16,7 +16,8 @@ use rest_gateway::GatewaySettings;
 #[derive(Parser)]
 #[command(version, about = "Data, trend and skill service for new-media operations teams")]
 struct Cli {
-    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml).
+    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml when
+    /// present); a named file must exist, and keys no setting reads are refused.
     #[arg(long, global = true)]
     config: Option<std::path::PathBuf>,
     #[command(subcommand)]
