@@ -27,10 +27,10 @@ use serde_json::{Map, Value};
 pub fn check(config_file: Option<&Path>) -> anyhow::Result<()> {
     let file = ConfigFile::resolve(config_file);
     file.check_exists().map_err(anyhow::Error::msg)?;
-    if !file.path.is_file() {
-        return Ok(());
-    }
-    let table: Value = Figment::from(Toml::file_exact(&file.path)).extract()?;
+    // The same file the settings read (the default one is searched for
+    // upwards from the working directory, as figment does).
+    let toml = if file.required { Toml::file_exact(&file.path) } else { Toml::file(&file.path) };
+    let table: Value = Figment::from(toml).extract()?;
     let unknown = unknown_keys(&table)?;
     anyhow::ensure!(unknown.is_empty(), "{}: {}", file.path.display(), unknown.join("; "));
     Ok(())

@@ -67,13 +67,12 @@ async fn main() -> std::process::ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    if let Some(Command::Completions { shell }) = cli.command {
-        sigpipe::exit_quietly_when_stdout_closes();
-        clap_complete::generate(shell, &mut Cli::command(), "mediaops", &mut std::io::stdout());
-        return Ok(());
-    }
     if !matches!(cli.command, None | Some(Command::Serve | Command::Core | Command::Gateway { .. })) {
         sigpipe::exit_quietly_when_stdout_closes();
+    }
+    if let Some(Command::Completions { shell }) = cli.command {
+        clap_complete::generate(shell, &mut Cli::command(), "mediaops", &mut std::io::stdout());
+        return Ok(());
     }
     mediaops::config_keys::check(cli.config.as_deref())?;
     let core = CoreSettings::load(cli.config.as_deref())?;
