@@ -7,7 +7,6 @@
 //! the package cycle that putting them in this root package would make
 //! (core-service needs the types, this package needs core-service).
 
-pub mod config_keys;
 pub mod operations;
 
 use std::net::SocketAddr;

@@ -74,7 +74,6 @@ async fn run() -> anyhow::Result<()> {
         clap_complete::generate(shell, &mut Cli::command(), "mediaops", &mut std::io::stdout());
         return Ok(());
     }
-    mediaops::config_keys::check(cli.config.as_deref())?;
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(&core, &GatewaySettings::load(cli.config.as_deref())?).await,

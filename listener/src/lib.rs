@@ -15,6 +15,7 @@ mod connection;
 mod serve;
 pub mod settings;
 mod signal;
+pub mod unknown_keys;
 
 pub use body::{BodyTimeout, body_timeout};
 pub use config_file::ConfigFile;
