@@ -10,6 +10,7 @@ use core_service::CoreSettings;
 pub enum KeysCommand {
     /// Create a key for an account (creating the account) and print it once.
     Create {
+        /// The account the key belongs to (created when new), e.g. team-a.
         #[arg(long)]
         account: String,
         /// Points to grant the account.
@@ -17,7 +18,10 @@ pub enum KeysCommand {
         points: i64,
     },
     /// Disable a key, named by its key id (from `keys list`) or the key itself.
-    Disable { key: String },
+    Disable {
+        /// The key id (from `keys list`) or the key itself.
+        key: String,
+    },
     /// List keys: ids, prefixes, accounts; never the keys.
     List,
 }
@@ -26,12 +30,15 @@ pub enum KeysCommand {
 pub enum PointsCommand {
     /// Add points to an account.
     Grant {
+        /// The account to credit.
         #[arg(long)]
         account: String,
+        /// Points to add (more than 0).
         points: i64,
     },
     /// Show an account's balance.
     Balance {
+        /// The account whose balance to show.
         #[arg(long)]
         account: String,
     },
@@ -39,6 +46,7 @@ pub enum PointsCommand {
 
 #[derive(Args)]
 pub struct UsageArgs {
+    /// The account whose usage to show.
     #[arg(long)]
     account: String,
     /// How many records, newest first.

@@ -5,7 +5,9 @@
 //! reasons, and the rows per table before and after (docs/store.md).
 //! Directories are searched recursively, in name order, for the format's
 //! extensions: `.jsonl` (jsonl), `.json`/`.jsonl`/`.csv` (mediacrawler),
-//! `.json` (bilibili-popular, hotlists).
+//! `.json` (bilibili-popular, hotlists). An import that writes nothing (no
+//! file of the format found, or every row rejected) exits non-zero, with a
+//! message saying what was expected, after printing its report.
 
 use std::path::{Path, PathBuf};
 
@@ -70,6 +72,7 @@ fn kind(name: &str) -> Result<mediacrawler::Kind, String> {
 
 #[derive(Args)]
 pub struct ImportArgs {
+    /// What the files hold.
     format: Format,
     /// Files, or directories to search for the format's files.
     #[arg(required = true)]
@@ -85,6 +88,17 @@ pub struct ImportArgs {
 }
 
 impl ImportArgs {
+    /// What a file of this format holds, for the message of an import
+    /// that wrote nothing.
+    fn expected(&self) -> &'static str {
+        match self.format {
+            Format::Jsonl => "one JSON record a line with a known \"type\" (docs/store.md \"jsonl\")",
+            Format::Mediacrawler => "MediaCrawler contents, comments or creators exports (docs/store.md)",
+            Format::BilibiliPopular => "Bilibili popular-feed replies, <YYYY-MM-DD>/list.json (docs/store.md)",
+            Format::Hotlists => "hot-list snapshots laid out as shared/data/hotlists/ (docs/hotlists.md)",
+        }
+    }
+
     fn format(&self) -> anyhow::Result<Reader> {
         let hint = mediacrawler::Hint { platform: self.platform, kind: self.kind };
         let format = match self.format {
@@ -104,6 +118,7 @@ impl ImportArgs {
 pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result<()> {
     let format = args.format()?;
     let files = import::collect_files(&args.paths, format.extensions()).map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(!files.is_empty(), "no {} files found in {}", extension_list(&format), path_list(&args.paths));
     let store = core_service::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let before = store.counts().await?;
     let total: u64 = files.iter().map(|f| format.count_rows(f)).sum();
@@ -130,5 +145,23 @@ pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result
         "countsAfter": after,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
+    anyhow::ensure!(
+        report.written > 0,
+        "nothing written: {} rows read from {} files, {} rejected (see \"rejections\"); expected {}",
+        report.read,
+        report.files,
+        report.rejected.len(),
+        args.expected()
+    );
     Ok(())
+}
+
+/// `.a` / `.a, .b` for the message of an import that found no file.
+fn extension_list(format: &Reader) -> String {
+    format.extensions().iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The paths an import searched, for its messages.
+fn path_list(paths: &[PathBuf]) -> String {
+    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }

@@ -7,15 +7,17 @@
 mod admin_cli;
 mod collectors_cli;
 mod import_cli;
+mod sigpipe;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use core_service::CoreSettings;
 use rest_gateway::GatewaySettings;
 
 #[derive(Parser)]
 #[command(version, about = "Data, trend and skill service for new-media operations teams")]
 struct Cli {
-    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml).
+    /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml when
+    /// present); a named file must exist, and keys no setting reads are refused.
     #[arg(long, global = true)]
     config: Option<std::path::PathBuf>,
     #[command(subcommand)]
@@ -49,12 +51,29 @@ enum Command {
     /// Hot-list collectors: `list` their configuration, `run-once` them.
     #[command(subcommand)]
     Collectors(collectors_cli::CollectorsCommand),
+    /// Print a shell completion script: `mediaops completions bash >
+    /// /etc/bash_completion.d/mediaops` (zsh: a `_mediaops` file on `$fpath`).
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
     mediaops_proto::logging::init();
+    mediaops_proto::logging::exit_status(run().await)
+}
+
+async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    if !matches!(cli.command, None | Some(Command::Serve | Command::Core | Command::Gateway { .. })) {
+        sigpipe::exit_quietly_when_stdout_closes();
+    }
+    if let Some(Command::Completions { shell }) = cli.command {
+        clap_complete::generate(shell, &mut Cli::command(), "mediaops", &mut std::io::stdout());
+        return Ok(());
+    }
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(&core, &GatewaySettings::load(cli.config.as_deref())?).await,
@@ -80,6 +99,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
+        Command::Completions { .. } => Ok(()), // answered before the settings are read
     }
 }
 

@@ -13,8 +13,12 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
     mediaops_proto::logging::init();
+    mediaops_proto::logging::exit_status(run().await)
+}
+
+async fn run() -> anyhow::Result<()> {
     let args = Args::parse();
     let settings = core_service::CoreSettings::load(args.config.as_deref())?;
     let core = core_service::Core::open(&settings).await?;

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use mediaops_listener::{ConfigFile, unknown_keys};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// What the core reads.
@@ -105,18 +107,28 @@ impl Default for CoreSettings {
 }
 
 /// The configuration sources every mediaops binary reads, in order: `T`'s
-/// defaults, the TOML file (`config_file`, else `MEDIAOPS_CONFIG`, else
-/// `./mediaops.toml` when present), then `MEDIAOPS_*` variables. In a
-/// variable name `__` nests a key (`MEDIAOPS_HOTLISTS__WEIBO__BASE_URL` is
-/// `hotlists.weibo.base_url`).
-pub fn sources<T: Serialize + Default>(config_file: Option<&Path>) -> Figment {
-    let file = config_file
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
-    Figment::from(Serialized::defaults(T::default()))
-        .merge(Toml::file(file))
-        .merge(Env::prefixed("MEDIAOPS_").split("__"))
+/// defaults, the TOML file ([`ConfigFile::resolve`]: `config_file`, else
+/// `MEDIAOPS_CONFIG`, else `./mediaops.toml` when present), then
+/// `MEDIAOPS_*` variables. In a variable name `__` nests a key
+/// (`MEDIAOPS_HOTLISTS__WEIBO__BASE_URL` is `hotlists.weibo.base_url`).
+///
+/// The file is strict: a key that neither `T` nor the other server (its
+/// top-level keys `others`) reads is refused
+/// ([`mediaops_listener::unknown_keys`]); variables are not checked.
+///
+/// # Errors
+/// A file named by `--config` or `MEDIAOPS_CONFIG` that does not exist, a
+/// file that is not TOML, unknown keys in the file.
+pub fn sources<T: Serialize + DeserializeOwned + Default>(
+    config_file: Option<&Path>,
+    others: &[&str],
+) -> anyhow::Result<Figment> {
+    let file = ConfigFile::resolve(config_file);
+    file.check_exists().map_err(anyhow::Error::msg)?;
+    let toml = Figment::from(if file.required { Toml::file_exact(&file.path) } else { Toml::file(&file.path) });
+    let table: serde_json::Value = toml.extract()?;
+    unknown_keys::refuse::<T>(&file.path, &table, others).map_err(anyhow::Error::msg)?;
+    Ok(Figment::from(Serialized::defaults(T::default())).merge(toml).merge(Env::prefixed("MEDIAOPS_").split("__")))
 }
 
 impl CoreSettings {
@@ -126,7 +138,7 @@ impl CoreSettings {
     /// A value of the wrong type, a malformed `MEDIAOPS_NOW`, or a backend
     /// that is configured but not built yet: nothing falls back silently.
     pub fn load(config_file: Option<&Path>) -> anyhow::Result<CoreSettings> {
-        let settings: CoreSettings = sources::<CoreSettings>(config_file).extract()?;
+        let settings: CoreSettings = sources::<CoreSettings>(config_file, unknown_keys::GATEWAY_KEYS)?.extract()?;
         settings.check()?;
         Ok(settings)
     }
@@ -172,6 +184,27 @@ impl CoreSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listed_core_keys_are_the_settings_keys() {
+        let value = serde_json::to_value(CoreSettings::default()).unwrap();
+        let listener = serde_json::to_value(mediaops_listener::ListenerSettings::default()).unwrap();
+        let own: Vec<&str> =
+            value.as_object().unwrap().keys().map(String::as_str).filter(|k| listener.get(k).is_none()).collect();
+        assert_eq!(own, unknown_keys::CORE_KEYS);
+    }
+
+    #[test]
+    fn unknown_keys_of_the_file_are_refused_with_the_closest_known_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        std::fs::write(&file, "rest_addr = \"127.0.0.1:1\"\n[hotlists]\ninterval_sec = 5\n").unwrap();
+        let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(err.contains("unknown key `hotlists.interval_sec` (did you mean `interval_secs`?)"), "{err}");
+        assert!(!err.contains("rest_addr"), "the gateway's keys are known: {err}");
+        let err = CoreSettings::load(Some(&dir.path().join("missing.toml"))).unwrap_err().to_string();
+        assert!(err.contains("does not exist"), "{err}");
+    }
 
     #[test]
     fn defaults_match_the_readme() {

@@ -10,12 +10,15 @@
 //!   (the gateway answers it with 408 `request_timeout`).
 
 mod body;
+pub mod config_file;
 mod connection;
 mod serve;
 pub mod settings;
 mod signal;
+pub mod unknown_keys;
 
 pub use body::{BodyTimeout, body_timeout};
+pub use config_file::ConfigFile;
 pub use serve::serve;
 pub use settings::ListenerSettings;
 pub use signal::shutdown_signal;

@@ -1,13 +1,15 @@
-//! `Authorization: Bearer <API_KEY>` parsing (spec 5.1): the word Bearer, one
-//! space, the key. Shared by the gateway (HTTP header) and the core (gRPC
-//! metadata) so both reject the same malformed values.
+//! `Authorization: Bearer <API_KEY>` parsing (spec 5.1): the scheme
+//! `Bearer` in any case (RFC 9110 §11.1: the scheme is case-insensitive),
+//! one or more spaces, the key. Shared by the gateway (HTTP header) and the
+//! core (gRPC metadata) so both reject the same malformed values.
 
 /// Why an authorization value was refused (all are 401 `unauthenticated`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BearerError {
     /// No `authorization` header / metadata at all.
     Missing,
-    /// Not `Bearer <key>` with one space, or the key has characters outside
+    /// Not `Bearer <key>` (scheme in any case, spaces before the key), or
+    /// the key has characters outside
     /// the key alphabet or a length outside 16..=256.
     Malformed,
 }
@@ -18,7 +20,7 @@ impl BearerError {
         match self {
             BearerError::Missing => "missing API key: send `Authorization: Bearer <API_KEY>`",
             BearerError::Malformed => {
-                "malformed Authorization header: expected `Bearer <API_KEY>` (the word Bearer, one space, the key)"
+                "malformed Authorization header: expected `Bearer <API_KEY>` (the word Bearer, a space, the key)"
             }
         }
     }
@@ -34,11 +36,13 @@ pub fn is_well_formed_key(key: &str) -> bool {
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'='))
 }
 
-/// Extracts the key from an authorization value.
+/// Extracts the key from an authorization value: the scheme compared
+/// without regard to case, then one or more spaces, then the key.
 pub fn parse_bearer(value: Option<&str>) -> Result<&str, BearerError> {
     let value = value.ok_or(BearerError::Missing)?;
-    let key = value.strip_prefix("Bearer ").ok_or(BearerError::Malformed)?;
-    if is_well_formed_key(key) { Ok(key) } else { Err(BearerError::Malformed) }
+    let (scheme, key) = value.split_once(' ').ok_or(BearerError::Malformed)?;
+    let key = key.trim_start_matches(' ');
+    if scheme.eq_ignore_ascii_case("Bearer") && is_well_formed_key(key) { Ok(key) } else { Err(BearerError::Malformed) }
 }
 
 #[cfg(test)]
@@ -46,8 +50,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn accepts_bearer_one_space_key() {
-        assert_eq!(parse_bearer(Some("Bearer mk_0123456789abcdef")), Ok("mk_0123456789abcdef"));
+    fn accepts_the_scheme_in_any_case_and_spaces_before_the_key() {
+        for value in [
+            "Bearer mk_0123456789abcdef",
+            "bearer mk_0123456789abcdef",
+            "BEARER mk_0123456789abcdef",
+            "Bearer   mk_0123456789abcdef",
+        ] {
+            assert_eq!(parse_bearer(Some(value)), Ok("mk_0123456789abcdef"), "{value:?}");
+        }
     }
 
     #[test]
@@ -56,8 +67,8 @@ mod tests {
             "",
             "Bearer",
             "Bearer ",
-            "bearer mk_0123456789abcdef",
-            "Bearer  mk_0123456789abcdef",
+            "Bearer\tmk_0123456789abcdef",
+            "Bearers mk_0123456789abcdef",
             "Basic mk_0123456789abcdef",
             "Bearer mk_0123456789abcdef ",
             "Bearer short",

@@ -33,7 +33,13 @@ pub async fn handle(
     match run(&state, &route, params, request, &request_id).await {
         Ok((data, notes)) => envelope::success(&request_id, encode::JsonMessage(&data), &notes),
         Err(error) => {
-            tracing::info!(request_id, operation = route.operation_key, code = %error.code, "request failed");
+            tracing::info!(
+                request_id,
+                operation = route.operation_key,
+                code = %error.code,
+                status = error.code.http_status(),
+                "request failed"
+            );
             envelope::failure(&request_id, &error)
         }
     }

@@ -126,7 +126,8 @@ impl CoreClient {
             .collect();
         let task_id =
             response.metadata().get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        Ok((response.into_inner(), AnswerNotes { warnings, task_id }))
+        let replayed = response.metadata().get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
+        Ok((response.into_inner(), AnswerNotes { warnings, task_id, replayed }))
     }
 
     /// The core's overall `grpc.health.v1` status.
@@ -152,4 +153,8 @@ pub struct AnswerNotes {
     /// `taskId`: the [`mediaops_proto::task_id::METADATA`] value, for an
     /// answer that started a task it has no field for (docs/sync.md).
     pub task_id: Option<String>,
+    /// The answer was replayed under its `Idempotency-Key`
+    /// ([`mediaops_proto::idempotency::REPLAYED_METADATA`]): the
+    /// `Idempotent-Replayed: true` header.
+    pub replayed: bool,
 }

@@ -95,7 +95,8 @@ struct Success<'a, T> {
 /// `200 {success: true, requestId, data, error: null, warnings?, taskId?}`:
 /// `warnings` (why a ranking is empty, …; docs/rankings.md) only when there
 /// are some; `taskId` only for an answer that started a task it has no field
-/// for (a sync receipt; docs/sync.md).
+/// for (a sync receipt; docs/sync.md). A replayed idempotent answer carries
+/// `Idempotent-Replayed: true` (docs/billing.md).
 pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNotes) -> Response {
     let envelope = Success {
         success: true,
@@ -106,7 +107,14 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
         task_id: notes.task_id.as_deref(),
     };
     match serde_json::to_string(&envelope) {
-        Ok(body) => respond(StatusCode::OK, request_id, body),
+        Ok(body) => {
+            let mut response = respond(StatusCode::OK, request_id, body);
+            if notes.replayed {
+                use mediaops_proto::idempotency::{REPLAYED_METADATA, REPLAYED_VALUE};
+                response.headers_mut().insert(REPLAYED_METADATA, HeaderValue::from_static(REPLAYED_VALUE));
+            }
+            response
+        }
         Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the response: {e}"))),
     }
 }

@@ -16,8 +16,12 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
     mediaops_proto::logging::init();
+    mediaops_proto::logging::exit_status(run().await)
+}
+
+async fn run() -> anyhow::Result<()> {
     let args = Args::parse();
     let mut settings = rest_gateway::GatewaySettings::load(args.config.as_deref())?;
     if let Some(addr) = args.core_addr {

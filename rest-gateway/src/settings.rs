@@ -2,11 +2,11 @@
 //! TOML file (`--config`, else `MEDIAOPS_CONFIG`, else `./mediaops.toml`),
 //! then `MEDIAOPS_*` variables.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
-use mediaops_listener::ListenerSettings;
+use mediaops_listener::{ConfigFile, ListenerSettings, unknown_keys};
 use serde::{Deserialize, Serialize};
 
 /// What the gateway reads.
@@ -38,18 +38,37 @@ impl Default for GatewaySettings {
 }
 
 impl GatewaySettings {
-    /// Loads the settings; a value of the wrong type is an error.
+    /// Loads the settings; a value of the wrong type, a file named by
+    /// `--config` or `MEDIAOPS_CONFIG` that does not exist, or a key in the
+    /// file that neither the gateway nor the core reads
+    /// ([`mediaops_listener::unknown_keys`]) is an error.
     pub fn load(config_file: Option<&Path>) -> anyhow::Result<GatewaySettings> {
-        let file = config_file
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os("MEDIAOPS_CONFIG").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("mediaops.toml"));
+        let file = ConfigFile::resolve(config_file);
+        file.check_exists().map_err(anyhow::Error::msg)?;
+        let toml = Figment::from(if file.required { Toml::file_exact(&file.path) } else { Toml::file(&file.path) });
+        let table: serde_json::Value = toml.extract()?;
+        unknown_keys::refuse::<GatewaySettings>(&file.path, &table, unknown_keys::CORE_KEYS)
+            .map_err(anyhow::Error::msg)?;
         let settings: GatewaySettings = Figment::from(Serialized::defaults(GatewaySettings::default()))
-            .merge(Toml::file(file))
+            .merge(toml)
             .merge(Env::prefixed("MEDIAOPS_"))
             .extract()?;
         anyhow::ensure!(settings.max_body_bytes >= 1024, "MEDIAOPS_MAX_BODY_BYTES must be at least 1024");
         settings.listener.check().map_err(anyhow::Error::msg)?;
         Ok(settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listed_gateway_keys_are_the_settings_keys() {
+        let value = serde_json::to_value(GatewaySettings::default()).unwrap();
+        let listener = serde_json::to_value(ListenerSettings::default()).unwrap();
+        let own: Vec<&str> =
+            value.as_object().unwrap().keys().map(String::as_str).filter(|k| listener.get(k).is_none()).collect();
+        assert_eq!(own, unknown_keys::GATEWAY_KEYS);
     }
 }

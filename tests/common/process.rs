@@ -72,6 +72,8 @@ pub struct Process {
     pub grpc: Option<String>,
     /// Every line the process wrote to stdout and stderr so far.
     output: Arc<Mutex<Vec<String>>>,
+    /// The lines written to stderr only (the log).
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 /// What to start.
@@ -106,10 +108,12 @@ impl Process {
         }
         let mut child = command.spawn().expect("mediaops starts");
         let output = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::new(Mutex::new(Vec::new()));
         let stderr = BufReader::new(child.stderr.take().unwrap());
-        let sink = output.clone();
+        let (sink, log_sink) = (output.clone(), log.clone());
         std::thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {
+                log_sink.lock().unwrap().push(line.clone());
                 sink.lock().unwrap().push(line);
             }
         });
@@ -139,7 +143,7 @@ impl Process {
                 grpc = addr.split_whitespace().next().map(|a| format!("http://{a}"));
             }
         }
-        Process { child, rest, grpc, output }
+        Process { child, rest, grpc, output, log }
     }
 
     /// The REST base URL (panics for a process without one).
@@ -178,6 +182,11 @@ impl Process {
     /// Every line written so far to stdout and stderr (logs go to stderr).
     pub fn output(&self) -> Vec<String> {
         self.output.lock().unwrap().clone()
+    }
+
+    /// Every line written so far to stderr: the log.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 }
 

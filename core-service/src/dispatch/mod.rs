@@ -99,7 +99,13 @@ impl Pipeline {
     ) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
-        match self.run(op, &request_id, request, started).await {
+        let (account, outcome) = match self.authenticate(op, request.metadata()).await {
+            Ok(principal) => {
+                (Some(principal.account_id.clone()), self.run(op, &request_id, principal, request, started).await)
+            }
+            Err(error) => (None, Err(error)),
+        };
+        match outcome {
             Ok(Answer { bytes, settlement }) => {
                 let mut response = tonic::Response::new(bytes.clone());
                 insert_request_id(response.metadata_mut(), &request_id);
@@ -114,6 +120,10 @@ impl Pipeline {
                 {
                     response.metadata_mut().insert(crate::registry::TASK_ID_METADATA, value);
                 }
+                if settlement.is_replay() {
+                    use mediaops_proto::idempotency::{REPLAYED_METADATA, REPLAYED_VALUE};
+                    response.metadata_mut().insert(REPLAYED_METADATA, MetadataValue::from_static(REPLAYED_VALUE));
+                }
                 response.extensions_mut().insert(PendingSettlement::new(settlement, bytes));
                 Ok(response)
             }
@@ -124,7 +134,10 @@ impl Pipeline {
                 tracing::info!(
                     request_id,
                     operation = op.key(),
+                    account = account.as_deref().unwrap_or("-"),
                     code = %error.code,
+                    status = error.code.http_status(),
+                    points = 0,
                     elapsed_ms = elapsed.as_secs_f64() * 1e3,
                     "failed"
                 );
@@ -157,11 +170,11 @@ impl Pipeline {
         &self,
         op: &Arc<OperationInfo>,
         request_id: &str,
+        principal: Principal,
         request: tonic::Request<Bytes>,
         started: Instant,
     ) -> Result<Answer, ServiceError> {
         let metadata = request.metadata().clone();
-        let principal = self.authenticate(op, &metadata).await?;
         if let Some(note) = self.maintenance.note_if_down(op).await {
             return Err(ServiceError::new(
                 ErrorCode::Maintenance,

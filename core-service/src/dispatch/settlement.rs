@@ -63,6 +63,12 @@ impl Settlement {
         settlement
     }
 
+    /// Whether this answer is a stored one replayed under its
+    /// `Idempotency-Key` (sent as `idempotent-replayed: true`).
+    pub fn is_replay(&self) -> bool {
+        self.replay
+    }
+
     /// The call's context (warnings, task id).
     pub fn context(&self) -> &CallContext {
         &self.ctx
@@ -90,6 +96,8 @@ impl Settlement {
             request_id = self.ctx.request_id,
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
+            code = outcome,
+            status = 200,
             points,
             elapsed_ms = elapsed.as_secs_f64() * 1e3,
             "ok"
@@ -147,6 +155,8 @@ impl Settlement {
             request_id = self.ctx.request_id,
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
+            code = CANCELLED,
+            points = 0,
             elapsed_ms = elapsed.as_secs_f64() * 1e3,
             "cancelled: the answer was not delivered; nothing was charged"
         );
