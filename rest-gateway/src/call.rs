@@ -110,22 +110,16 @@ async fn run(
     Ok((data, notes))
 }
 
-/// The `Idempotency-Key` header: 1-255 printable ASCII characters
-/// (docs/billing.md). Any other value is a 400 naming the header, never
-/// ignored: ignoring it would charge a retry twice (issue 21 item 2).
+/// The `Idempotency-Key` header, if it keeps the rule
+/// ([`mediaops_proto::idempotency::is_well_formed`]); else a 400 naming it.
 fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<&str>, ApiError> {
-    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    use mediaops_proto::idempotency::{HEADER, RULE, is_well_formed};
+    let Some(value) = headers.get(HEADER) else { return Ok(None) };
     match value.to_str() {
-        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(key)),
+        Ok(key) if is_well_formed(key) => Ok(Some(key)),
         _ => Err(ApiError {
             field: Some("Idempotency-Key".into()),
-            ..ApiError::new(
-                ErrorCode::InvalidInput,
-                format!(
-                    "Idempotency-Key must be 1-255 printable ASCII characters (no spaces); got {} bytes",
-                    value.len()
-                ),
-            )
+            ..ApiError::new(ErrorCode::InvalidInput, format!("{RULE}; got {} bytes", value.len()))
         }),
     }
 }

@@ -109,7 +109,7 @@ impl CoreClient {
         let pairs = [
             ("authorization", Some(call.authorization)),
             ("x-request-id", Some(call.request_id)),
-            ("idempotency-key", call.idempotency_key),
+            (mediaops_proto::idempotency::HEADER, call.idempotency_key),
         ];
         for (name, value) in pairs {
             if let Some(value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {

@@ -53,7 +53,7 @@ use settlement::Settlement;
 pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
 
 /// Metadata key (and HTTP header) of the idempotency key.
-pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+pub const IDEMPOTENCY_KEY: &str = mediaops_proto::idempotency::HEADER;
 
 /// Timing bounds of a call.
 #[derive(Debug, Clone, Copy)]
@@ -307,17 +307,14 @@ impl Pipeline {
     }
 }
 
-/// The `idempotency-key` metadata: 1-255 printable ASCII characters.
+/// The `idempotency-key` metadata, if it keeps the rule
+/// ([`mediaops_proto::idempotency::is_well_formed`]); else a 400 naming it.
 fn idempotency_key(metadata: &MetadataMap) -> Result<Option<String>, ServiceError> {
+    use mediaops_proto::idempotency::{RULE, is_well_formed};
     let Some(value) = metadata.get(IDEMPOTENCY_KEY) else { return Ok(None) };
     match value.to_str() {
-        Ok(key) if (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) => {
-            Ok(Some(key.to_owned()))
-        }
-        _ => Err(ServiceError::invalid_field(
-            "Idempotency-Key",
-            "Idempotency-Key must be 1-255 printable ASCII characters",
-        )),
+        Ok(key) if is_well_formed(key) => Ok(Some(key.to_owned())),
+        _ => Err(ServiceError::invalid_field("Idempotency-Key", RULE)),
     }
 }
 
