@@ -156,22 +156,6 @@ impl ErrorCode {
             _ => None,
         }
     }
-
-    /// The code for a gRPC status that carries no error object in its details
-    /// (a transport failure, or a peer that is not the mediaops core).
-    pub fn from_grpc_code(code: Code) -> ErrorCode {
-        match code {
-            Code::InvalidArgument | Code::OutOfRange => ErrorCode::InvalidInput,
-            Code::Unauthenticated => ErrorCode::Unauthenticated,
-            Code::ResourceExhausted => ErrorCode::InsufficientPoints,
-            Code::PermissionDenied => ErrorCode::Forbidden,
-            Code::NotFound => ErrorCode::NotFound,
-            Code::AlreadyExists => ErrorCode::Conflict,
-            Code::Unimplemented => ErrorCode::NotImplemented,
-            Code::Unavailable | Code::DeadlineExceeded => ErrorCode::UpstreamUnavailable,
-            _ => ErrorCode::Internal,
-        }
-    }
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -3,6 +3,7 @@
 //! (issue 21 item 1: a 100,000-character value echoed into `grpc-message`
 //! broke the gateway's HTTP/2 connection for every other caller).
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Characters of a value that a message shows at most.
@@ -36,12 +37,18 @@ impl fmt::Display for Excerpt<'_> {
     }
 }
 
-/// `message` cut to [`MESSAGE_CHARS`] characters (at a character
-/// boundary, with `…` and the total), so no error can carry a whole input.
-pub fn cap_message(message: &str) -> std::borrow::Cow<'_, str> {
-    match message.char_indices().nth(MESSAGE_CHARS) {
-        None => message.into(),
-        Some((cut, _)) => format!("{}… ({} characters)", &message[..cut], message.chars().count()).into(),
+/// `message` cut to [`MESSAGE_CHARS`] characters ([`shorten`]), so no
+/// error can carry a whole input.
+pub fn cap_message(message: &str) -> Cow<'_, str> {
+    shorten(message, MESSAGE_CHARS)
+}
+
+/// `value` as it is when it has at most `chars` characters, else its first
+/// `chars` characters, `…` and the total: `aaaa… (100000 characters)`.
+pub fn shorten(value: &str, chars: usize) -> Cow<'_, str> {
+    match value.char_indices().nth(chars) {
+        None => value.into(),
+        Some((cut, _)) => format!("{}… ({} characters)", &value[..cut], value.chars().count()).into(),
     }
 }
 

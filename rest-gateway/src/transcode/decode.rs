@@ -177,7 +177,7 @@ pub(crate) fn json_type(value: &Json) -> &'static str {
 
 /// The error for a key no field of `desc` has, naming the closest field.
 pub fn unknown_field(desc: &MessageDescriptor, key: &str, path: &str) -> FieldError {
-    let key = &excerpt_key(key);
+    let key = &mediaops_proto::excerpt::shorten(key, mediaops_proto::excerpt::SHOWN_CHARS);
     let field_path = join(path, key);
     let closest = desc
         .fields()
@@ -188,15 +188,6 @@ pub fn unknown_field(desc: &MessageDescriptor, key: &str, path: &str) -> FieldEr
         None => format!("unknown field `{field_path}`; this request takes no fields"),
     };
     FieldError::new(field_path, message)
-}
-
-/// An unknown key as messages and `error.field` show it: whole when short,
-/// else a prefix with its length (issue 21 item 1).
-fn excerpt_key(key: &str) -> String {
-    match key.char_indices().nth(mediaops_proto::excerpt::SHOWN_CHARS) {
-        None => key.to_owned(),
-        Some((cut, _)) => format!("{}… ({} characters)", &key[..cut], key.chars().count()),
-    }
 }
 
 #[cfg(test)]
