@@ -57,24 +57,25 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
         let _ = rx.wait_for(|stop| *stop).await;
     };
 
-    let serving = core_service.start().await?;
+    let serving = core_service.start().await?.with_notice(std::time::Duration::ZERO);
     let client = rest_gateway::CoreClient::in_process(serving.service());
-    let router = rest_gateway::router(client, gateway.max_body_bytes)?;
+    let draining = mediaops_listener::Draining::new();
+    let router = rest_gateway::router(client, gateway.max_body_bytes, draining.clone())?;
 
     let core_task = tokio::spawn(serving.serve(grpc_listener, on_stop(core_stopped)));
     let limits = gateway.listener.clone();
-    let gateway_task =
-        tokio::spawn(
-            async move { rest_gateway::serve(rest_listener, router, &limits, on_stop(gateway_stopped)).await },
-        );
+    let gateway_task = tokio::spawn(async move {
+        rest_gateway::serve(rest_listener, router, &limits, on_stop(gateway_stopped), &draining).await
+    });
     let servers = vec![(stop_gateway, gateway_task), (stop_core, core_task)];
     Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, servers })
 }
 
 impl Running {
-    /// Stops both servers gracefully and waits for them: the gateway stops
-    /// accepting and drains its in-flight requests (each within its port's
-    /// `shutdown_grace_secs`), then the core does the same.
+    /// Stops both servers gracefully and waits for them: the gateway answers
+    /// `/readyz` 503 for `shutdown_notice_secs`, stops accepting and drains
+    /// its in-flight requests (within `shutdown_grace_secs`); then the core
+    /// stops accepting at once (its clients had the notice) and drains.
     pub async fn shutdown(self) -> anyhow::Result<()> {
         for (stop, task) in self.servers {
             let _ = stop.send(true);

@@ -32,7 +32,8 @@ enum Command {
     Core,
     /// Serve only the REST gateway, in front of a core.
     Gateway {
-        /// The core's gRPC address (overrides MEDIAOPS_CORE_ADDR).
+        /// The cores' gRPC addresses, comma-separated, or one DNS name with a
+        /// record per core (overrides MEDIAOPS_CORE_ADDR).
         #[arg(long)]
         core_addr: Option<String>,
     },
@@ -121,9 +122,5 @@ async fn serve_core(settings: &CoreSettings) -> anyhow::Result<()> {
 }
 
 async fn serve_gateway(settings: &GatewaySettings) -> anyhow::Result<()> {
-    let client = rest_gateway::CoreClient::connect_lazy(&settings.core_addr)?;
-    let router = rest_gateway::router(client, settings.max_body_bytes)?;
-    let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
-    println!("REST  listening on http://{} (core {})", listener.local_addr()?, settings.core_addr);
-    rest_gateway::serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal()).await
+    rest_gateway::run(settings).await
 }

@@ -18,6 +18,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use crate::dispatch::in_flight::InFlight;
+
 /// The path the metrics are served on.
 pub const PATH: &str = "/metrics";
 
@@ -51,6 +53,9 @@ pub struct Metrics {
     calls: Family<CallLabels, Counter>,
     latency: LatencyFamily,
     points: Family<OperationLabel, Counter>,
+    /// Unsettled calls (`mediaops_calls_in_flight`); a stopping core waits
+    /// for them ([`crate::server::Serving::serve`]).
+    pub in_flight: Arc<InFlight>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -70,7 +75,8 @@ impl Metrics {
     /// `mediaops_`:
     /// - `mediaops_operation_calls_total{operation, code}`: finished calls;
     /// - `mediaops_operation_duration_seconds{operation}`: latency histogram;
-    /// - `mediaops_operation_points_charged_total{operation}`: points kept.
+    /// - `mediaops_operation_points_charged_total{operation}`: points kept;
+    /// - `mediaops_calls_in_flight`: calls not settled yet.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("mediaops");
         let calls = Family::<CallLabels, Counter>::default();
@@ -91,7 +97,13 @@ impl Metrics {
             "Points kept (committed) by successful calls, by operation key",
             points.clone(),
         );
-        Metrics { registry, calls, latency, points }
+        let in_flight = Arc::new(InFlight::default());
+        registry.register(
+            "calls_in_flight",
+            "Calls that reached billing and are not settled yet (points held or an idempotency record open)",
+            in_flight.gauge(),
+        );
+        Metrics { registry, calls, latency, points, in_flight }
     }
 
     /// Adds a collector read at each scrape; its names get the `mediaops_`

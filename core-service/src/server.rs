@@ -214,8 +214,16 @@ impl Core {
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
-        let services = mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
-        let readiness = self.readiness.start(health_reporter, services).await;
+        let services: Vec<String> =
+            mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
+        let readiness = self.readiness.start(health_reporter.clone(), services.clone()).await;
+        let draining = mediaops_listener::Draining::new();
+        let not_serving = tokio::spawn(report_not_serving_once_draining(
+            draining.clone(),
+            readiness.abort_handle(),
+            health_reporter,
+            services,
+        ));
         let (stopping, stop) = tokio::sync::watch::channel(false);
         let callback = self.wechat_callback.map(|callback| {
             let mut stop = stop.clone();
@@ -225,6 +233,7 @@ impl Core {
         });
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
+        let in_flight = self.pipeline.metrics.in_flight.clone();
         let metrics = self.pipeline.metrics.clone().router();
         let router =
             routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(self.pipeline));
@@ -233,10 +242,30 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             readiness,
+            not_serving,
+            draining,
+            in_flight,
             callback,
             stopping,
             listener: self.listener,
         })
+    }
+}
+
+/// Once the core begins to stop: ends the readiness checks and reports
+/// NOT_SERVING for every service, so gateways and load balancers take this
+/// core out before it stops accepting (issue 16 item 3).
+async fn report_not_serving_once_draining(
+    draining: mediaops_listener::Draining,
+    readiness: tokio::task::AbortHandle,
+    reporter: tonic_health::server::HealthReporter,
+    services: Vec<String>,
+) {
+    draining.started().await;
+    readiness.abort();
+    reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    for service in &services {
+        reporter.set_service_status(service, tonic_health::ServingStatus::NotServing).await;
     }
 }
 
@@ -245,7 +274,14 @@ pub struct Serving {
     router: axum::Router,
     tasks: Arc<crate::tasks::TaskRunner>,
     sync: Arc<crate::sync::SyncService>,
+    /// The readiness checks feeding `grpc.health.v1`.
     readiness: tokio::task::JoinHandle<()>,
+    /// Reports NOT_SERVING once `draining` begins (it ends the readiness
+    /// checks first).
+    not_serving: tokio::task::JoinHandle<()>,
+    draining: mediaops_listener::Draining,
+    /// Calls not settled yet; waited for before the process exits.
+    in_flight: Arc<crate::dispatch::in_flight::InFlight>,
     callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     stopping: tokio::sync::watch::Sender<bool>,
     listener: mediaops_listener::ListenerSettings,
@@ -258,21 +294,58 @@ impl Serving {
         self.router.clone()
     }
 
-    /// Serves on `listener` until `shutdown` resolves, then stops what runs
-    /// beside the calls.
+    /// Sets the notice period of [`Serving::serve`] (the settings'
+    /// `shutdown_notice_secs` by default). The one-process binary stops its
+    /// core without one, after the gateway in front of it had its own.
+    pub fn with_notice(mut self, notice: std::time::Duration) -> Serving {
+        self.listener.shutdown_notice_secs = notice.as_secs();
+        self
+    }
+
+    /// Serves on `listener` until `shutdown` resolves, then stops (issue 16
+    /// item 3): reports NOT_SERVING on `grpc.health.v1` and keeps accepting
+    /// for `shutdown_notice_secs`; stops accepting; lets in-flight calls
+    /// finish within `shutdown_grace_secs`; waits (within the same grace)
+    /// until every call that holds points is settled or released; stops
+    /// what runs beside the calls. One log line gives the drained figures.
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         let stopping = self.stopping;
+        let in_flight = self.in_flight.clone();
+        let at_signal = Arc::new(std::sync::Mutex::new(None));
+        let noted = at_signal.clone();
         let shutdown = async move {
             shutdown.await;
+            *noted.lock().unwrap_or_else(|e| e.into_inner()) = Some((in_flight.count(), in_flight.settled()));
             let _ = stopping.send(true);
         };
         // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
-        let served = mediaops_listener::serve(listener, self.router, &self.listener, "gRPC", shutdown).await;
+        let served =
+            mediaops_listener::serve(listener, self.router, &self.listener, "gRPC", shutdown, &self.draining).await;
+        let all_settled = self.in_flight.wait_idle(self.listener.shutdown_grace()).await;
+        let (in_flight_then, settled_then) =
+            at_signal.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+        let drained = self.in_flight.settled().saturating_sub(settled_then);
+        if all_settled {
+            tracing::info!(
+                in_flight_at_signal = in_flight_then,
+                settled_since = drained,
+                "drained: {in_flight_then} calls were in flight when the stop began; {drained} calls settled since; \
+                 none is left unsettled"
+            );
+        } else {
+            tracing::warn!(
+                in_flight_at_signal = in_flight_then,
+                settled_since = drained,
+                unsettled = self.in_flight.count(),
+                "grace period over with calls unsettled; their reservations expire and are released by another core"
+            );
+        }
         self.readiness.abort();
+        self.not_serving.abort();
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();

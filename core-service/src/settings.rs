@@ -73,7 +73,8 @@ pub struct CoreSettings {
     /// Timeouts and the connection cap of the gRPC port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
-    /// `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same keys as the gateway's).
+    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same
+    /// keys as the gateway's).
     #[serde(flatten)]
     pub listener: mediaops_listener::ListenerSettings,
 }
@@ -237,7 +238,7 @@ mod tests {
         std::fs::write(&file, "max_connections = 20\nheader_read_timeout_secs = 2\n").unwrap();
         let s = CoreSettings::load(Some(&file)).unwrap();
         assert_eq!((s.listener.max_connections, s.listener.header_read_timeout_secs), (20, 2));
-        assert_eq!(s.listener.shutdown_grace_secs, 30, "unset keys keep their defaults");
+        assert_eq!(s.listener.shutdown_grace_secs, 25, "unset keys keep their defaults");
         std::fs::write(&file, "max_connections = 0\n").unwrap();
         let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
         assert!(err.contains("MEDIAOPS_MAX_CONNECTIONS"), "{err}");

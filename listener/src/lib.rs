@@ -6,12 +6,14 @@
 //! - [`serve`]: an axum router on a `TcpListener` with a connection cap,
 //!   header/body/idle timeouts and a graceful drain ([`ListenerSettings`]).
 //! - [`shutdown_signal`]: resolves on SIGINT or SIGTERM.
+//! - [`Draining`]: the notice phase of a stop, which readiness reports.
 //! - [`body_timeout`]: tells a too-slow request body from other body errors
 //!   (the gateway answers it with 408 `request_timeout`).
 
 mod body;
 pub mod config_file;
 mod connection;
+mod draining;
 mod serve;
 pub mod settings;
 mod signal;
@@ -19,6 +21,7 @@ pub mod unknown_keys;
 
 pub use body::{BodyTimeout, body_timeout};
 pub use config_file::ConfigFile;
+pub use draining::Draining;
 pub use serve::serve;
 pub use settings::ListenerSettings;
 pub use signal::shutdown_signal;

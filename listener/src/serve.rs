@@ -10,6 +10,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use crate::connection::{self, Phase};
+use crate::draining::Draining;
 use crate::settings::ListenerSettings;
 
 /// The cap warning is repeated at most this often while the port stays full.
@@ -32,10 +33,12 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// WARN line naming the limit and `MEDIAOPS_MAX_CONNECTIONS` (again at most
 /// once a minute while it stays full).
 ///
-/// On `shutdown`: the listener is closed, every connection finishes its
-/// in-flight requests and closes (HTTP/1.1 after its current response,
-/// HTTP/2 by GOAWAY), and after `shutdown_grace_secs` those still open are
-/// closed. `port` names the port in log lines ("REST", "gRPC").
+/// On `shutdown`: `draining` is marked ([`Draining::begin`], so readiness
+/// answers "not ready") and the port keeps accepting for
+/// `shutdown_notice_secs`; then the listener is closed, every connection
+/// finishes its in-flight requests and closes (HTTP/1.1 after its current
+/// response, HTTP/2 by GOAWAY), and after `shutdown_grace_secs` those still
+/// open are closed. `port` names the port in log lines ("REST", "gRPC").
 ///
 /// # Errors
 /// None today: accept errors are logged and retried. The `Result` leaves
@@ -46,7 +49,23 @@ pub async fn serve(
     settings: &ListenerSettings,
     port: &'static str,
     shutdown: impl Future<Output = ()> + Send,
+    draining: &Draining,
 ) -> std::io::Result<()> {
+    let notice = settings.shutdown_notice();
+    let shutdown = async move {
+        shutdown.await;
+        draining.begin();
+        if !notice.is_zero() {
+            tracing::info!(
+                port,
+                notice_secs = notice.as_secs(),
+                "reporting not ready; still accepting for {} s so load balancers stop routing here \
+                 (MEDIAOPS_SHUTDOWN_NOTICE_SECS)",
+                notice.as_secs()
+            );
+            tokio::time::sleep(notice).await;
+        }
+    };
     let settings = Arc::new(settings.clone());
     let builder = Arc::new(connection::builder(&settings));
     let slots = Arc::new(Semaphore::new(settings.max_connections));

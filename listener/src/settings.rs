@@ -2,7 +2,8 @@
 //! their own settings (`GatewaySettings`, `CoreSettings`), so the keys are
 //! the same top-level names on both: `MEDIAOPS_HEADER_READ_TIMEOUT_SECS`,
 //! `MEDIAOPS_BODY_READ_TIMEOUT_SECS`, `MEDIAOPS_IDLE_TIMEOUT_SECS`,
-//! `MEDIAOPS_MAX_CONNECTIONS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS` (README
+//! `MEDIAOPS_MAX_CONNECTIONS`, `MEDIAOPS_SHUTDOWN_NOTICE_SECS`,
+//! `MEDIAOPS_SHUTDOWN_GRACE_SECS` (README
 //! "Configuration", docs/errors.md "Limits and timeouts"). In the one-process
 //! `mediaops serve` each port applies them on its own.
 
@@ -38,8 +39,14 @@ pub struct ListenerSettings {
     /// cap was reached. Keep it below the process's open-file limit
     /// (`ulimit -n`) minus the files the service itself holds. Default 4096.
     pub max_connections: usize,
-    /// Seconds in-flight requests may take to finish after SIGINT/SIGTERM;
-    /// connections still open then are closed. Default 30.
+    /// Seconds the port keeps accepting after SIGINT/SIGTERM while the
+    /// process already reports "not ready" (gRPC health NOT_SERVING, the
+    /// gateway's `/readyz` 503), so load balancers stop routing to it
+    /// before it stops accepting (issue 16 item 3). Default 3; 0 stops
+    /// accepting at once.
+    pub shutdown_notice_secs: u64,
+    /// Seconds in-flight requests may take to finish once the port stopped
+    /// accepting; connections still open then are closed. Default 25.
     pub shutdown_grace_secs: u64,
 }
 
@@ -50,7 +57,8 @@ impl Default for ListenerSettings {
             body_read_timeout_secs: 30,
             idle_timeout_secs: 60,
             max_connections: 4096,
-            shutdown_grace_secs: 30,
+            shutdown_notice_secs: 3,
+            shutdown_grace_secs: 25,
         }
     }
 }
@@ -68,8 +76,13 @@ impl ListenerSettings {
                 return Err(format!("{name} must be 1-{MAX_SECS} seconds, not {secs}"));
             }
         }
-        if self.shutdown_grace_secs > MAX_SECS {
-            return Err(format!("MEDIAOPS_SHUTDOWN_GRACE_SECS must be 0-{MAX_SECS} seconds"));
+        for (name, secs) in [
+            ("MEDIAOPS_SHUTDOWN_NOTICE_SECS", self.shutdown_notice_secs),
+            ("MEDIAOPS_SHUTDOWN_GRACE_SECS", self.shutdown_grace_secs),
+        ] {
+            if secs > MAX_SECS {
+                return Err(format!("{name} must be 0-{MAX_SECS} seconds, not {secs}"));
+            }
         }
         if !(1..=MAX_CONNECTIONS_LIMIT).contains(&self.max_connections) {
             return Err(format!("MEDIAOPS_MAX_CONNECTIONS must be 1-{MAX_CONNECTIONS_LIMIT}"));
@@ -90,6 +103,11 @@ impl ListenerSettings {
     /// [`Self::idle_timeout_secs`] as a duration.
     pub fn idle_timeout(&self) -> Duration {
         Duration::from_secs(self.idle_timeout_secs)
+    }
+
+    /// [`Self::shutdown_notice_secs`] as a duration.
+    pub fn shutdown_notice(&self) -> Duration {
+        Duration::from_secs(self.shutdown_notice_secs)
     }
 
     /// [`Self::shutdown_grace_secs`] as a duration.
@@ -115,5 +133,6 @@ mod tests {
         assert!(with(|s| s.idle_timeout_secs = 0).unwrap_err().contains("MEDIAOPS_IDLE_TIMEOUT_SECS"));
         assert!(with(|s| s.max_connections = 0).unwrap_err().contains("MEDIAOPS_MAX_CONNECTIONS"));
         assert!(with(|s| s.shutdown_grace_secs = 0).is_ok());
+        assert!(with(|s| s.shutdown_notice_secs = 3601).unwrap_err().contains("MEDIAOPS_SHUTDOWN_NOTICE_SECS"));
     }
 }

@@ -2,14 +2,11 @@
 //! ([`BytesCodec`]), the caller's `authorization` and the request id in the
 //! metadata.
 
-use std::str::FromStr;
-use std::time::Duration;
-
 use bytes::Bytes;
 use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
+use std::str::FromStr;
 use tonic::metadata::MetadataValue;
-use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 use tower::ServiceExt;
@@ -59,15 +56,17 @@ pub struct CoreClient {
 }
 
 impl CoreClient {
-    /// A client for `addr` (`http://host:port`). Connects on first use and
-    /// reconnects by itself.
-    pub fn connect_lazy(addr: &str) -> anyhow::Result<CoreClient> {
-        let endpoint = Endpoint::from_shared(addr.to_owned())
-            .map_err(|e| anyhow::anyhow!("core address {addr:?} is not a URI: {e}"))?
-            .connect_timeout(Duration::from_secs(5))
-            .timeout(Duration::from_secs(300))
-            .tcp_nodelay(true);
-        let channel: Channel = endpoint.connect_lazy();
+    /// A client for the cores of `core_addr` (`MEDIAOPS_CORE_ADDR`: one or
+    /// more `http://host:port`, comma-separated, or a DNS name with one
+    /// record per core), balanced and health-checked as [`crate::core_set`]
+    /// describes. Connects on first use and reconnects by itself; must be
+    /// called inside the Tokio runtime.
+    ///
+    /// # Errors
+    /// An entry of `core_addr` that is not an `http://` URI with a host.
+    pub fn connect(core_addr: &str, refresh: crate::core_set::Refresh) -> anyhow::Result<CoreClient> {
+        let targets = crate::core_set::parse_targets(core_addr)?;
+        let channel = crate::core_set::balanced_channel(targets, refresh);
         Ok(CoreClient { service: CoreService::new(channel.map_err(|e| TransportError(e.into()))) })
     }
 

@@ -5,6 +5,7 @@
 
 pub mod call;
 pub mod core_client;
+pub mod core_set;
 pub mod envelope;
 pub mod routes;
 pub mod server;
@@ -12,5 +13,5 @@ pub mod settings;
 pub mod transcode;
 
 pub use core_client::CoreClient;
-pub use server::{router, serve};
+pub use server::{router, run, serve};
 pub use settings::GatewaySettings;

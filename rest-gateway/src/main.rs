@@ -10,7 +10,8 @@ struct Args {
     /// TOML configuration file (else MEDIAOPS_CONFIG, else ./mediaops.toml).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
-    /// The core's gRPC address, e.g. http://core:50051 (overrides MEDIAOPS_CORE_ADDR).
+    /// The cores' gRPC addresses, e.g. http://core-1:50051,http://core-2:50051
+    /// (overrides MEDIAOPS_CORE_ADDR).
     #[arg(long)]
     core_addr: Option<String>,
 }
@@ -27,9 +28,5 @@ async fn run() -> anyhow::Result<()> {
     if let Some(addr) = args.core_addr {
         settings.core_addr = addr;
     }
-    let core = rest_gateway::CoreClient::connect_lazy(&settings.core_addr)?;
-    let router = rest_gateway::router(core, settings.max_body_bytes)?;
-    let listener = tokio::net::TcpListener::bind(&settings.rest_addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, core = settings.core_addr, "rest-gateway listening");
-    rest_gateway::serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal()).await
+    rest_gateway::run(&settings).await
 }

@@ -17,6 +17,7 @@ use crate::call::{self, PathParams};
 use crate::core_client::CoreClient;
 use crate::envelope::{self, ApiError};
 use crate::routes::routes;
+use mediaops_listener::Draining;
 
 /// State shared by every request.
 pub struct AppState {
@@ -24,13 +25,16 @@ pub struct AppState {
     /// Required fields and string limits of every message.
     pub rules: crate::transcode::decode::FieldRules,
     pub max_body_bytes: usize,
+    /// Set once the gateway begins to stop: `/readyz` answers 503.
+    pub draining: Draining,
 }
 
-/// Builds the router over `core`.
-pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router> {
+/// Builds the router over `core`; `draining` is the stop state [`serve`]
+/// marks (pass the same one).
+pub fn router(core: CoreClient, max_body_bytes: usize, draining: Draining) -> anyhow::Result<Router> {
     let pool = mediaops_proto::descriptor_pool();
-    let state =
-        Arc::new(AppState { core, rules: mediaops_proto::options::FieldRules::from_pool(pool), max_body_bytes });
+    let rules = mediaops_proto::options::FieldRules::from_pool(pool);
+    let state = Arc::new(AppState { core, rules, max_body_bytes, draining });
     let mut by_path: HashMap<String, MethodRouter> = HashMap::new();
     for route in routes(pool)? {
         let route = Arc::new(route);
@@ -63,16 +67,36 @@ pub fn router(core: CoreClient, max_body_bytes: usize) -> anyhow::Result<Router>
 
 /// Serves `router` on `listener` with the port limits of `limits`
 /// (`mediaops_listener::serve`: connection cap, header/body/idle timeouts)
-/// until `shutdown` resolves; in-flight requests then finish within
-/// `limits.shutdown_grace_secs`.
+/// until `shutdown` resolves; then `/readyz` answers 503 (`draining`) while
+/// the port still accepts for `limits.shutdown_notice_secs`, and in-flight
+/// requests finish within `limits.shutdown_grace_secs`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: &mediaops_listener::ListenerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
+    draining: &Draining,
 ) -> anyhow::Result<()> {
-    mediaops_listener::serve(listener, router, limits, "REST", shutdown).await?;
+    mediaops_listener::serve(listener, router, limits, "REST", shutdown, draining).await?;
     Ok(())
+}
+
+/// The split-deployment gateway (`mediaops gateway`, `rest-gateway`): binds
+/// `settings.rest_addr`, calls the cores of `settings.core_addr`
+/// ([`CoreClient::connect`]) and serves until SIGINT/SIGTERM, then drains.
+/// Prints the listening line on stdout.
+///
+/// # Errors
+/// A bad `core_addr`, a port that cannot be bound.
+pub async fn run(settings: &crate::GatewaySettings) -> anyhow::Result<()> {
+    let client = CoreClient::connect(&settings.core_addr, settings.core_refresh())?;
+    let draining = Draining::new();
+    let router = router(client, settings.max_body_bytes, draining.clone())?;
+    let listener = tokio::net::TcpListener::bind(&settings.rest_addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", settings.rest_addr))?;
+    println!("REST  listening on http://{} (cores {})", listener.local_addr()?, settings.core_addr);
+    serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal(), &draining).await
 }
 
 /// How long `/readyz` waits for the core's health answers.
@@ -87,13 +111,16 @@ async fn healthz() -> Response {
 
 /// `GET /readyz`, readiness: 200 `{status: "ready"}` when the core answers
 /// `grpc.health.v1` SERVING for `""`; else 503 `{status: "not_ready",
-/// down: [...]}` naming what is down: `core` (unreachable or no answer in
-/// 2 s) or the core's dependencies `ledger` and/or `store`
-/// ([`mediaops_proto::readiness`]). Needs no key.
+/// down: [...]}` naming what is down: `gateway` (this gateway is stopping),
+/// `core` (unreachable or no answer in 2 s) or the core's dependencies
+/// `ledger` and/or `store` ([`mediaops_proto::readiness`]). Needs no key.
 async fn readyz(state: Arc<AppState>) -> Response {
     let not_ready = |down: Vec<&str>| {
         (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"status": "not_ready", "down": down}))).into_response()
     };
+    if state.draining.is_draining() {
+        return not_ready(vec!["gateway"]);
+    }
     let serving = tonic_health::pb::health_check_response::ServingStatus::Serving;
     match tokio::time::timeout(READY_TIMEOUT, state.core.health()).await {
         Ok(Ok(status)) if status == serving => (StatusCode::OK, axum::Json(json!({"status": "ready"}))).into_response(),

@@ -14,14 +14,24 @@ use serde::{Deserialize, Serialize};
 pub struct GatewaySettings {
     /// REST listen address (`MEDIAOPS_REST_ADDR`).
     pub rest_addr: String,
-    /// The core's gRPC address (`MEDIAOPS_CORE_ADDR`, or `--core-addr`).
+    /// The cores' gRPC addresses (`MEDIAOPS_CORE_ADDR`, or `--core-addr`):
+    /// one or more `http://host:port`, comma-separated, or one DNS name
+    /// whose records are the cores ([`crate::core_set`]).
     pub core_addr: String,
+    /// HTTP/2 connections the gateway keeps to each core
+    /// (`MEDIAOPS_CORE_CONNECTIONS`, 1-64, default 2).
+    pub core_connections: usize,
+    /// Seconds between two resolutions of `core_addr` and health checks of
+    /// every core (`MEDIAOPS_CORE_REFRESH_SECS`, 1-3600, default 2): a core
+    /// that stops serving is taken out within this time.
+    pub core_refresh_secs: u64,
     /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
     /// Timeouts and the connection cap of the REST port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
-    /// `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same keys as the core's).
+    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same
+    /// keys as the core's).
     #[serde(flatten)]
     pub listener: ListenerSettings,
 }
@@ -31,6 +41,8 @@ impl Default for GatewaySettings {
         GatewaySettings {
             rest_addr: "0.0.0.0:8080".into(),
             core_addr: "http://127.0.0.1:50051".into(),
+            core_connections: 2,
+            core_refresh_secs: 2,
             max_body_bytes: 4 * 1024 * 1024,
             listener: ListenerSettings::default(),
         }
@@ -38,6 +50,14 @@ impl Default for GatewaySettings {
 }
 
 impl GatewaySettings {
+    /// How the set of cores is kept ([`crate::core_set::Refresh`]).
+    pub fn core_refresh(&self) -> crate::core_set::Refresh {
+        crate::core_set::Refresh {
+            connections: self.core_connections,
+            every: std::time::Duration::from_secs(self.core_refresh_secs),
+        }
+    }
+
     /// Loads the settings; a value of the wrong type, a file named by
     /// `--config` or `MEDIAOPS_CONFIG` that does not exist, or a key in the
     /// file that neither the gateway nor the core reads
@@ -54,6 +74,17 @@ impl GatewaySettings {
             .merge(Env::prefixed("MEDIAOPS_"))
             .extract()?;
         anyhow::ensure!(settings.max_body_bytes >= 1024, "MEDIAOPS_MAX_BODY_BYTES must be at least 1024");
+        anyhow::ensure!(
+            (1..=64).contains(&settings.core_connections),
+            "MEDIAOPS_CORE_CONNECTIONS must be 1-64, not {}",
+            settings.core_connections
+        );
+        anyhow::ensure!(
+            (1..=mediaops_listener::settings::MAX_SECS).contains(&settings.core_refresh_secs),
+            "MEDIAOPS_CORE_REFRESH_SECS must be 1-3600 seconds, not {}",
+            settings.core_refresh_secs
+        );
+        crate::core_set::parse_targets(&settings.core_addr)?;
         settings.listener.check().map_err(anyhow::Error::msg)?;
         Ok(settings)
     }

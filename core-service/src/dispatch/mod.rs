@@ -44,6 +44,7 @@ use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
 
 mod delivery;
+pub mod in_flight;
 mod settlement;
 
 use delivery::{PendingSettlement, SettleOnDelivery};

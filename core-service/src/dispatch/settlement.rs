@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::in_flight::InFlightGuard;
 use crate::billing::{Ledger, UsageRecord};
 use crate::error::ServiceError;
 use crate::metrics::Metrics;
@@ -40,6 +41,9 @@ pub struct Settlement {
     replay: bool,
     started: Instant,
     settled: bool,
+    /// Counts the call in flight until it is settled (also when it is
+    /// dropped and released in the background).
+    in_flight: Option<InFlightGuard>,
 }
 
 impl Settlement {
@@ -52,7 +56,8 @@ impl Settlement {
         idempotency_key: Option<String>,
         started: Instant,
     ) -> Settlement {
-        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false }
+        let in_flight = Some(metrics.in_flight.enter());
+        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false, in_flight }
     }
 
     /// The settlement of an answer replayed under its `Idempotency-Key`:
@@ -181,6 +186,7 @@ impl Drop for Settlement {
             replay: self.replay,
             started: self.started,
             settled: true,
+            in_flight: self.in_flight.take(),
         };
         runtime.spawn(unsettled.abandon());
     }

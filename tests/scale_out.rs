@@ -1,0 +1,308 @@
+//! Issue 16 item 6: several replicas on the machine's PostgreSQL and Redis,
+//! as separate processes of the built binary. Two cores and two gateways
+//! (each gateway balanced over both cores), plus one gateway pinned to each
+//! core so a test can say "through one replica, seen on the other". Every
+//! process has a data directory of its own: nothing may be shared through
+//! files.
+//!
+//! One test, in phases that need both cores, then the load with a SIGTERM
+//! on one core; it prints its figures.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::process::{Database, Process, Spawn, cli, redis_prefix, redis_url};
+use common::{ADMIN_TOKEN, KEY, with_token};
+use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
+use mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
+use serde_json::{Value, json};
+
+#[path = "../core-service/tests/support/fake_web.rs"]
+mod fake_web;
+
+/// Concurrent clients and calls per client of the load phase.
+const CLIENTS: usize = 64;
+const CALLS_PER_CLIENT: usize = 50;
+
+/// Points of the load account: fewer than the calls would cost, so the
+/// balance runs out under load and the last calls answer 402.
+const LOAD_POINTS: i64 = 6_000;
+
+/// The calls of the load phase and their spec prices (spec 4.6, 4.11,
+/// 4.12, 4.14): free of any upstream, so every answer comes from the cores.
+fn load_calls() -> [(&'static str, Value, i64); 4] {
+    [
+        ("/api/apis/tool/check-banned-words/call", json!({"platform": "抖音", "content": "全网最好的产品"}), 1),
+        ("/api/apis/trend/hot-keywords/call", json!({}), 6),
+        ("/api/skills/cn-last30days/invoke", json!({"keyword": "露营", "platforms": ["articles"]}), 4),
+        ("/api/apis/multi/cn30-multi-search/call", json!({"keyword": "露营"}), 12),
+    ]
+}
+
+struct Cluster {
+    env: Vec<(&'static str, String)>,
+    cores: Vec<Process>,
+    /// Gateways balanced over both cores.
+    gateways: Vec<Process>,
+    /// `pinned[i]` calls `cores[i]` only.
+    pinned: Vec<Process>,
+    /// A data dir for the admin commands (the ledger is in Redis).
+    admin_dir: tempfile::TempDir,
+    _dirs: Vec<tempfile::TempDir>,
+    _database: Database,
+}
+
+impl Cluster {
+    fn start(web: &fake_web::FakeSearxng, chat: &fake_web::FakeChat) -> Cluster {
+        let database = Database::create("scale");
+        let env = vec![
+            ("MEDIAOPS_DATABASE_URL", database.url.clone()),
+            ("MEDIAOPS_REDIS_URL", redis_url()),
+            ("MEDIAOPS_REDIS_PREFIX", redis_prefix("scale")),
+            ("MEDIAOPS_SHUTDOWN_NOTICE_SECS", "2".into()),
+            ("MEDIAOPS_SHUTDOWN_GRACE_SECS", "20".into()),
+            ("MEDIAOPS_CORE_REFRESH_SECS", "1".into()),
+            ("MEDIAOPS_WEB_SEARCH__SEARXNG_URL", web.url.clone()),
+            ("MEDIAOPS_WEB_SEARCH__CHAT_URL", chat.url.clone()),
+            ("MEDIAOPS_WEB_SEARCH__CHAT_API_KEY", fake_web::CHAT_KEY.into()),
+            ("MEDIAOPS_WEB_SEARCH__WAIT_SECS", "1".into()),
+        ];
+        let mut dirs = Vec::new();
+        let mut spawn = |args: Vec<&str>| {
+            let dir = tempfile::tempdir().unwrap();
+            let process = Process::spawn(dir.path(), Spawn { args, env: env.clone() });
+            dirs.push(dir);
+            process
+        };
+        let cores = vec![spawn(vec!["core"]), spawn(vec!["core"])];
+        let both = format!("{},{}", cores[0].grpc(), cores[1].grpc());
+        let gateways = vec![spawn(vec!["gateway", "--core-addr", &both]), spawn(vec!["gateway", "--core-addr", &both])];
+        let pinned = vec![
+            spawn(vec!["gateway", "--core-addr", cores[0].grpc()]),
+            spawn(vec!["gateway", "--core-addr", cores[1].grpc()]),
+        ];
+        Cluster {
+            env,
+            cores,
+            gateways,
+            pinned,
+            admin_dir: tempfile::tempdir().unwrap(),
+            _dirs: dirs,
+            _database: database,
+        }
+    }
+
+    /// `mediaops <args>` against the shared ledger.
+    fn cli(&self, args: &[&str]) -> Value {
+        cli(self.admin_dir.path(), &self.env, args)
+    }
+
+    /// A new account with `points`; returns its key.
+    fn account(&self, account: &str, points: i64) -> String {
+        let created = self.cli(&["keys", "create", "--account", account, "--points", &points.to_string()]);
+        created["key"].as_str().unwrap().to_owned()
+    }
+
+    fn balance(&self, account: &str) -> i64 {
+        self.cli(&["points", "balance", "--account", account])["points"].as_i64().unwrap()
+    }
+
+    async fn admin(&self, core: usize) -> AdminServiceClient<tonic::transport::Channel> {
+        let channel = tonic::transport::Endpoint::from_shared(self.cores[core].grpc().to_owned())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        AdminServiceClient::new(channel)
+    }
+}
+
+async fn call(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    key: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut request = http.request(method, url).bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    match request.send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            (status, response.json().await.unwrap_or(Value::Null))
+        }
+        // The connection broke: no answer, so no 2xx to account for.
+        Err(_) => (0, Value::Null),
+    }
+}
+
+/// Polls `probe` every 50 ms until it returns true; returns how long it
+/// took, or `None` after `limit`.
+async fn within<F, Fut>(limit: Duration, mut probe: F) -> Option<Duration>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if probe().await {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_cores_behind_two_gateways_share_state_and_billing_and_drain_on_sigterm() {
+    let (web, chat) = (fake_web::searxng().await, fake_web::chat().await);
+    // Slower than the invoke call waits: the task is still running when the
+    // call answers.
+    chat.set(fake_web::ChatMode::Answer { delay: Duration::from_secs(3) });
+    let mut cluster = Cluster::start(&web, &chat);
+    let http = reqwest::Client::new();
+    let (a, b) = (cluster.pinned[0].rest().to_owned(), cluster.pinned[1].rest().to_owned());
+
+    maintenance_switch_is_in_force_on_the_other_core(&cluster, &http, &b).await;
+    async_task_started_on_one_core_is_polled_on_the_other(&http, &a, &b).await;
+
+    load_with_a_sigterm_on_one_core(&mut cluster, &http).await;
+}
+
+async fn maintenance_switch_is_in_force_on_the_other_core(cluster: &Cluster, http: &reqwest::Client, b: &str) {
+    let url = format!("{b}/api/apis/trend/hot-keywords/call");
+    let mut admin = cluster.admin(0).await;
+    let switch = |maintenance: bool| {
+        with_token(
+            SetMaintenanceRequest {
+                operation_key: "trend.hot-keywords".into(),
+                maintenance,
+                note: "scale test".into(),
+            },
+            ADMIN_TOKEN,
+        )
+    };
+    admin.set_maintenance(switch(true)).await.unwrap();
+    let took = within(Duration::from_secs(1), || async {
+        call(http, reqwest::Method::POST, url.clone(), KEY, Some(&json!({}))).await.0 == 503
+    })
+    .await;
+    let took = took.expect("a maintenance switch set on core 1 is in force on core 2 within 1 s");
+    admin.set_maintenance(switch(false)).await.unwrap();
+    let back = within(Duration::from_secs(1), || async {
+        call(http, reqwest::Method::POST, url.clone(), KEY, Some(&json!({}))).await.0 == 200
+    })
+    .await;
+    back.expect("lifting it is in force on core 2 within 1 s");
+    println!("maintenance switch on core 1 in force on core 2 after {} ms", took.as_millis());
+}
+
+async fn async_task_started_on_one_core_is_polled_on_the_other(http: &reqwest::Client, a: &str, b: &str) {
+    let (status, started) = call(
+        http,
+        reqwest::Method::POST,
+        format!("{a}/api/skills/ai-web-search/invoke"),
+        KEY,
+        Some(&json!({"query": "露营要带什么"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{started}");
+    assert_eq!(started["data"]["status"], "running", "{started}");
+    let task_id = started["data"]["taskId"].as_str().expect("a task id").to_owned();
+    let url = format!("{b}/api/tasks/{task_id}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let last = loop {
+        let (status, body) = call(http, reqwest::Method::GET, url.clone(), KEY, None).await;
+        if (status == 200 && body["data"]["status"] == "success") || Instant::now() > deadline {
+            break body;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(last["data"]["status"], "success", "the task started through core 1 is seen finished through core 2");
+    assert_eq!(last["data"]["query"], "露营要带什么");
+}
+
+/// Figures of the load phase.
+#[derive(Debug, Default)]
+struct Tally {
+    ok: usize,
+    points: i64,
+    insufficient: usize,
+    limited: usize,
+    other: Vec<u16>,
+}
+
+async fn load_with_a_sigterm_on_one_core(cluster: &mut Cluster, http: &reqwest::Client) {
+    let key = cluster.account("load", LOAD_POINTS);
+    let gateways: Vec<String> = cluster.gateways.iter().map(|g| g.rest().to_owned()).collect();
+    let done = Arc::new(AtomicUsize::new(0));
+    let tally = Arc::new(std::sync::Mutex::new(Tally::default()));
+    let mut clients = Vec::new();
+    for client in 0..CLIENTS {
+        let (http, key, gateways, done, tally) =
+            (http.clone(), key.clone(), gateways.clone(), done.clone(), tally.clone());
+        clients.push(tokio::spawn(async move {
+            let calls = load_calls();
+            for n in 0..CALLS_PER_CLIENT {
+                let (path, body, price) = &calls[(client + n) % calls.len()];
+                let gateway = &gateways[(client + n) % gateways.len()];
+                let (status, envelope) =
+                    call(&http, reqwest::Method::POST, format!("{gateway}{path}"), &key, Some(body)).await;
+                let mut tally = tally.lock().unwrap();
+                match status {
+                    200 => {
+                        assert_eq!(envelope["success"], true);
+                        tally.ok += 1;
+                        tally.points += price;
+                    }
+                    402 => tally.insufficient += 1,
+                    429 => tally.limited += 1,
+                    other => tally.other.push(other),
+                }
+                drop(tally);
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    // SIGTERM core 1 once a fifth of the calls are answered.
+    let total = CLIENTS * CALLS_PER_CLIENT;
+    while done.load(Ordering::Relaxed) < total / 5 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let signalled_at = done.load(Ordering::Relaxed);
+    cluster.cores[0].signal("TERM");
+    for client in clients {
+        client.await.unwrap();
+    }
+    let exit = cluster.cores[0].wait_exit(Duration::from_secs(40));
+    let log = cluster.cores[0].log();
+    assert!(exit.is_some_and(|s| s.success()), "core 1 exits 0 after SIGTERM: {exit:?}\n{}", log.join("\n"));
+    let drained = log.iter().find(|l| l.contains("drained:")).cloned();
+    let drained = drained.unwrap_or_else(|| panic!("core 1 logs what it drained:\n{}", log.join("\n")));
+
+    let tally = Arc::try_unwrap(tally).unwrap().into_inner().unwrap();
+    let balance = cluster.balance("load");
+    println!(
+        "multi-replica load: {total} calls over 2 gateways x 2 cores; SIGTERM on core 1 after {signalled_at}; \
+         2xx {}, 402 {}, 429 {}, other {:?}; points charged {} of {LOAD_POINTS}; final balance {balance}",
+        tally.ok, tally.insufficient, tally.limited, tally.other, tally.points
+    );
+    println!("core 1: {drained}");
+    assert_eq!(balance, LOAD_POINTS - tally.points, "balance == start - sum of the prices of the 2xx answers");
+    assert!(balance >= 0, "never negative");
+    assert!(tally.insufficient > 0, "the balance ran out under load (the 402 path was exercised)");
+    assert!(tally.ok > total / 4, "most calls were answered: {tally:?}");
+
+    // No reservation is left: every call settled or released.
+    let prefix = cluster.env.iter().find(|(k, _)| *k == "MEDIAOPS_REDIS_PREFIX").unwrap().1.clone();
+    let held = std::process::Command::new("redis-cli")
+        .args(["-u", &redis_url(), "HLEN", &format!("{prefix}:{{load}}:res")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&held.stdout).trim(), "0", "no reservation is left held");
+}
