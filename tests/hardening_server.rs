@@ -230,6 +230,7 @@ async fn an_in_flight_call_finishes_after(signal: &str) {
     ];
     let mut env = web_search.clone();
     env.push(("MEDIAOPS_SHUTDOWN_GRACE_SECS", "10".to_string()));
+    env.push(("MEDIAOPS_SHUTDOWN_NOTICE_SECS", "1".to_string()));
     let (dir, mut process) = start(env);
     let before = balance(&process).await;
 
@@ -248,9 +249,20 @@ async fn an_in_flight_call_finishes_after(signal: &str) {
     let signalled = Instant::now();
     process.signal(signal);
 
-    // New connections are refused while the call drains.
+    // The notice period (issue 16 item 3): the port still accepts, and
+    // readiness says the gateway is stopping, so a load balancer moves away.
+    let readyz = format!("{}/readyz", process.rest());
+    let mut ready = (0, Value::Null);
+    while ready.0 != 503 && signalled.elapsed() < Duration::from_millis(900) {
+        let response = reqwest::get(&readyz).await.unwrap();
+        ready = (response.status().as_u16(), response.json::<Value>().await.unwrap());
+    }
+    assert_eq!(ready.0, 503, "readiness turns not ready at once on {signal}");
+    assert_eq!(ready.1, json!({"status": "not_ready", "down": ["gateway"]}));
+
+    // Then new connections are refused while the call drains.
     let rest = host(process.rest()).to_owned();
-    let deadline = Instant::now() + Duration::from_secs(2);
+    let deadline = Instant::now() + Duration::from_secs(3);
     let mut refused = false;
     while !refused && Instant::now() < deadline {
         refused = TcpStream::connect(&rest).await.is_err();
@@ -264,7 +276,7 @@ async fn an_in_flight_call_finishes_after(signal: &str) {
     let exit = tokio::task::block_in_place(|| process.wait_exit(Duration::from_secs(12)));
     let exit = exit.unwrap_or_else(|| panic!("no exit after SIG{signal}: {:#?}", process.output()));
     assert_eq!(exit.code(), Some(0), "{:#?}", process.output());
-    assert!(signalled.elapsed() < Duration::from_secs(11), "exited within the grace period");
+    assert!(signalled.elapsed() < Duration::from_secs(12), "exited within the notice and grace periods");
     let said = format!("SIG{signal} received: shutting down");
     assert_eq!(lines_with(&process, &said).len(), 1, "{:#?}", process.output());
     drop(process);
