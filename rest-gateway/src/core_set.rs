@@ -213,4 +213,46 @@ mod tests {
             assert!(error.contains("MEDIAOPS_CORE_ADDR") && error.contains(why), "{bad:?}: {error}");
         }
     }
+
+    /// A `grpc.health.v1` server on a free loopback port: its reporter and port.
+    async fn health_server() -> (tonic_health::server::HealthReporter, u16) {
+        let (reporter, service) = tonic_health::server::health_reporter();
+        let router = tonic::service::Routes::new(service).into_axum_router();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        (reporter, port)
+    }
+
+    /// Asks the overall status `n` times through `channel`.
+    async fn statuses(channel: &Channel, n: usize) -> Vec<ServingStatus> {
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            let answer = HealthClient::new(channel.clone()).check(HealthCheckRequest { service: String::new() }).await;
+            seen.push(answer.map(|a| a.get_ref().status()).unwrap_or(ServingStatus::Unknown));
+        }
+        seen
+    }
+
+    #[tokio::test]
+    async fn calls_go_only_to_serving_cores_and_follow_their_changes() {
+        let (first, first_port) = health_server().await;
+        let (second, second_port) = health_server().await;
+        first.set_service_status("", tonic_health::ServingStatus::Serving).await;
+        second.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        // A name (resolved like a DNS name; `::1` may be among its answers
+        // and is unreachable, so it is left out too) and an address.
+        let targets = parse_targets(&format!("http://localhost:{first_port},http://127.0.0.1:{second_port}")).unwrap();
+        let channel = balanced_channel(targets, Refresh { connections: 2, every: Duration::from_millis(200) });
+        let serving = vec![ServingStatus::Serving; 20];
+        assert_eq!(statuses(&channel, 20).await, serving, "only the serving core gets calls");
+
+        first.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        second.set_service_status("", tonic_health::ServingStatus::Serving).await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while statuses(&channel, 20).await != serving {
+            assert!(std::time::Instant::now() < deadline, "the set follows the cores' health within a few refreshes");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
