@@ -89,8 +89,11 @@ async fn words(store: &dyn CustomWordStore) {
         updated_at: Some("2026-01-01T00:00:00.000Z".into()),
     };
     store.put("acct_a", "shortvideo", &shortvideo).await.unwrap();
-    let all =
-        WordList { allow: vec!["绝对".into()], updated_at: Some("2026-01-02T00:00:00.000Z".into()), ..WordList::default() };
+    let all = WordList {
+        allow: vec!["绝对".into()],
+        updated_at: Some("2026-01-02T00:00:00.000Z".into()),
+        ..WordList::default()
+    };
     store.put("acct_a", ALL_PLATFORMS, &all).await.unwrap();
     let lists = store.get("acct_a").await.unwrap();
     assert_eq!(lists.lists["shortvideo"], shortvideo);
@@ -222,13 +225,17 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
             platform: String::new(),
             add: add
                 .iter()
-                .map(|w| mediaops_proto::mediaops::safety::v1::CustomWord { word: (*w).into(), category: String::new() })
+                .map(|w| mediaops_proto::mediaops::safety::v1::CustomWord {
+                    word: (*w).into(),
+                    category: String::new(),
+                })
                 .collect(),
             allow: vec![],
         };
         assert!(!hits(&safety_two).await.contains(&"自定义".to_owned()));
         safety_one.put_custom("acct", put(&["竞品甲"])).await.unwrap();
-        let took = within_a_second("an added word", async || hits(&safety_two).await.contains(&"自定义".to_owned())).await;
+        let took =
+            within_a_second("an added word", async || hits(&safety_two).await.contains(&"自定义".to_owned())).await;
         eprintln!("added word seen after {took:?}");
         safety_one.put_custom("acct", put(&[])).await.unwrap();
         let took =

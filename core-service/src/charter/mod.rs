@@ -58,8 +58,11 @@ impl CharterService {
         let charter =
             request.charter.ok_or_else(|| ServiceError::invalid_field("charter", "the charter is required"))?;
         let charter = rules::normalize(charter, &self.lists)?;
-        let stored =
-            StoredCharter { profile_id: request.id, charter: Some(charter), charter_updated_at: Some(self.clock.stamp()) };
+        let stored = StoredCharter {
+            profile_id: request.id,
+            charter: Some(charter),
+            charter_updated_at: Some(self.clock.stamp()),
+        };
         self.store.put(account_id, &stored).await?;
         Ok(stored)
     }

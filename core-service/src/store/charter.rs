@@ -13,7 +13,9 @@ pub(crate) const PUT_CHARTER: &str = "INSERT INTO charters (account_id, profile_
 pub(crate) const WHAT: &str = "charter store";
 
 /// A stored document back as a charter; a row that does not read is a 500.
-pub(crate) fn document(json: &str) -> Result<mediaops_proto::mediaops::charter::v1::StoredCharter, crate::error::ServiceError> {
+pub(crate) fn document(
+    json: &str,
+) -> Result<mediaops_proto::mediaops::charter::v1::StoredCharter, crate::error::ServiceError> {
     crate::charter::store::from_json(json.as_bytes())
         .map_err(|e| crate::error::ServiceError::internal(format!("a stored charter does not read: {e}")))
 }

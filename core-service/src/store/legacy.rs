@@ -254,7 +254,8 @@ fn json_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, ServiceError> {
 /// (one with a character outside `A-Z a-z 0-9 _ -`, e.g. a `.`) is that
 /// id; any other name is the id itself.
 pub fn account_of(name: &str) -> String {
-    let file_safe = |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let file_safe =
+        |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if let Some(hex) = name.strip_prefix('x')
         && let Ok(bytes) = hex::decode(hex)
         && let Ok(id) = String::from_utf8(bytes)
