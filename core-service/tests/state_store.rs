@@ -183,6 +183,15 @@ async fn sqlite_state_stores() {
     assert_eq!(reopened.default_theme("acct_a").await.unwrap().as_deref(), Some("minimal"));
     assert!(!CustomWordStore::get(&reopened, "acct_a").await.unwrap().lists.is_empty());
     assert_eq!(reopened.verify_ticket().await.unwrap().as_deref(), Some("ticket@@@y"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // It holds refresh tokens: the owner's only, as the state file of earlier releases was.
+        for file in ["store.sqlite", "store.sqlite-wal"] {
+            let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}");
+        }
+    }
 }
 
 #[tokio::test]
@@ -282,6 +291,17 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
         WechatStore::put_authorizer(one.as_ref(), authorizer("wxa", "acct")).await.unwrap();
         within_a_second("an authorized account", async || wechat_two.accounts_of("acct").await.unwrap().len() == 1)
             .await;
+        // A pending authorization is redeemed by one core only, whichever gets the event.
+        let now = chrono::Utc::now().timestamp();
+        for round in 0..20 {
+            let code = format!("pre{round}");
+            WechatStore::add_pending(one.as_ref(), pending(&code, "acct", now + 60), now).await.unwrap();
+            let (a, b) = tokio::join!(
+                WechatStore::take_pending(one.as_ref(), &code, now),
+                WechatStore::take_pending(two.as_ref(), &code, now)
+            );
+            assert_eq!(a.unwrap().is_some() as u8 + b.unwrap().is_some() as u8, 1, "round {round}");
+        }
     })
     .await;
 }

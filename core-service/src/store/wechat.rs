@@ -27,8 +27,10 @@ pub(crate) const SET_REFRESH_TOKEN: &str =
 /// Drops expired codes and an earlier entry of the same code.
 pub(crate) const DROP_PENDING: &str = "DELETE FROM wechat_pending WHERE expires_at <= $1 OR pre_auth_code = $2";
 
-pub(crate) const ADD_PENDING: &str =
-    "INSERT INTO wechat_pending (pre_auth_code, account_id, expires_at) VALUES ($1, $2, $3)";
+/// An upsert, so two cores adding the same code at once both succeed.
+pub(crate) const ADD_PENDING: &str = "INSERT INTO wechat_pending (pre_auth_code, account_id, expires_at) \
+     VALUES ($1, $2, $3) ON CONFLICT (pre_auth_code) DO UPDATE SET account_id = excluded.account_id, \
+     expires_at = excluded.expires_at";
 
 /// Consumes a code, expired or not (an expired one is not answered).
 pub(crate) const TAKE_PENDING: &str =
