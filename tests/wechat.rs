@@ -22,6 +22,7 @@ use axum::routing::{get, post};
 use common::{KEY, Service, add_key, failure, success};
 use core_service::wechat::config::{ComponentSettings, DirectAccount, WechatSettings};
 use core_service::wechat::crypto::MessageCrypto;
+use core_service::wechat::store::WechatStore;
 use serde_json::{Value, json};
 
 /// A part of a multipart request the fake received.
@@ -574,8 +575,10 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     );
     let draft = fake.hits("/cgi-bin/draft/add");
     assert!(draft[0].query["access_token"].starts_with("AUTHORIZER_TOKEN_"));
-    let state = std::fs::read_to_string(service.data_path().join("wechat/state.json")).unwrap();
-    assert!(state.contains("refreshtoken@@@second"), "the rotated refresh token is kept");
+    let state =
+        core_service::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
+    let stored = WechatStore::authorizer(&state, "wxauthorizer0001").await.unwrap().unwrap();
+    assert_eq!(stored.refresh_token, "refreshtoken@@@second", "the rotated refresh token is kept");
 
     // The browser redirect path redeems a second link's code (the event did not come).
     let (status, body) = service.get("/api/articles/authorize-link").await;
@@ -615,9 +618,11 @@ async fn the_authorizer_list_is_read_with_the_component_token() {
     let settings =
         WechatSettings { api_base: fake.base.clone(), component: Some(component()), ..WechatSettings::default() };
     let outbound = OutboundSettings::default();
-    let store = Arc::new(core_service::wechat::store::FileWechatStore::new(dir.path()));
-    let wechat =
-        core_service::wechat::Wechat::new(settings, &outbound, store, GuardedFetcher::new(&outbound).unwrap()).unwrap();
+    let store =
+        Arc::new(core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap());
+    let tokens = core_service::wechat::tokens::TokenCache::in_process();
+    let fetcher = GuardedFetcher::new(&outbound).unwrap();
+    let wechat = core_service::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap();
     let error = wechat.authorizer_list().await.unwrap_err();
     assert!(error.message.contains("component_verify_ticket"), "{error:?}");
     wechat.on_event(ComponentEvent::VerifyTicket("ticket@@@list".into())).await.unwrap();

@@ -17,7 +17,6 @@ use crate::bootstrap::{Bootstrap, ensure_bootstrap_key};
 use crate::catalog::Catalog;
 use crate::catalog::value_lists::ValueLists;
 use crate::charter::CharterService;
-use crate::charter::store::FileCharterStore;
 use crate::clock::Clock;
 use crate::dispatch::{Limits, OperationService, Pipeline};
 use crate::maintenance::{Maintenance, SwitchStore};
@@ -78,21 +77,18 @@ impl Core {
         let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
         maintenance.register(&mut registry)?;
         Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?).register(&mut registry)?;
-        let charters = Arc::new(FileCharterStore::new(&settings.data_dir, clock));
-        Arc::new(CharterService::new(charters, ValueLists::from_pool(pool))).register(&mut registry)?;
-        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
-            Arc::new(crate::articles::themes::store::FileThemeStore::new(&settings.data_dir)),
-            clock,
-        )))
-        .register(&mut registry)?;
-        let safety_lists = Arc::new(crate::safety::custom::FileCustomWordStore::new(&settings.data_dir, clock));
-        Arc::new(crate::safety::SafetyService::new(safety_lists)?).register(&mut registry)?;
+        // Every durable state but the ledger's and the switches' is in the
+        // store's database (docs/state.md).
         let store_pool = crate::store::PoolSettings {
             acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
         };
         let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        Arc::new(CharterService::new(opened.charters, ValueLists::from_pool(pool), clock)).register(&mut registry)?;
+        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(opened.themes, clock)))
+            .register(&mut registry)?;
+        Arc::new(crate::safety::SafetyService::new(opened.words, clock)?).register(&mut registry)?;
         let store = opened.content;
         let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
         let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
@@ -144,10 +140,15 @@ impl Core {
         crate::images::register(&image_skills, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
+        let wechat_tokens = match redis {
+            Some((url, prefix)) => crate::wechat::tokens::TokenCache::redis(url, prefix).await?,
+            None => crate::wechat::tokens::TokenCache::in_process(),
+        };
         let wechat = Arc::new(crate::wechat::Wechat::new(
             settings.wechat.clone(),
             &settings.outbound,
-            Arc::new(crate::wechat::store::FileWechatStore::new(&settings.data_dir)),
+            opened.wechat,
+            wechat_tokens,
             fetcher,
         )?);
         let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;

@@ -17,6 +17,7 @@ use mediaops_proto::mediaops::charter::v1::{
 };
 
 use crate::catalog::value_lists::ValueLists;
+use crate::clock::Clock;
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use mediaops_proto::excerpt::excerpt;
@@ -27,11 +28,13 @@ use store::CharterStore;
 pub struct CharterService {
     store: Arc<dyn CharterStore>,
     lists: ValueLists,
+    /// Stamps `charterUpdatedAt` (the service clock, `MEDIAOPS_NOW`).
+    clock: Clock,
 }
 
 impl CharterService {
-    pub fn new(store: Arc<dyn CharterStore>, lists: ValueLists) -> Self {
-        CharterService { store, lists }
+    pub fn new(store: Arc<dyn CharterStore>, lists: ValueLists, clock: Clock) -> Self {
+        CharterService { store, lists, clock }
     }
 
     /// Reads a profile's charter; 404 for an unknown profile other than `default`.
@@ -48,13 +51,20 @@ impl CharterService {
         }
     }
 
-    /// Validates, normalizes and stores the whole charter.
+    /// Validates, normalizes and stores the whole charter; answers it with
+    /// its new `charterUpdatedAt` (RFC 3339 UTC from the service clock).
     pub async fn put(&self, account_id: &str, request: PutCharterRequest) -> Result<StoredCharter, ServiceError> {
         rules::check_profile_id(&request.id)?;
         let charter =
             request.charter.ok_or_else(|| ServiceError::invalid_field("charter", "the charter is required"))?;
         let charter = rules::normalize(charter, &self.lists)?;
-        self.store.put(account_id, &request.id, charter).await
+        let stored = StoredCharter {
+            profile_id: request.id,
+            charter: Some(charter),
+            charter_updated_at: Some(self.clock.stamp()),
+        };
+        self.store.put(account_id, &stored).await?;
+        Ok(stored)
     }
 
     /// Registers the three charter RPCs.

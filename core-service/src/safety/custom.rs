@@ -1,7 +1,6 @@
-//! Per-account word lists: the [`CustomWordStore`] trait and its file-backed
-//! implementation (`<data_dir>/banned-words/<account>.json`, one file per
-//! account holding every scope, replaced atomically). A scope is `all`
-//! (every platform) or one platform name.
+//! Per-account word lists: their shapes, the rules they follow and the
+//! [`CustomWordStore`] trait. A scope is `all` (every platform) or one
+//! platform name.
 //!
 //! The rules of a list (docs/banned-words.md "Per-account lists"), checked by
 //! [`validate`] before anything is stored:
@@ -11,18 +10,15 @@
 //! - an added word's category is one of the lexicon's, empty meaning
 //!   [`CUSTOM_CATEGORY`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Mutex;
 
 use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
 use super::normalize::normalize_word;
 use super::platform::Platform;
 use crate::error::ServiceError;
-use crate::persist;
 use mediaops_proto::excerpt::excerpt;
 
 /// Most added words, and most allowed phrases, in one list.
@@ -125,81 +121,19 @@ fn check_word(word: &str, field: &str) -> Result<String, ServiceError> {
 }
 
 /// Word lists by account. An account only ever reaches its own.
+/// Implemented for both databases of the content store
+/// (`crate::store::word_list`: SQLite in the data dir, or PostgreSQL shared
+/// by every core; docs/state.md). Nothing is cached in process: every call
+/// reads the database, so a change through another core is in force at
+/// once (issue 16 item 2).
 #[async_trait::async_trait]
 pub trait CustomWordStore: Send + Sync + 'static {
     /// Every list of the account (empty when none was stored).
     async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError>;
 
-    /// Replaces the list of `scope`; an empty list removes the scope.
-    /// Returns the stored list with its `updated_at`.
-    async fn put(&self, account_id: &str, scope: &str, list: WordList) -> Result<WordList, ServiceError>;
-}
-
-/// The embedded [`CustomWordStore`]: one JSON file per account, read once
-/// and kept in memory.
-pub struct FileCustomWordStore {
-    root: PathBuf,
-    loaded: Mutex<HashMap<String, Arc<AccountLists>>>,
-    /// Stamps a list's `updatedAt` (the service clock, `MEDIAOPS_NOW`).
-    clock: crate::clock::Clock,
-}
-
-impl FileCustomWordStore {
-    pub fn new(data_dir: &Path, clock: crate::clock::Clock) -> FileCustomWordStore {
-        FileCustomWordStore { root: data_dir.join("banned-words"), loaded: Mutex::new(HashMap::new()), clock }
-    }
-
-    /// The id itself when it is a safe file name (ids this service creates
-    /// are), else its hex.
-    fn path(&self, account_id: &str) -> PathBuf {
-        let safe =
-            !account_id.is_empty() && account_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        let name = if safe { account_id.to_owned() } else { format!("x{}", hex::encode(account_id)) };
-        self.root.join(format!("{name}.json"))
-    }
-
-    fn read(&self, account_id: &str) -> Result<AccountLists, ServiceError> {
-        let path = self.path(account_id);
-        let io = |e: &dyn std::fmt::Display| ServiceError::internal(format!("word list file {}: {e}", path.display()));
-        match persist::read_if_exists(&path).map_err(|e| io(&e))? {
-            None => Ok(AccountLists::default()),
-            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| io(&e)),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl CustomWordStore for FileCustomWordStore {
-    async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError> {
-        let mut loaded = self.loaded.lock().await;
-        if let Some(lists) = loaded.get(account_id) {
-            return Ok(lists.clone());
-        }
-        let lists = Arc::new(self.read(account_id)?);
-        loaded.insert(account_id.to_owned(), lists.clone());
-        Ok(lists)
-    }
-
-    async fn put(&self, account_id: &str, scope: &str, mut list: WordList) -> Result<WordList, ServiceError> {
-        let mut loaded = self.loaded.lock().await;
-        let mut lists = match loaded.get(account_id) {
-            Some(lists) => (**lists).clone(),
-            None => self.read(account_id)?,
-        };
-        if list.is_empty() {
-            list.updated_at = None;
-            lists.lists.remove(scope);
-        } else {
-            list.updated_at = Some(self.clock.stamp());
-            lists.lists.insert(scope.to_owned(), list.clone());
-        }
-        let json = serde_json::to_vec_pretty(&lists).map_err(|e| ServiceError::internal(e.to_string()))?;
-        let path = self.path(account_id);
-        persist::write_atomic(&path, &json)
-            .map_err(|e| ServiceError::internal(format!("word list file {}: {e}", path.display())))?;
-        loaded.insert(account_id.to_owned(), Arc::new(lists));
-        Ok(list)
-    }
+    /// Replaces the list of `scope` as given (the caller stamps
+    /// `updated_at`); an empty list removes the scope.
+    async fn put(&self, account_id: &str, scope: &str, list: &WordList) -> Result<(), ServiceError>;
 }
 
 #[cfg(test)]
@@ -208,33 +142,6 @@ mod tests {
 
     fn word(word: &str, category: &str) -> AddedWord {
         AddedWord { word: word.into(), category: category.into() }
-    }
-
-    #[tokio::test]
-    async fn lists_survive_reopen_and_accounts_are_separate() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = FileCustomWordStore::new(dir.path(), crate::clock::Clock::System);
-        let list = WordList {
-            add: vec![word("内部黑话", "自定义")], allow: vec!["最佳实践".into()], updated_at: None
-        };
-        let stored = store.put("acct_a", "shortvideo", list.clone()).await.unwrap();
-        assert!(stored.updated_at.is_some());
-        store
-            .put("acct_a", ALL_PLATFORMS, WordList { allow: vec!["绝对".into()], ..WordList::default() })
-            .await
-            .unwrap();
-
-        let reopened = FileCustomWordStore::new(dir.path(), crate::clock::Clock::System);
-        let lists = reopened.get("acct_a").await.unwrap();
-        assert_eq!(lists.lists["shortvideo"].add, list.add);
-        let applying: Vec<&WordList> = lists.for_platform(Platform::Shortvideo).collect();
-        assert_eq!(applying.len(), 2);
-        assert_eq!(applying[0].allow, vec!["绝对"]);
-        assert_eq!(lists.for_platform(Platform::Articles).count(), 1);
-        assert!(reopened.get("acct_b").await.unwrap().lists.is_empty());
-
-        reopened.put("acct_a", "shortvideo", WordList::default()).await.unwrap();
-        assert!(!reopened.get("acct_a").await.unwrap().lists.contains_key("shortvideo"));
     }
 
     #[test]

@@ -85,14 +85,18 @@ pub struct SafetyService {
     /// Matchers of accounts with lists of their own (their words, the
     /// platform's built-in words and both allow lists), by platform and the
     /// hash of the lists they were built from.
+    /// Keyed by content, so a list changed through another core is never
+    /// served from here: the lists are read from the store on every check.
     account_matchers: std::sync::Mutex<HashMap<(Platform, String), Arc<Matcher>>>,
+    /// Stamps a list's `updatedAt` (the service clock, `MEDIAOPS_NOW`).
+    clock: crate::clock::Clock,
 }
 
 impl SafetyService {
     /// # Errors
     /// The built-in lexicon is malformed.
-    pub fn new(store: Arc<dyn CustomWordStore>) -> anyhow::Result<SafetyService> {
-        Ok(SafetyService { lexicon: Lexicon::builtin()?, store, account_matchers: Default::default() })
+    pub fn new(store: Arc<dyn CustomWordStore>, clock: crate::clock::Clock) -> anyhow::Result<SafetyService> {
+        Ok(SafetyService { lexicon: Lexicon::builtin()?, store, account_matchers: Default::default(), clock })
     }
 
     /// Checks `content` for `platform` with the account's lists.
@@ -196,10 +200,12 @@ impl SafetyService {
             Some(Platform::parse(&request.platform, "platform")?)
         };
         let add = request.add.into_iter().map(|w| AddedWord { word: w.word, category: w.category }).collect();
-        let list = custom::validate(self.lexicon, add, request.allow)?;
+        let mut list = custom::validate(self.lexicon, add, request.allow)?;
+        // An empty list removes the scope and answers without a stamp.
+        list.updated_at = (!list.is_empty()).then(|| self.clock.stamp());
         let scope = custom::scope_name(platform);
-        let stored = self.store.put(account_id, scope, list).await?;
-        Ok(to_proto(scope, stored))
+        self.store.put(account_id, scope, &list).await?;
+        Ok(to_proto(scope, list))
     }
 
     /// Registers the five RPCs.
@@ -251,7 +257,7 @@ fn to_proto(scope: &str, list: WordList) -> CustomWordList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use custom::FileCustomWordStore;
+    use crate::store::sqlite::SqliteStore;
     use prost_types::value::Kind;
 
     fn hits(result: &BannedWordResult) -> Vec<(String, f64, f64)> {
@@ -273,14 +279,15 @@ mod tests {
             .collect()
     }
 
-    fn service(dir: &std::path::Path) -> SafetyService {
-        SafetyService::new(Arc::new(FileCustomWordStore::new(dir, crate::clock::Clock::System))).unwrap()
+    async fn service(dir: &std::path::Path) -> SafetyService {
+        let store = SqliteStore::open(&dir.join("store.sqlite")).await.unwrap();
+        SafetyService::new(Arc::new(store), crate::clock::Clock::System).unwrap()
     }
 
     #[tokio::test]
     async fn platform_lists_apply_only_on_their_platform() {
         let dir = tempfile::tempdir().unwrap();
-        let service = service(dir.path());
+        let service = service(dir.path()).await;
         let text = "加微信领资料，转发到朋友圈，最佳选择";
         let articles = service.check("a", Platform::Articles, text).await.unwrap();
         let words: Vec<String> = hits(&articles).into_iter().map(|h| h.0).collect();
@@ -295,7 +302,7 @@ mod tests {
     #[tokio::test]
     async fn account_additions_and_allows_follow_scope() {
         let dir = tempfile::tempdir().unwrap();
-        let service = service(dir.path());
+        let service = service(dir.path()).await;
         let put = |platform: &str, add: &[(&str, &str)], allow: &[&str]| PutCustomWordsRequest {
             platform: platform.into(),
             add: add.iter().map(|(w, c)| CustomWord { word: (*w).into(), category: (*c).into() }).collect(),
@@ -330,7 +337,7 @@ mod tests {
     #[tokio::test]
     async fn content_limits() {
         let dir = tempfile::tempdir().unwrap();
-        let service = service(dir.path());
+        let service = service(dir.path()).await;
         for content in ["", "  \n"] {
             let error = service.check("a", Platform::Articles, content).await.unwrap_err();
             assert_eq!(error.field.as_deref(), Some("content"));
@@ -346,7 +353,7 @@ mod tests {
     #[tokio::test]
     async fn the_documented_example_holds() {
         let dir = tempfile::tempdir().unwrap();
-        let result = service(dir.path()).check("a", Platform::Articles, "本品全网最低价，<限时>").await.unwrap();
+        let result = service(dir.path()).await.check("a", Platform::Articles, "本品全网最低价，<限时>").await.unwrap();
         assert_eq!(result.content, "本品<span class=\"banned-word\">全网最低价</span>，&lt;限时&gt;");
         assert_eq!(result.prohibited_words_type, vec!["极限用语"]);
         assert_eq!(hits(&result), vec![("全网最低".into(), 2.0, 6.0), ("最低价".into(), 4.0, 7.0)]);

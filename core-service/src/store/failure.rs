@@ -40,7 +40,7 @@ impl StoreError {
             StoreError::Database(e) => of_sqlx(e),
             StoreError::Migrate(sqlx::migrate::MigrateError::Execute(e))
             | StoreError::Migrate(sqlx::migrate::MigrateError::ExecuteMigration(e, _)) => of_sqlx(e),
-            StoreError::Migrate(_) => Failure::Bug,
+            StoreError::Migrate(_) | StoreError::Import(_) => Failure::Bug,
         }
     }
 
@@ -61,6 +61,13 @@ impl StoreError {
             (error, failure) => failed(&error, failure, what),
         }
     }
+}
+
+/// A driver error of the per-account state stores (charters, themes, word
+/// lists, WeChat state) as the caller's error, per the module table; `what`
+/// names the store in the log.
+pub(crate) fn database_failed(what: &'static str) -> impl Fn(sqlx::Error) -> ServiceError {
+    move |e| StoreError::Database(e).into_service_error(what)
 }
 
 /// The fixed answer of a failure whose text is the database's, logged.

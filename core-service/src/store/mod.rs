@@ -8,6 +8,12 @@
 //! - [`postgres::PostgresStore`]: `MEDIAOPS_DATABASE_URL`, for several
 //!   replicas, full text in a GIN-indexed tsvector.
 //!
+//! The same database keeps the rest of the durable state of a core
+//! (docs/state.md): tasks ([`task`]), sync jobs ([`sync_job`]), charters
+//! ([`charter`]), article themes ([`theme`]), per-account word lists
+//! ([`word_list`]) and the WeChat third-party state ([`wechat`]), each
+//! behind its own trait; [`open_all`] gives them all.
+//!
 //! Schema migrations (`store/migrations/<backend>/*.sql`) run on open.
 //! Writes are idempotent upserts on natural keys: `(platform, platform_id)`
 //! for accounts, works and comments; `(entity, captured_at)` for snapshots;
@@ -16,9 +22,11 @@
 //! Schema and formats: docs/store.md.
 
 pub(crate) mod board;
+pub mod charter;
 pub mod days;
 pub mod failure;
 pub mod import;
+pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
 pub mod postgres;
@@ -27,7 +35,10 @@ mod sql;
 pub mod sqlite;
 pub mod sync_job;
 pub mod task;
+pub mod theme;
 pub mod topic;
+pub mod wechat;
+pub mod word_list;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -56,6 +67,10 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error("migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The files of the file-backed state of earlier releases could not be
+    /// imported ([`legacy`]).
+    #[error("import of the earlier file-backed state: {0}")]
+    Import(String),
 }
 
 impl StoreError {
@@ -249,30 +264,75 @@ impl Default for PoolSettings {
 
 /// Opens the store the settings name: PostgreSQL at `database_url` when set,
 /// else the SQLite file `<data_dir>/store.sqlite` (created with the
-/// directory if absent). Migrations run before it returns.
+/// directory if absent). Migrations run before it returns. For the
+/// commands that read and write content (`import`, `collectors`); a core
+/// opens everything with [`open_all`].
 pub async fn open(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Arc<dyn ContentStore>> {
-    Ok(open_all(database_url, data_dir, PoolSettings::default()).await?.content)
+    Ok(connect(database_url, data_dir, PoolSettings::default()).await?.content)
 }
 
-/// The content store and the other state kept in its database.
+/// The content store and the other state kept in its database
+/// (docs/state.md).
 pub struct Opened {
     pub content: Arc<dyn ContentStore>,
     /// Asynchronous tasks (docs/tasks.md).
     pub tasks: Arc<dyn task::TaskStore>,
     /// Sync jobs and the embedded sync queue (docs/sync.md).
     pub sync: Arc<dyn sync_job::SyncJobStore>,
+    /// Positioning charters (docs/charter.md).
+    pub charters: Arc<dyn crate::charter::store::CharterStore>,
+    /// Default and custom article themes (docs/articles.md).
+    pub themes: Arc<dyn crate::articles::themes::store::ThemeStore>,
+    /// Per-account banned-word lists (docs/banned-words.md).
+    pub words: Arc<dyn crate::safety::custom::CustomWordStore>,
+    /// WeChat third-party platform state (docs/wechat.md "State").
+    pub wechat: Arc<dyn crate::wechat::store::WechatStore>,
 }
 
-/// [`open`], also giving the [`task::TaskStore`] and the
-/// [`sync_job::SyncJobStore`] on the same database.
-/// `pool` bounds the PostgreSQL pool (SQLite keeps the driver's defaults).
+/// [`open`], also giving every other store on the same database
+/// ([`Opened`]), after importing once the files of the file-backed state of
+/// earlier releases found in `data_dir` ([`legacy`]; docs/state.md
+/// "Upgrading"). `pool` bounds the PostgreSQL pool (SQLite keeps the
+/// driver's defaults).
+///
+/// # Errors
+/// The database cannot be opened or migrated, or the import fails
+/// ([`StoreError::Import`]).
 pub async fn open_all(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
-    fn all<S: ContentStore + task::TaskStore + sync_job::SyncJobStore + 'static>(store: S) -> Opened {
+    let opened = connect(database_url, data_dir, pool).await?;
+    legacy::import(data_dir, &opened).await.map_err(|e| StoreError::Import(e.message))?;
+    Ok(opened)
+}
+
+impl Opened {
+    /// Every store of one backend (one database).
+    pub fn of<S>(store: S) -> Opened
+    where
+        S: ContentStore
+            + task::TaskStore
+            + sync_job::SyncJobStore
+            + crate::charter::store::CharterStore
+            + crate::articles::themes::store::ThemeStore
+            + crate::safety::custom::CustomWordStore
+            + crate::wechat::store::WechatStore
+            + 'static,
+    {
         let store = Arc::new(store);
-        Opened { content: store.clone(), tasks: store.clone(), sync: store }
+        Opened {
+            content: store.clone(),
+            tasks: store.clone(),
+            sync: store.clone(),
+            charters: store.clone(),
+            themes: store.clone(),
+            words: store.clone(),
+            wechat: store,
+        }
     }
+}
+
+async fn connect(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
     Ok(match database_url {
-        Some(url) => all(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
-        None => all(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
+        Some(url) => Opened::of(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
+        None => Opened::of(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
     })
 }

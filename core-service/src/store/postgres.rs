@@ -23,6 +23,7 @@ fn migrator() -> Migrator {
         (5, "rankings", include_str!("migrations/postgres/0005_rankings.sql")),
         (6, "days", DAYS_MIGRATION.as_str()),
         (7, "sync", include_str!("migrations/postgres/0007_sync.sql")),
+        (8, "state", include_str!("migrations/postgres/0008_state.sql")),
     ])
 }
 
@@ -98,3 +99,7 @@ fn same(statement: &str) -> String {
 sql::content_store_impl!(PostgresStore, "postgres", DIALECT);
 super::task::task_store_impl!(PostgresStore, DIALECT);
 super::sync_job::sync_job_store_impl!(PostgresStore, DIALECT);
+super::charter::charter_store_impl!(PostgresStore, DIALECT);
+super::theme::theme_store_impl!(PostgresStore, DIALECT);
+super::word_list::word_list_store_impl!(PostgresStore, DIALECT);
+super::wechat::wechat_store_impl!(PostgresStore, DIALECT);

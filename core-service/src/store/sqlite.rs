@@ -28,6 +28,7 @@ fn migrator() -> Migrator {
         (5, "rankings", include_str!("migrations/sqlite/0005_rankings.sql")),
         (6, "days", DAYS_MIGRATION.as_str()),
         (7, "sync", include_str!("migrations/sqlite/0007_sync.sql")),
+        (8, "state", include_str!("migrations/sqlite/0008_state.sql")),
     ])
 }
 
@@ -47,6 +48,7 @@ impl SqliteStore {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::invalid("dataDir", format!("cannot create {}: {e}", dir.display())))?;
         }
+        restrict(path).map_err(|e| StoreError::invalid("dataDir", format!("cannot create {}: {e}", path.display())))?;
         let options = SqliteConnectOptions::from_str("sqlite:")?
             .filename(path)
             .create_if_missing(true)
@@ -94,6 +96,32 @@ impl SqliteStore {
     }
 }
 
+/// Creates the file `path` readable by its owner only (mode 0600 on Unix:
+/// it holds WeChat refresh tokens), or makes an existing one so, with its
+/// WAL and shared-memory files (SQLite gives those the file's mode).
+fn restrict(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            match std::fs::set_permissions(&name, std::fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 sql::content_store_impl!(SqliteStore, "sqlite", DIALECT);
 super::task::task_store_impl!(SqliteStore, DIALECT);
 super::sync_job::sync_job_store_impl!(SqliteStore, DIALECT);
+super::charter::charter_store_impl!(SqliteStore, DIALECT);
+super::theme::theme_store_impl!(SqliteStore, DIALECT);
+super::word_list::word_list_store_impl!(SqliteStore, DIALECT);
+super::wechat::wechat_store_impl!(SqliteStore, DIALECT);

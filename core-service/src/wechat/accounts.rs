@@ -115,9 +115,9 @@ impl Wechat {
         Fut: Future<Output = Result<T, WechatError>>,
     {
         let token = self.access_token(target).await?;
-        match call(token).await {
+        match call(token.clone()).await {
             Err(e) if e.is_stale_token() => {
-                self.tokens.invalidate(&target.cache_key()).await;
+                self.tokens.invalidate(&target.cache_key(), Some(&token)).await;
                 call(self.access_token(target).await?).await
             }
             other => other,
@@ -133,11 +133,16 @@ impl Wechat {
                     .get(&key, || async {
                         let component = self.component_credentials()?;
                         let component_token = self.component_token().await?;
+                        // The newest refresh token: another core may have rotated it.
+                        let current = match self.store.authorizer(&a.authorizer_appid).await {
+                            Ok(Some(stored)) => stored.refresh_token,
+                            _ => a.refresh_token.clone(),
+                        };
                         let (issued, refresh) = self
                             .api
-                            .authorizer_token(&component_token, &component.appid, &a.authorizer_appid, &a.refresh_token)
+                            .authorizer_token(&component_token, &component.appid, &a.authorizer_appid, &current)
                             .await?;
-                        if refresh != a.refresh_token
+                        if refresh != current
                             && let Err(e) = self.store.set_refresh_token(&a.authorizer_appid, &refresh).await
                         {
                             tracing::warn!(appid = a.authorizer_appid, error = %e, "rotated refresh token not stored");

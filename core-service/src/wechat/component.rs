@@ -230,7 +230,7 @@ impl Wechat {
             }
             ComponentEvent::Unauthorized { authorizer_appid } => {
                 self.store.remove_authorizer(&authorizer_appid).await?;
-                self.tokens.invalidate(&format!("authorizer:{authorizer_appid}")).await;
+                self.tokens.invalidate(&format!("authorizer:{authorizer_appid}"), None).await;
                 tracing::info!(appid = authorizer_appid, "official account withdrew its authorization");
             }
             ComponentEvent::Other(info_type) => tracing::debug!(info_type, "component event ignored"),

@@ -57,12 +57,16 @@ pub struct Wechat {
 }
 
 impl Wechat {
+    /// `store` keeps the third-party state, `tokens` the access tokens
+    /// (in Redis when several cores share them).
+    ///
     /// # Errors
     /// Settings that do not check out, or an HTTP client that cannot be built.
     pub fn new(
         settings: WechatSettings,
         outbound: &OutboundSettings,
         store: Arc<dyn WechatStore>,
+        tokens: TokenCache,
         fetcher: GuardedFetcher,
     ) -> anyhow::Result<Wechat> {
         settings.check()?;
@@ -70,7 +74,7 @@ impl Wechat {
             api: WechatApi::new(&settings, outbound)?,
             settings,
             store,
-            tokens: TokenCache::default(),
+            tokens,
             fetcher,
             started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         })

@@ -214,10 +214,11 @@ impl ThemeCatalog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::FileThemeStore;
+    use crate::store::sqlite::SqliteStore;
 
-    fn catalog(dir: &std::path::Path) -> ThemeCatalog {
-        ThemeCatalog::new(Arc::new(FileThemeStore::new(dir)), crate::clock::Clock::System)
+    async fn catalog(dir: &std::path::Path) -> ThemeCatalog {
+        let store = SqliteStore::open(&dir.join("store.sqlite")).await.unwrap();
+        ThemeCatalog::new(Arc::new(store), crate::clock::Clock::System)
     }
 
     fn put(id: &str) -> PutCustomThemeRequest {
@@ -232,7 +233,7 @@ mod tests {
     #[tokio::test]
     async fn choice_order_and_sources() {
         let dir = tempfile::tempdir().unwrap();
-        let themes = catalog(dir.path());
+        let themes = catalog(dir.path()).await;
         let chosen = themes.choose("a", "").await.unwrap();
         assert_eq!((chosen.id.as_str(), chosen.source), ("neutral", ThemeSource::ServiceDefault));
         let chosen = themes.choose("a", "magazine").await.unwrap();
@@ -265,7 +266,7 @@ mod tests {
     #[tokio::test]
     async fn custom_theme_limits() {
         let dir = tempfile::tempdir().unwrap();
-        let themes = catalog(dir.path());
+        let themes = catalog(dir.path()).await;
         for i in 0..custom::MAX_CUSTOM_THEMES {
             themes.put_custom("a", put(&format!("t{i}"))).await.unwrap();
         }
