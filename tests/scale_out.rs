@@ -168,10 +168,67 @@ async fn two_cores_behind_two_gateways_share_state_and_billing_and_drain_on_sigt
     let http = reqwest::Client::new();
     let (a, b) = (cluster.pinned[0].rest().to_owned(), cluster.pinned[1].rest().to_owned());
 
+    charter_put_on_one_core_is_read_on_the_other(&http, &a, &b).await;
+    theme_and_word_list_set_on_one_core_are_in_force_on_the_other(&http, &a, &b).await;
     maintenance_switch_is_in_force_on_the_other_core(&cluster, &http, &b).await;
     async_task_started_on_one_core_is_polled_on_the_other(&http, &a, &b).await;
 
     load_with_a_sigterm_on_one_core(&mut cluster, &http).await;
+}
+
+async fn charter_put_on_one_core_is_read_on_the_other(http: &reqwest::Client, a: &str, b: &str) {
+    let charter = json!({
+        "version": 1,
+        "positioning": {"oneLiner": "帮三人小团队做内容增长", "domain": "新媒体运营", "niche": "B2B 内容", "tag": "增长笔记"},
+        "audience": {"persona": "小团队负责人", "decisionScene": "季度规划", "payerNote": "老板付费"},
+        "monetization": {"path": "membership", "practicalPaths": ["consulting"], "stage": "accumulation", "gapNote": "缺案例"},
+        "northStar": {"metric": "private_leads", "rationale": "线索决定收入"},
+        "review": {"lastReviewedAt": "", "nextTrigger": "粉丝过万"}
+    });
+    let url = |base: &str| format!("{base}/api/ip-profile/brand/charter");
+    let (status, put) = call(http, reqwest::Method::PUT, url(a), KEY, Some(&charter)).await;
+    assert_eq!(status, 200, "{put}");
+    let (status, got) = call(http, reqwest::Method::GET, url(b), KEY, None).await;
+    assert_eq!(status, 200, "a charter PUT through core 1 is read through core 2: {got}");
+    assert_eq!(got["data"]["charter"], put["data"]["charter"]);
+    assert_eq!(got["data"]["charterUpdatedAt"], put["data"]["charterUpdatedAt"]);
+}
+
+async fn theme_and_word_list_set_on_one_core_are_in_force_on_the_other(http: &reqwest::Client, a: &str, b: &str) {
+    let theme = json!({"name": "团队蓝", "css": "h2 { color: #1a4fa0; }"});
+    let (status, body) =
+        call(http, reqwest::Method::PUT, format!("{a}/api/articles/themes/custom/team-blue"), KEY, Some(&theme)).await;
+    assert_eq!(status, 200, "{body}");
+    let default = json!({"themeId": "team-blue"});
+    let (status, body) =
+        call(http, reqwest::Method::PUT, format!("{a}/api/articles/themes/default"), KEY, Some(&default)).await;
+    assert_eq!(status, 200, "{body}");
+    let render = json!({"markdown": "## 标题"});
+    let took = within(Duration::from_secs(1), || async {
+        let (status, body) =
+            call(http, reqwest::Method::POST, format!("{b}/api/articles/render"), KEY, Some(&render)).await;
+        status == 200
+            && body["data"]["themeId"] == "team-blue"
+            && body["data"]["html"].as_str().unwrap_or("").contains("#1a4fa0")
+    })
+    .await;
+    let took = took.expect("a custom default theme set through core 1 renders through core 2 within 1 s");
+    println!("custom default theme set on core 1 in force on core 2 after {} ms", took.as_millis());
+
+    let words = json!({"add": [{"word": "私域引流", "category": "站外导流"}]});
+    let (status, body) =
+        call(http, reqwest::Method::PUT, format!("{a}/api/tool/banned-words/custom"), KEY, Some(&words)).await;
+    assert_eq!(status, 200, "{body}");
+    let check = json!({"platform": "抖音", "content": "欢迎私域引流"});
+    let took = within(Duration::from_secs(1), || async {
+        let (status, body) =
+            call(http, reqwest::Method::POST, format!("{b}/api/apis/tool/check-banned-words/call"), KEY, Some(&check))
+                .await;
+        status == 200 && body["data"].to_string().contains("私域引流")
+    })
+    .await;
+    let took = took.expect("a custom word added through core 1 is reported through core 2 within 1 s");
+    println!("custom banned word added on core 1 in force on core 2 after {} ms", took.as_millis());
 }
 
 async fn maintenance_switch_is_in_force_on_the_other_core(cluster: &Cluster, http: &reqwest::Client, b: &str) {
