@@ -647,6 +647,7 @@ async fn the_kits_shape_starts_and_its_probes_answer() {
     let mut gateway_env = env_of(Role::Gateway);
     for (name, value) in &mut gateway_env {
         if name == "MEDIAOPS_CORE_ADDR" {
+            // One core: the address list of issue 16 is the lead's change.
             *value = cores[0].grpc().to_owned();
         }
     }
