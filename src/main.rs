@@ -7,6 +7,7 @@
 mod admin_cli;
 mod collectors_cli;
 mod import_cli;
+mod probe_cli;
 mod sigpipe;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -52,6 +53,10 @@ enum Command {
     /// Hot-list collectors: `list` their configuration, `run-once` them.
     #[command(subcommand)]
     Collectors(collectors_cli::CollectorsCommand),
+    /// Check a health endpoint once, for a container's health check: exit 0
+    /// when `http://host:port/path` answers 2xx or `grpc://host:port[/service]`
+    /// answers grpc.health.v1 SERVING, else 1.
+    Probe(probe_cli::ProbeArgs),
     /// Print a shell completion script: `mediaops completions bash >
     /// /etc/bash_completion.d/mediaops` (zsh: a `_mediaops` file on `$fpath`).
     Completions {
@@ -74,6 +79,9 @@ async fn run() -> anyhow::Result<()> {
     if let Some(Command::Completions { shell }) = cli.command {
         clap_complete::generate(shell, &mut Cli::command(), "mediaops", &mut std::io::stdout());
         return Ok(());
+    }
+    if let Some(Command::Probe(args)) = &cli.command {
+        return probe_cli::probe(args).await; // needs no settings
     }
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {
@@ -100,7 +108,7 @@ async fn run() -> anyhow::Result<()> {
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
-        Command::Completions { .. } => Ok(()), // answered before the settings are read
+        Command::Completions { .. } | Command::Probe(_) => Ok(()), // answered before the settings are read
     }
 }
 
