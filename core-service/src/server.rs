@@ -144,6 +144,7 @@ impl Core {
         crate::images::register(&image_skills, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
+        crate::admin::register_rate_limits(ledger.clone(), settings.rate_limit.default_limit()?, &mut registry)?;
         let wechat = Arc::new(crate::wechat::Wechat::new(
             settings.wechat.clone(),
             &settings.outbound,
@@ -165,6 +166,7 @@ impl Core {
             data.store.clone(),
             std::time::Duration::from_secs(settings.readiness_interval_secs),
         );
+        let rate_limiter = crate::rate_limit::open(settings, ledger.clone()).await?;
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,
@@ -174,6 +176,7 @@ impl Core {
             limits,
             metrics: Arc::new(metrics),
             maintenance,
+            rate_limiter,
         });
         Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness, listener: settings.listener.clone() })
     }
