@@ -22,8 +22,9 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
-    /// `{code?, message}` passed through from an upstream (spec 7 rule 3).
-    pub upstream: Option<Json>,
+    /// `{code?, message}` passed through from an upstream (spec 7 rule 3);
+    /// boxed, as it is rare, to keep `Result<_, ApiError>` small.
+    pub upstream: Option<Box<Json>>,
     /// `RateLimit-Policy`, `RateLimit` and `Retry-After` of the core's
     /// answer, when the account is limited (docs/rate-limits.md).
     pub rate_limit: Vec<(&'static str, String)>,
@@ -41,16 +42,16 @@ impl ApiError {
     /// never a 500 or a code of the core's (issue 21 item 1); the core
     /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
-        if let Ok(error) = common::Error::decode(status.details()) {
-            if let Some(code) = ErrorCode::parse(&error.code) {
-                return ApiError {
-                    code,
-                    message: error.message,
-                    field: error.field,
-                    upstream: error.upstream.map(|u| json!({"code": u.code, "message": u.message})),
-                    rate_limit: mediaops_proto::rate_limit::from_metadata(status.metadata()),
-                };
-            }
+        if let Ok(error) = common::Error::decode(status.details())
+            && let Some(code) = ErrorCode::parse(&error.code)
+        {
+            return ApiError {
+                code,
+                message: error.message,
+                field: error.field,
+                upstream: error.upstream.map(|u| Box::new(json!({"code": u.code, "message": u.message}))),
+                rate_limit: mediaops_proto::rate_limit::from_metadata(status.metadata()),
+            };
         }
         ApiError::new(
             ErrorCode::UpstreamUnavailable,
@@ -69,7 +70,7 @@ impl ApiError {
             object["field"] = json!(field);
         }
         if let Some(upstream) = &self.upstream {
-            object["upstream"] = upstream.clone();
+            object["upstream"] = (**upstream).clone();
         }
         object
     }

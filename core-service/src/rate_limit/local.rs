@@ -26,15 +26,18 @@ use crate::error::ServiceError;
 
 type Cell<C> = governor::RateLimiter<NotKeyed, InMemoryState, C, StateInformationMiddleware>;
 
+/// Cell name (`key:<id>`, `account:<id>`) → the quota it was built with and
+/// its state.
+type Cells<C> = HashMap<String, (Quota, Arc<Cell<C>>)>;
+
 /// The `governor` [`RateLimiter`]; generic over the clock so tests can
 /// drive it with `governor::clock::FakeRelativeClock`.
 pub struct LocalLimiter<C: Clock = DefaultClock> {
     ledger: Arc<dyn Ledger>,
     default: Limit,
     clock: C,
-    /// Cell name (`key:<id>`, `account:<id>`) → the quota it was built
-    /// with and its state; rebuilt (full) when the account's quota changes.
-    cells: Mutex<HashMap<String, (Quota, Arc<Cell<C>>)>>,
+    /// Rebuilt (full) when the account's quota changes.
+    cells: Mutex<Cells<C>>,
 }
 
 impl LocalLimiter<DefaultClock> {
