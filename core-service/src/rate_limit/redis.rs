@@ -60,18 +60,26 @@ impl RedisLimiter {
             Limit::Off => (0, 1, 0),
             Limit::Quota(q) => (q.count, q.period_secs, q.burst),
         };
-        let reply: Vec<i64> = self
-            .gcra
+        let mut invocation = self.gcra.prepare_invoke();
+        invocation
             .key(account_key(&self.prefix, account_id, LIMIT))
             .key(account_key(&self.prefix, account_id, "rate:account"))
             .key(account_key(&self.prefix, account_id, &format!("rate:key:{key_id}")))
             .arg(now_us.map(|n| n.to_string()).unwrap_or_default())
             .arg(count)
             .arg(period)
-            .arg(burst)
-            .invoke_async(&mut self.redis.clone())
-            .await
-            .map_err(|e| unavailable(format!("rate limit in Redis: {e}")))?;
+            .arg(burst);
+        // Nothing but the limiter may have used this connection since Redis
+        // went away and came back (a failed authentication stops a call
+        // before the limit): the first script then meets the dead socket,
+        // and the connection manager reconnects. One retry on a dropped
+        // connection keeps that from failing a call; at worst it counts one
+        // call twice.
+        let reply: Vec<i64> = match invocation.invoke_async(&mut self.redis.clone()).await {
+            Err(e) if e.is_connection_dropped() => invocation.invoke_async(&mut self.redis.clone()).await,
+            other => other,
+        }
+        .map_err(|e| unavailable(format!("rate limit in Redis: {e}")))?;
         let [allowed, remaining, wait_us, count, period_secs, burst] = reply[..] else {
             return Err(unavailable("unexpected rate-limit reply from Redis"));
         };
