@@ -16,6 +16,14 @@ pub enum KeysCommand {
         /// Points to grant the account.
         #[arg(long, default_value_t = 0)]
         points: i64,
+        /// The account's own rate limit: `<calls>/<s|m|h|d>` (e.g. `20/s`,
+        /// `600/m`) or `off`; unset = the account keeps its limit (new
+        /// accounts: the `[rate_limit]` default). docs/rate-limits.md.
+        #[arg(long)]
+        rate: Option<String>,
+        /// Calls let through at once with `--rate` (0 = the rate's count).
+        #[arg(long, default_value_t = 0, requires = "rate")]
+        burst: u32,
     },
     /// Disable a key, named by its key id (from `keys list`) or the key itself.
     Disable {
@@ -62,12 +70,16 @@ pub async fn keys(settings: &CoreSettings, command: KeysCommand) -> anyhow::Resu
     let ledger = core_service::server::open_ledger(settings).await?;
     let ledger = ledger.as_ref();
     match command {
-        KeysCommand::Create { account, points } => {
-            let created = core_service::admin::create_key(ledger, &account, points).await?;
+        KeysCommand::Create { account, points, rate, burst } => {
+            let rate = rate.unwrap_or_default();
+            let created = core_service::admin::create_key(ledger, &account, points, &rate, burst).await?;
             let info = created.info.unwrap_or_default();
-            print(
-                serde_json::json!({"key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance}),
-            );
+            let default = settings.rate_limit.default_limit()?;
+            let limit = core_service::admin::rate_limit(ledger, default, &account).await?;
+            print(serde_json::json!({
+                "key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance,
+                "rateLimit": {"rate": limit.rate, "burst": limit.burst, "source": limit.source},
+            }));
         }
         KeysCommand::Disable { key } => {
             let disabled = core_service::admin::disable_key(ledger, &key).await?;

@@ -48,7 +48,10 @@ async fn keys_are_created_granted_listed_and_disabled() {
     let service = Service::start().await;
     let mut client = admin(&service).await;
     let created = client
-        .create_key(with_token(CreateKeyRequest { account_id: "team-a".into(), points: 5 }, ADMIN_TOKEN))
+        .create_key(with_token(
+            CreateKeyRequest { account_id: "team-a".into(), points: 5, ..Default::default() },
+            ADMIN_TOKEN,
+        ))
         .await
         .unwrap()
         .into_inner();

@@ -228,7 +228,10 @@ async fn fuzz(backend: &str, env: Vec<(&'static str, String)>) {
     let base = process.rest().to_owned();
     let mut admin = AdminServiceClient::connect(process.grpc().to_owned()).await.unwrap();
     let honest_key = admin
-        .create_key(with_token(CreateKeyRequest { account_id: "honest".into(), points: 100_000 }, ADMIN_TOKEN))
+        .create_key(with_token(
+            CreateKeyRequest { account_id: "honest".into(), points: 100_000, ..Default::default() },
+            ADMIN_TOKEN,
+        ))
         .await
         .unwrap()
         .into_inner()

@@ -172,6 +172,7 @@ async fn two_cores_behind_two_gateways_share_state_and_billing_and_drain_on_sigt
     theme_and_word_list_set_on_one_core_are_in_force_on_the_other(&http, &a, &b).await;
     maintenance_switch_is_in_force_on_the_other_core(&cluster, &http, &b).await;
     async_task_started_on_one_core_is_polled_on_the_other(&http, &a, &b).await;
+    rate_limit_holds_across_both_gateways(&cluster, &http).await;
 
     load_with_a_sigterm_on_one_core(&mut cluster, &http).await;
 }
@@ -282,6 +283,62 @@ async fn async_task_started_on_one_core_is_polled_on_the_other(http: &reqwest::C
     };
     assert_eq!(last["data"]["status"], "success", "the task started through core 1 is seen finished through core 2");
     assert_eq!(last["data"]["query"], "露营要带什么");
+}
+
+/// A key limited to 10 calls a second with a burst of 1, hammered through
+/// both gateways (so through both cores) for two seconds: the cores share
+/// the GCRA cells in Redis, so no more than the burst plus 10 a second pass.
+async fn rate_limit_holds_across_both_gateways(cluster: &Cluster, http: &reqwest::Client) {
+    let (rate, burst) = (10.0, 1.0);
+    let created =
+        cluster.cli(&["keys", "create", "--account", "limited", "--points", "1000", "--rate", "10/s", "--burst", "1"]);
+    let key = created["key"].as_str().unwrap().to_owned();
+    let gateways: Vec<String> = cluster.gateways.iter().map(|g| g.rest().to_owned()).collect();
+    let (path, body, price) = load_calls()[0].clone();
+    let started = Instant::now();
+    let mut clients = Vec::new();
+    for client in 0..16 {
+        let (http, key, url, body) =
+            (http.clone(), key.clone(), format!("{}{path}", gateways[client % 2]), body.clone());
+        clients.push(tokio::spawn(async move {
+            let mut answers = Vec::new();
+            while started.elapsed() < Duration::from_secs(2) {
+                answers.push(call(&http, reqwest::Method::POST, url.clone(), &key, Some(&body)).await.0);
+            }
+            answers
+        }));
+    }
+    let mut answers = Vec::new();
+    for client in clients {
+        answers.extend(client.await.unwrap());
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let ok = answers.iter().filter(|s| **s == 200).count();
+    let limited = answers.iter().filter(|s| **s == 429).count();
+    let most = burst + rate * secs;
+    println!(
+        "rate limit 10/s burst 1 over both gateways: {} calls in {secs:.2} s: 2xx {ok}, 429 {limited}, \
+         other {}; at most {most:.1} may pass",
+        answers.len(),
+        answers.len() - ok - limited
+    );
+    assert_eq!(ok + limited, answers.len(), "every answer is a 200 or a 429");
+    assert!(ok as f64 <= most + 1.0, "{ok} calls passed; the limit allows {most:.1} (+1)");
+    assert!(ok as f64 >= rate * secs * 0.7, "the limit lets its rate through: {ok} in {secs:.2} s");
+    assert_eq!(cluster.balance("limited"), 1000 - price * ok as i64, "refused calls are not charged");
+
+    let response = http.post(format!("{}{path}", gateways[1])).bearer_auth(&key).json(&body).send().await.unwrap();
+    let response = if response.status() == 429 {
+        response
+    } else {
+        http.post(format!("{}{path}", gateways[0])).bearer_auth(&key).json(&body).send().await.unwrap()
+    };
+    assert_eq!(response.status(), 429);
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    assert!(header("retry-after").is_some_and(|s| s.parse::<u64>().is_ok_and(|s| s >= 1)));
+    assert_eq!(header("ratelimit-policy").as_deref(), Some("\"default\";q=10;w=1"));
+    let envelope: Value = response.json().await.unwrap();
+    assert_eq!(envelope["error"]["code"], "rate_limited");
 }
 
 /// Figures of the load phase.

@@ -4,13 +4,18 @@
 //!
 //! - bare: EVALSHA of the reserve script, sequentially and from 64 tasks;
 //! - charged: full gRPC calls (authenticate, price, reserve, run, commit,
-//!   usage) of a 4-point operation whose handler does no work, the same two ways.
+//!   usage) of a 4-point operation whose handler does no work, the same two ways;
+//! - rate limit: one check of a limited account's two cells (issue 16 item
+//!   4), by the Redis GCRA script and by the in-process `governor` cells.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use core_service::billing::Ledger;
 use core_service::billing::redis::RedisLedger;
+use core_service::rate_limit::local::LocalLimiter;
+use core_service::rate_limit::redis::RedisLimiter;
+use core_service::rate_limit::{Limit, Quota, RateLimiter};
 use core_service::{Core, CoreSettings};
 use mediaops_proto::mediaops::lifestyle::v1::{
     SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,
@@ -59,6 +64,27 @@ async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
     started.elapsed()
 }
 
+/// `CALLS` rate-limit checks of a limit never reached, from `parallel`
+/// tasks (an account each).
+async fn rate_limit(limiter: Arc<dyn RateLimiter>, parallel: usize) -> Duration {
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..parallel)
+        .map(|t| {
+            let limiter = limiter.clone();
+            tokio::spawn(async move {
+                for _ in 0..CALLS / parallel {
+                    let verdict = limiter.check(&format!("bench{t}"), "key").await.unwrap();
+                    assert!(verdict.is_some_and(|v| v.allowed));
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    started.elapsed()
+}
+
 async fn charged(channel: tonic::transport::Channel, parallel: usize) -> Duration {
     let started = Instant::now();
     let tasks: Vec<_> = (0..parallel)
@@ -91,7 +117,7 @@ async fn main() -> anyhow::Result<()> {
         ..CoreSettings::default()
     };
     let ledger: Arc<dyn Ledger> = Arc::new(RedisLedger::connect(&url, &prefix).await?);
-    let core = Core::open_with_ledger(&settings, ledger, |registry| {
+    let core = Core::open_with_ledger(&settings, ledger.clone(), |registry| {
         registry.replace("mediaops.lifestyle.v1.LifestyleService.SearchNote", |_ctx, _req: SearchNoteRequest| async {
             Ok(SearchNoteResponse::default())
         })
@@ -112,5 +138,13 @@ async fn main() -> anyhow::Result<()> {
         charged_seq / bare_seq,
         charged_par / bare_par
     );
+    let never = Limit::Quota(Quota { count: 1_000_000, period_secs: 1, burst: 1_000_000 });
+    let gcra: Arc<dyn RateLimiter> = Arc::new(RedisLimiter::connect(&url, &prefix, never).await?);
+    let local: Arc<dyn RateLimiter> = Arc::new(LocalLimiter::new(ledger, never));
+    report("rate limit, Redis GCRA, sequential", CALLS, rate_limit(gcra.clone(), 1).await);
+    report(&format!("rate limit, Redis GCRA, {TASKS} tasks"), CALLS, rate_limit(gcra, TASKS).await);
+    // In process, over the Redis ledger here: the account's own limit is
+    // one HMGET (a map lookup over the embedded ledger).
+    report("rate limit, governor + HMGET, sequential", CALLS, rate_limit(local, 1).await);
     Ok(())
 }

@@ -408,7 +408,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
     for (method, request) in requests() {
         let info = registry.operations().find(|o| o.method.full_name() == method).expect("operation").clone();
         let handler = registry.handler(&info.grpc_path).expect("built").clone();
-        let principal = Principal { account_id: "bench".into(), key_prefix: "bench".into() };
+        let principal = Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
         let ctx = CallContext::new("bench".into(), principal, info.clone());
         let mut times = Vec::with_capacity(calls);
         let mut size = 0;

@@ -1,6 +1,7 @@
-//! Administration of keys, points and usage (billing issue, item 7): the
-//! functions behind both the admin gRPC service (`mediaops.admin.v1`, gRPC
-//! only, admin token) and the `mediaops keys|points|usage` CLI.
+//! Administration of keys, points, usage (billing issue, item 7) and
+//! account rate limits (issue 16 item 4): the functions behind both the
+//! admin gRPC service (`mediaops.admin.v1`, gRPC only, admin token) and the
+//! `mediaops keys|points|usage` CLI.
 
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use crate::auth::keys::{generate_key, hash_key};
 use crate::billing::{KeyInfo, Ledger, UsageRecord};
 use crate::error::ServiceError;
 use crate::hotlists::collector::{CollectorState, Collectors};
+use crate::rate_limit::Limit;
 use crate::registry::Registry;
 use mediaops_proto::excerpt::excerpt;
 
@@ -35,18 +37,26 @@ fn usage_record(r: UsageRecord) -> pb::UsageRecord {
     }
 }
 
-/// Creates a key for `account_id` and grants `points` (when > 0).
+/// Creates a key for `account_id`, grants `points` (when > 0) and, when
+/// `rate` is not empty, sets the account's own rate limit (`rate`, `burst`
+/// as in [`set_rate_limit`]). Bad input is a 400 before anything is stored.
 pub async fn create_key(
     ledger: &dyn Ledger,
     account_id: &str,
     points: i64,
+    rate: &str,
+    burst: u32,
 ) -> Result<pb::CreateKeyResponse, ServiceError> {
     check_account_id(account_id)?;
     if points < 0 {
         return Err(ServiceError::invalid_field("points", "points must not be negative"));
     }
+    let limit = own_limit(rate, burst)?;
     let key = generate_key();
     ledger.insert_key(&key, account_id).await?;
+    if let Some(limit) = limit {
+        ledger.set_rate_limit(account_id, Some(limit)).await?;
+    }
     let balance = if points > 0 {
         ledger.grant(account_id, points).await?
     } else {
@@ -103,6 +113,79 @@ pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<
     })
 }
 
+/// The account limit `rate` and `burst` name: `None` for an empty rate
+/// (with burst 0); else [`Limit::parse`], a 400 naming the field.
+fn own_limit(rate: &str, burst: u32) -> Result<Option<Limit>, ServiceError> {
+    if rate.trim().is_empty() {
+        return match burst {
+            0 => Ok(None),
+            _ => Err(ServiceError::invalid_field("rate", "a burst needs a rate, e.g. `20/s`")),
+        };
+    }
+    Ok(Some(Limit::parse(rate, burst)?))
+}
+
+/// The limit in force for an existing account (404 otherwise): its own, or
+/// `default`.
+pub async fn rate_limit(
+    ledger: &dyn Ledger,
+    default: Limit,
+    account_id: &str,
+) -> Result<pb::AccountRateLimit, ServiceError> {
+    if ledger.balance(account_id).await?.is_none() {
+        return Err(ServiceError::not_found(format!("no account {}", excerpt(account_id))));
+    }
+    let (limit, source) = match ledger.rate_limit(account_id).await? {
+        Some(own) => (own, "account"),
+        None => (default, "default"),
+    };
+    Ok(pb::AccountRateLimit {
+        account_id: account_id.to_owned(),
+        rate: limit.rate(),
+        burst: limit.burst(),
+        source: source.into(),
+    })
+}
+
+/// Sets an existing account's own rate limit (404 for an unknown account):
+/// `rate` `20/s`, `600/m`, `1000/h`, `5000/d` or `off`, with `burst` calls
+/// at once (0 = the rate's count); an empty `rate` drops the account's own
+/// limit, so `default` applies again (docs/rate-limits.md). The next call of
+/// the account meets the new limit.
+pub async fn set_rate_limit(
+    ledger: &dyn Ledger,
+    default: Limit,
+    account_id: &str,
+    rate: &str,
+    burst: u32,
+) -> Result<pb::AccountRateLimit, ServiceError> {
+    check_account_id(account_id)?;
+    let limit = own_limit(rate, burst)?;
+    if ledger.balance(account_id).await?.is_none() {
+        return Err(ServiceError::not_found(format!("no account {}", excerpt(account_id))));
+    }
+    ledger.set_rate_limit(account_id, limit).await?;
+    rate_limit(ledger, default, account_id).await
+}
+
+/// Registers `SetRateLimit` and `GetRateLimit`; `default` is the configured
+/// limit of accounts without their own.
+pub fn register_rate_limits(ledger: Arc<dyn Ledger>, default: Limit, registry: &mut Registry) -> anyhow::Result<()> {
+    const SERVICE: &str = "mediaops.admin.v1.AdminService";
+    registry.handle_shared(
+        &format!("{SERVICE}.SetRateLimit"),
+        &ledger,
+        move |l, _, r: pb::SetRateLimitRequest| async move {
+            set_rate_limit(l.as_ref(), default, &r.account_id, &r.rate, r.burst).await
+        },
+    )?;
+    registry.handle_shared(
+        &format!("{SERVICE}.GetRateLimit"),
+        &ledger,
+        move |l, _, r: pb::GetRateLimitRequest| async move { rate_limit(l.as_ref(), default, &r.account_id).await },
+    )
+}
+
 fn collector_state(s: CollectorState) -> pb::CollectorState {
     let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     pb::CollectorState {
@@ -147,7 +230,7 @@ pub fn register_collectors(collectors: Arc<Collectors>, registry: &mut Registry)
 pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
     const SERVICE: &str = "mediaops.admin.v1.AdminService";
     registry.handle_shared(&format!("{SERVICE}.CreateKey"), &ledger, |l, _, r: pb::CreateKeyRequest| async move {
-        create_key(l.as_ref(), &r.account_id, r.points).await
+        create_key(l.as_ref(), &r.account_id, r.points, &r.rate, r.burst).await
     })?;
     registry.handle_shared(&format!("{SERVICE}.DisableKey"), &ledger, |l, _, r: pb::DisableKeyRequest| async move {
         Ok(pb::DisableKeyResponse { disabled: disable_key(l.as_ref(), &r.key).await? })

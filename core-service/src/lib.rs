@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod outbound;
 pub mod persist;
 pub mod rankings;
+pub mod rate_limit;
 pub mod readiness;
 pub mod redis_connection;
 pub mod registry;

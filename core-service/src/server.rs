@@ -140,6 +140,7 @@ impl Core {
         crate::images::register(&image_skills, &mut registry)?;
         crate::account::register(ledger.clone(), &mut registry)?;
         crate::admin::register(ledger.clone(), &mut registry)?;
+        crate::admin::register_rate_limits(ledger.clone(), settings.rate_limit.default_limit()?, &mut registry)?;
         let wechat_tokens = match redis {
             Some((url, prefix)) => crate::wechat::tokens::TokenCache::redis(url, prefix).await?,
             None => crate::wechat::tokens::TokenCache::in_process(),
@@ -166,6 +167,7 @@ impl Core {
             data.store.clone(),
             std::time::Duration::from_secs(settings.readiness_interval_secs),
         );
+        let rate_limiter = crate::rate_limit::open(settings, ledger.clone()).await?;
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,
@@ -175,6 +177,7 @@ impl Core {
             limits,
             metrics: Arc::new(metrics),
             maintenance,
+            rate_limiter,
         });
         Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness, listener: settings.listener.clone() })
     }

@@ -70,6 +70,10 @@ pub struct CoreSettings {
     pub wechat: crate::wechat::config::WechatSettings,
     /// `[sync]`: the sync queue, workers and retries (docs/sync.md).
     pub sync: crate::sync::settings::SyncSettings,
+    /// `[rate_limit]`: the rate limit of accounts without their own
+    /// (`MEDIAOPS_RATE_LIMIT__DEFAULT_RATE`, `…__DEFAULT_BURST`;
+    /// docs/rate-limits.md); off by default.
+    pub rate_limit: crate::rate_limit::RateLimitSettings,
     /// Timeouts and the connection cap of the gRPC port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
@@ -102,6 +106,7 @@ impl Default for CoreSettings {
             web_search: Default::default(),
             wechat: Default::default(),
             sync: Default::default(),
+            rate_limit: Default::default(),
             listener: Default::default(),
         }
     }
@@ -177,6 +182,7 @@ impl CoreSettings {
         self.hotlists.check()?;
         self.web_search.check()?;
         self.sync.check()?;
+        self.rate_limit.default_limit()?;
         self.listener.check().map_err(anyhow::Error::msg)?;
         self.wechat.check()
     }
@@ -278,5 +284,22 @@ mod tests {
         assert!(with(|s| s.bootstrap_key = Some("short".into())).is_err());
         assert!(with(|s| s.store_acquire_timeout_secs = 0).is_err());
         assert!(with(|s| s.readiness_interval_secs = 0).is_err());
+        assert!(with(|s| s.rate_limit.default_rate = "20/s".into()).is_ok());
+        let err = with(|s| s.rate_limit.default_rate = "20 per second".into()).unwrap_err().to_string();
+        assert!(err.contains("MEDIAOPS_RATE_LIMIT__DEFAULT_RATE"), "{err}");
+    }
+
+    #[test]
+    fn the_rate_limit_section_reads_from_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        std::fs::write(&file, "[rate_limit]\ndefault_rate = \"20/s\"\ndefault_burst = 40\n").unwrap();
+        let s = CoreSettings::load(Some(&file)).unwrap();
+        let quota = crate::rate_limit::Quota { count: 20, period_secs: 1, burst: 40 };
+        assert_eq!(s.rate_limit.default_limit().unwrap(), crate::rate_limit::Limit::Quota(quota));
+        assert_eq!(CoreSettings::default().rate_limit.default_limit().unwrap(), crate::rate_limit::Limit::Off);
+        std::fs::write(&file, "[rate_limit]\ndefault_burts = 4\n").unwrap();
+        let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(err.contains("rate_limit.default_burts") && err.contains("default_burst"), "{err}");
     }
 }

@@ -47,10 +47,26 @@ conformance!(
     idempotency_lifecycle,
     usage_counts_and_log,
     concurrent_reservations_never_overdraw,
+    account_rate_limits_are_kept,
 );
 
 mod cases {
     use super::*;
+
+    pub async fn account_rate_limits_are_kept(ledger: &dyn Ledger) {
+        use core_service::rate_limit::{Limit, Quota};
+        let quota = Limit::Quota(Quota { count: 600, period_secs: 60, burst: 30 });
+        assert_eq!(ledger.rate_limit("acct_r").await.unwrap(), None, "none of its own: the default applies");
+        ledger.set_rate_limit("acct_r", Some(quota)).await.unwrap();
+        assert_eq!(ledger.rate_limit("acct_r").await.unwrap(), Some(quota));
+        assert_eq!(ledger.balance("acct_r").await.unwrap(), Some(0), "setting a limit creates the account");
+        ledger.set_rate_limit("acct_r", Some(Limit::Off)).await.unwrap();
+        assert_eq!(ledger.rate_limit("acct_r").await.unwrap(), Some(Limit::Off));
+        assert_eq!(ledger.rate_limit("acct_other").await.unwrap(), None, "per account");
+        ledger.set_rate_limit("acct_r", None).await.unwrap();
+        assert_eq!(ledger.rate_limit("acct_r").await.unwrap(), None);
+        assert_eq!(ledger.grant("acct_r", 5).await.unwrap(), 5, "the balance is untouched");
+    }
 
     pub async fn keys_authenticate_disable_and_list(ledger: &dyn Ledger) {
         let key = "mk_conformance_key_000000000001";

@@ -38,6 +38,7 @@ pub const CORE_KEYS: &[&str] = &[
     "web_search",
     "wechat",
     "sync",
+    "rate_limit",
 ];
 
 /// The gateway's top-level keys besides the listener's (`GatewaySettings`;

@@ -32,6 +32,10 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// 415: a body without `Content-Type: application/json` (spec 5.2).
     UnsupportedMediaType,
+    /// 429: over the key's or the account's rate limit (issue 16 item 4;
+    /// docs/rate-limits.md); nothing ran or was charged. The answer says
+    /// when to retry ([`crate::rate_limit`]).
+    RateLimited,
     /// 500: a bug or broken local state; never expected.
     Internal,
     /// 502: the upstream failed or timed out; the charge is released (spec 7).
@@ -52,7 +56,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// All codes, for tables and tests.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidInput,
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPoints,
@@ -63,6 +67,7 @@ impl ErrorCode {
         ErrorCode::Conflict,
         ErrorCode::PayloadTooLarge,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::RateLimited,
         ErrorCode::Internal,
         ErrorCode::UpstreamUnavailable,
         ErrorCode::Maintenance,
@@ -85,6 +90,7 @@ impl ErrorCode {
             ErrorCode::Conflict => "conflict",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::RateLimited => "rate_limited",
             ErrorCode::Internal => "internal",
             ErrorCode::UpstreamUnavailable => "upstream_unavailable",
             ErrorCode::Maintenance => "maintenance",
@@ -113,6 +119,7 @@ impl ErrorCode {
             ErrorCode::Conflict => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::RateLimited => 429,
             ErrorCode::Internal => 500,
             ErrorCode::UpstreamUnavailable => 502,
             ErrorCode::Maintenance
@@ -130,7 +137,7 @@ impl ErrorCode {
                 Code::InvalidArgument
             }
             ErrorCode::Unauthenticated => Code::Unauthenticated,
-            ErrorCode::InsufficientPoints => Code::ResourceExhausted,
+            ErrorCode::InsufficientPoints | ErrorCode::RateLimited => Code::ResourceExhausted,
             ErrorCode::Forbidden => Code::PermissionDenied,
             ErrorCode::NotFound => Code::NotFound,
             ErrorCode::MethodNotAllowed => Code::Unimplemented,
@@ -149,7 +156,9 @@ impl ErrorCode {
     /// Seconds a client should wait before retrying, sent as the
     /// `Retry-After` header (RFC 9110 §10.2.3): set only for the transient
     /// outages of a dependency (`billing_unavailable`, `store_unavailable`),
-    /// where the same request may succeed once it is back.
+    /// where the same request may succeed once it is back. A `rate_limited`
+    /// answer has its own, computed per call: the core sends it as metadata
+    /// ([`crate::rate_limit::RETRY_AFTER`]).
     pub fn retry_after_secs(self) -> Option<u64> {
         match self {
             ErrorCode::BillingUnavailable | ErrorCode::StoreUnavailable => Some(RETRY_AFTER_SECS),
@@ -190,5 +199,8 @@ mod tests {
         assert_eq!(ErrorCode::StoreUnavailable.grpc_code(), Code::Unavailable);
         assert_eq!(ErrorCode::StoreUnavailable.retry_after_secs(), Some(RETRY_AFTER_SECS));
         assert_eq!(ErrorCode::Internal.retry_after_secs(), None);
+        assert_eq!(ErrorCode::RateLimited.http_status(), 429);
+        assert_eq!(ErrorCode::RateLimited.grpc_code(), Code::ResourceExhausted);
+        assert_eq!(ErrorCode::RateLimited.retry_after_secs(), None, "computed per call, sent as metadata");
     }
 }

@@ -13,6 +13,7 @@ pub mod excerpt;
 pub mod idempotency;
 pub mod logging;
 pub mod options;
+pub mod rate_limit;
 pub mod readiness;
 pub mod request_id;
 pub mod task_id;

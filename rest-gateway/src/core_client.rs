@@ -126,7 +126,8 @@ impl CoreClient {
         let task_id =
             response.metadata().get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let replayed = response.metadata().get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
-        Ok((response.into_inner(), AnswerNotes { warnings, task_id, replayed }))
+        let rate_limit = mediaops_proto::rate_limit::from_metadata(response.metadata());
+        Ok((response.into_inner(), AnswerNotes { warnings, task_id, replayed, rate_limit }))
     }
 
     /// The core's overall `grpc.health.v1` status.
@@ -156,4 +157,7 @@ pub struct AnswerNotes {
     /// ([`mediaops_proto::idempotency::REPLAYED_METADATA`]): the
     /// `Idempotent-Replayed: true` header.
     pub replayed: bool,
+    /// The `RateLimit-Policy` and `RateLimit` headers of a limited account
+    /// ([`mediaops_proto::rate_limit::from_metadata`]; docs/rate-limits.md).
+    pub rate_limit: Vec<(&'static str, String)>,
 }

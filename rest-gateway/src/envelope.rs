@@ -22,13 +22,17 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
-    /// `{code?, message}` passed through from an upstream (spec 7 rule 3).
-    pub upstream: Option<Json>,
+    /// `{code?, message}` passed through from an upstream (spec 7 rule 3);
+    /// boxed, as it is rare, to keep `Result<_, ApiError>` small.
+    pub upstream: Option<Box<Json>>,
+    /// `RateLimit-Policy`, `RateLimit` and `Retry-After` of the core's
+    /// answer, when the account is limited (docs/rate-limits.md).
+    pub rate_limit: Vec<(&'static str, String)>,
 }
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError { code, message: message.into(), field: None, upstream: None }
+        ApiError { code, message: message.into(), field: None, upstream: None, rate_limit: Vec::new() }
     }
 
     /// The error object the core put in a gRPC status's details. A status
@@ -38,15 +42,16 @@ impl ApiError {
     /// never a 500 or a code of the core's (issue 21 item 1); the core
     /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
-        if let Ok(error) = common::Error::decode(status.details()) {
-            if let Some(code) = ErrorCode::parse(&error.code) {
-                return ApiError {
-                    code,
-                    message: error.message,
-                    field: error.field,
-                    upstream: error.upstream.map(|u| json!({"code": u.code, "message": u.message})),
-                };
-            }
+        if let Ok(error) = common::Error::decode(status.details())
+            && let Some(code) = ErrorCode::parse(&error.code)
+        {
+            return ApiError {
+                code,
+                message: error.message,
+                field: error.field,
+                upstream: error.upstream.map(|u| Box::new(json!({"code": u.code, "message": u.message}))),
+                rate_limit: mediaops_proto::rate_limit::from_metadata(status.metadata()),
+            };
         }
         ApiError::new(
             ErrorCode::UpstreamUnavailable,
@@ -65,7 +70,7 @@ impl ApiError {
             object["field"] = json!(field);
         }
         if let Some(upstream) = &self.upstream {
-            object["upstream"] = upstream.clone();
+            object["upstream"] = (**upstream).clone();
         }
         object
     }
@@ -74,7 +79,7 @@ impl ApiError {
 impl From<FieldError> for ApiError {
     fn from(error: FieldError) -> Self {
         let field = if error.field.is_empty() { None } else { Some(error.field) };
-        ApiError { code: ErrorCode::InvalidInput, message: error.message, field, upstream: None }
+        ApiError { field, ..ApiError::new(ErrorCode::InvalidInput, error.message) }
     }
 }
 
@@ -96,7 +101,8 @@ struct Success<'a, T> {
 /// `warnings` (why a ranking is empty, …; docs/rankings.md) only when there
 /// are some; `taskId` only for an answer that started a task it has no field
 /// for (a sync receipt; docs/sync.md). A replayed idempotent answer carries
-/// `Idempotent-Replayed: true` (docs/billing.md).
+/// `Idempotent-Replayed: true` (docs/billing.md), a limited account's answer
+/// the rate-limit headers (docs/rate-limits.md).
 pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNotes) -> Response {
     let envelope = Success {
         success: true,
@@ -113,6 +119,7 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
                 use mediaops_proto::idempotency::{REPLAYED_METADATA, REPLAYED_VALUE};
                 response.headers_mut().insert(REPLAYED_METADATA, HeaderValue::from_static(REPLAYED_VALUE));
             }
+            insert_all(&mut response, &notes.rate_limit);
             response
         }
         Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the response: {e}"))),
@@ -122,7 +129,8 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
 /// `<status> {success: false, requestId, data: null, error}`, with a
 /// `Retry-After: <seconds>` header for a dependency outage
 /// ([`ErrorCode::retry_after_secs`]: `billing_unavailable`,
-/// `store_unavailable`).
+/// `store_unavailable`), and the core's rate-limit headers (a 429
+/// `rate_limited` has its own `Retry-After`).
 pub fn failure(request_id: &str, error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = respond(
@@ -133,7 +141,18 @@ pub fn failure(request_id: &str, error: &ApiError) -> Response {
     if let Some(seconds) = error.code.retry_after_secs() {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    insert_all(&mut response, &error.rate_limit);
     response
+}
+
+/// Adds `fields` (names from [`mediaops_proto::rate_limit::FIELDS`]) as
+/// headers, replacing any of the same name.
+fn insert_all(response: &mut Response, fields: &[(&'static str, String)]) {
+    for (name, value) in fields {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            response.headers_mut().insert(*name, value);
+        }
+    }
 }
 
 fn respond(status: StatusCode, request_id: &str, body: String) -> Response {
@@ -180,5 +199,21 @@ mod tests {
         assert_eq!(outage.headers().get(header::RETRY_AFTER).unwrap(), seconds.as_str());
         let bug = failure("r2", &ApiError::new(ErrorCode::Internal, "x"));
         assert!(bug.headers().get(header::RETRY_AFTER).is_none());
+    }
+
+    #[test]
+    fn a_rate_limited_answer_carries_the_cores_headers() {
+        use mediaops_proto::rate_limit::{POLICY, RETRY_AFTER, STATE};
+        let error = common::Error { code: "rate_limited".into(), message: "slow down".into(), ..Default::default() };
+        let mut status = tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
+        for (name, value) in [(POLICY, "\"default\";q=5;w=1"), (STATE, "\"default\";r=0;t=1"), (RETRY_AFTER, "2")] {
+            status.metadata_mut().insert(name, value.parse().unwrap());
+        }
+        let api = ApiError::from_status(&status);
+        let answer = failure("r3", &api);
+        assert_eq!(answer.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(answer.headers().get(header::RETRY_AFTER).unwrap(), "2");
+        assert_eq!(answer.headers().get("ratelimit-policy").unwrap(), "\"default\";q=5;w=1");
+        assert_eq!(answer.headers().get("ratelimit").unwrap(), "\"default\";r=0;t=1");
     }
 }

@@ -8,6 +8,9 @@ pub mod keys;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     pub account_id: String,
+    /// First 12 hex characters of the key's SHA-256 (`KeyInfo::key_id`):
+    /// names the key's rate-limit cell.
+    pub key_id: String,
     /// First characters of the key, safe to log.
     pub key_prefix: String,
 }

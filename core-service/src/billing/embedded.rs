@@ -20,6 +20,7 @@ use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
 use crate::persist;
+use crate::rate_limit::Limit;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -41,6 +42,9 @@ struct State {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Account {
     points: i64,
+    /// Its own rate limit; absent = the configured default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rate_limit: Option<Limit>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -185,10 +189,13 @@ impl Ledger for EmbeddedLedger {
     }
 
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
-        self.read(|state| match state.keys.get(&hash_key(key)) {
-            Some(record) if !record.disabled => {
-                Ok(Principal { account_id: record.account_id.clone(), key_prefix: record.prefix.clone() })
-            }
+        let hash = hash_key(key);
+        self.read(|state| match state.keys.get(&hash) {
+            Some(record) if !record.disabled => Ok(Principal {
+                account_id: record.account_id.clone(),
+                key_id: hash[..12].to_owned(),
+                key_prefix: record.prefix.clone(),
+            }),
             Some(_) => Err(ServiceError::unauthenticated("this API key is disabled")),
             None => Err(ServiceError::unauthenticated("unknown API key")),
         })
@@ -404,5 +411,13 @@ impl Ledger for EmbeddedLedger {
         })
         .await
         .map_err(unavailable)?
+    }
+
+    async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError> {
+        Ok(self.read(|state| state.accounts.get(account_id).and_then(|a| a.rate_limit)))
+    }
+
+    async fn set_rate_limit(&self, account_id: &str, limit: Option<Limit>) -> Result<(), ServiceError> {
+        self.change(|state| state.accounts.entry(account_id.to_owned()).or_default().rate_limit = limit).await
     }
 }

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
 use crate::error::ServiceError;
+use crate::rate_limit::Limit;
 
 /// Default bound after which an unsettled reservation is released.
 pub const RESERVATION_TTL: Duration = Duration::from_secs(120);
@@ -147,6 +148,12 @@ pub trait Ledger: Send + Sync + 'static {
     async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError>;
     /// The account's most recent usage, newest first, at most `limit`.
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError>;
+    /// The account's own rate limit (issue 16 item 4; docs/rate-limits.md);
+    /// `None` = the configured default applies.
+    async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError>;
+    /// Sets the account's own rate limit (`Some`) or drops it (`None`: back
+    /// to the default), creating the account with 0 points when new.
+    async fn set_rate_limit(&self, account_id: &str, limit: Option<Limit>) -> Result<(), ServiceError>;
 }
 
 /// The 503 every ledger failure becomes.

@@ -11,6 +11,7 @@
 //! | `P:{acct}:idem:<sha256>` | hash | `fingerprint`, `response` of an idempotent request |
 //! | `P:usage-counts` | hash | successful calls per operation |
 //! | `P:{acct}:usage` | list | usage log, newest first, capped |
+//! | `P:{acct}:rate-limit` | hash | the account's own rate limit (`count`, `period`, `burst`; `count` 0 = off), read by `crate::rate_limit::redis` |
 //!
 //! Every debit decision is one Lua script over the account's keys, which
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin
@@ -19,16 +20,16 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script, Value};
 
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
-
-/// How long one Redis command may take before the call fails closed.
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+use crate::rate_limit::redis::LIMIT;
+use crate::rate_limit::{Limit, Quota};
+use crate::redis_connection::RESPONSE_TIMEOUT;
 
 /// The Redis [`Ledger`].
 pub struct RedisLedger {
@@ -40,6 +41,13 @@ pub struct RedisLedger {
     idempotency_begin: Script,
 }
 
+/// `P:{<account id>}:<what>`: a key of one account, hash-tagged so every
+/// key of the account is in one Cluster slot (the rate limiter's cells too,
+/// `crate::rate_limit::redis`).
+pub fn account_key(prefix: &str, account_id: &str, what: &str) -> String {
+    format!("{prefix}:{{{account_id}}}:{what}")
+}
+
 fn failed(e: redis::RedisError) -> ServiceError {
     unavailable(format!("Redis: {e}"))
 }
@@ -49,16 +57,7 @@ impl RedisLedger {
     /// The connection manager reconnects by itself after an outage; while
     /// Redis is down every call fails with 503 `billing_unavailable`.
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisLedger> {
-        let client = redis::Client::open(url).map_err(|e| anyhow::anyhow!("MEDIAOPS_REDIS_URL {url:?}: {e}"))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(RESPONSE_TIMEOUT))
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let mut redis = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {e}"))?;
-        let _: String = redis::cmd("PING").query_async(&mut redis).await?;
+        let redis = crate::redis_connection::connect_bounded(url).await?;
         Ok(RedisLedger {
             redis,
             prefix: prefix.to_owned(),
@@ -79,7 +78,7 @@ impl RedisLedger {
         format!("{}:accounts", self.prefix)
     }
     fn account(&self, account_id: &str, what: &str) -> String {
-        format!("{}:{{{account_id}}}:{what}", self.prefix)
+        account_key(&self.prefix, account_id, what)
     }
     fn reservation_keys(&self, account_id: &str) -> [String; 3] {
         [self.account(account_id, "balance"), self.account(account_id, "res"), self.account(account_id, "resexp")]
@@ -122,11 +121,12 @@ impl Ledger for RedisLedger {
     }
 
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
-        let record: HashMap<String, String> =
-            self.redis.clone().hgetall(self.key(&hash_key(key))).await.map_err(failed)?;
+        let hash = hash_key(key);
+        let record: HashMap<String, String> = self.redis.clone().hgetall(self.key(&hash)).await.map_err(failed)?;
         match (record.get("account"), record.get("disabled").map(String::as_str)) {
             (Some(account), Some("0")) => Ok(Principal {
                 account_id: account.clone(),
+                key_id: hash[..12].to_owned(),
                 key_prefix: record.get("prefix").cloned().unwrap_or_default(),
             }),
             (Some(_), _) => Err(ServiceError::unauthenticated("this API key is disabled")),
@@ -339,5 +339,35 @@ impl Ledger for RedisLedger {
             .await
             .map_err(failed)?;
         Ok(lines.iter().filter_map(|line| serde_json::from_str(line).ok()).collect())
+    }
+
+    async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError> {
+        let (count, period_secs, burst): (Option<u32>, Option<u32>, Option<u32>) = self
+            .redis
+            .clone()
+            .hmget(self.account(account_id, LIMIT), &["count", "period", "burst"])
+            .await
+            .map_err(failed)?;
+        Ok(match (count, period_secs, burst) {
+            (Some(0), _, _) => Some(Limit::Off),
+            (Some(count), Some(period_secs), Some(burst)) => Some(Limit::Quota(Quota { count, period_secs, burst })),
+            _ => None,
+        })
+    }
+
+    async fn set_rate_limit(&self, account_id: &str, limit: Option<Limit>) -> Result<(), ServiceError> {
+        let mut redis = self.redis.clone();
+        let hash = self.account(account_id, LIMIT);
+        let mut pipe = redis::pipe();
+        pipe.atomic().sadd(self.accounts(), account_id).ignore();
+        pipe.set_nx(self.account(account_id, "balance"), 0).ignore();
+        match limit {
+            None => pipe.del(&hash).ignore(),
+            Some(Limit::Off) => pipe.del(&hash).ignore().hset(&hash, "count", 0).ignore(),
+            Some(Limit::Quota(q)) => {
+                pipe.hset_multiple(&hash, &[("count", q.count), ("period", q.period_secs), ("burst", q.burst)]).ignore()
+            }
+        };
+        pipe.exec_async(&mut redis).await.map_err(failed)
     }
 }

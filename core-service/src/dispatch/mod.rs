@@ -3,6 +3,11 @@
 //!
 //! Order (ARCHITECTURE.md; billing issue item 2):
 //! 1. authenticate the key (401), or the admin token for `kind: admin` RPCs;
+//!    then take one call from the key's and the account's rate-limit cells
+//!    (429 `rate_limited`: nothing run, reserved or recorded; issue 16 item
+//!    4, [`crate::rate_limit`]). A limited account's answers, successes
+//!    included, carry the `ratelimit-policy` and `ratelimit` metadata, a
+//!    429 also `retry-after` ([`mediaops_proto::rate_limit`]);
 //! 2. refuse operations under maintenance, declared or switched at run time
 //!    ([`crate::maintenance`]; 503, nothing run or charged);
 //! 3. validate the request (400; never reaches billing);
@@ -80,6 +85,8 @@ pub struct Pipeline {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Declared and run-time maintenance (step 2).
     pub maintenance: Arc<crate::maintenance::Maintenance>,
+    /// Per-key and per-account rate limits (step 1).
+    pub rate_limiter: Arc<dyn crate::rate_limit::RateLimiter>,
 }
 
 /// A successful call's answer, with what is left to do once it is delivered.
@@ -100,16 +107,24 @@ impl Pipeline {
     ) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
-        let (account, outcome) = match self.authenticate(op, request.metadata()).await {
+        let (account, verdict, outcome) = match self.authenticate(op, request.metadata()).await {
             Ok(principal) => {
-                (Some(principal.account_id.clone()), self.run(op, &request_id, principal, request, started).await)
+                let account = Some(principal.account_id.clone());
+                match self.rate_limit(op, &principal).await {
+                    Err(error) => (account, None, Err(error)),
+                    Ok(Some(verdict)) if !verdict.allowed => (account, Some(verdict), Err(verdict.error())),
+                    Ok(verdict) => (account, verdict, self.run(op, &request_id, principal, request, started).await),
+                }
             }
-            Err(error) => (None, Err(error)),
+            Err(error) => (None, None, Err(error)),
         };
         match outcome {
             Ok(Answer { bytes, settlement }) => {
                 let mut response = tonic::Response::new(bytes.clone());
                 insert_request_id(response.metadata_mut(), &request_id);
+                if let Some(verdict) = &verdict {
+                    verdict.write(response.metadata_mut());
+                }
                 let ctx = settlement.context();
                 for warning in ctx.warnings.list() {
                     response.metadata_mut().append_bin(
@@ -144,6 +159,9 @@ impl Pipeline {
                 );
                 let mut status = error.to_status();
                 insert_request_id(status.metadata_mut(), &request_id);
+                if let Some(verdict) = &verdict {
+                    verdict.write(status.metadata_mut());
+                }
                 Err(status)
             }
         }
@@ -283,6 +301,20 @@ impl Pipeline {
         }
     }
 
+    /// Takes one call from the caller's rate-limit cells; `None` for an
+    /// account without a limit and for admin RPCs (the admin token is not
+    /// limited).
+    async fn rate_limit(
+        &self,
+        op: &OperationInfo,
+        principal: &Principal,
+    ) -> Result<Option<crate::rate_limit::Verdict>, ServiceError> {
+        if op.meta.kind == "admin" {
+            return Ok(None);
+        }
+        self.rate_limiter.check(&principal.account_id, &principal.key_id).await
+    }
+
     /// The caller: an API key's account, or the admin for admin RPCs.
     async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
@@ -299,7 +331,7 @@ impl Pipeline {
             let equal = given.len() == expected.len()
                 && given.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
             return if equal {
-                Ok(Principal { account_id: "admin".into(), key_prefix: "admin".into() })
+                Ok(Principal { account_id: "admin".into(), key_id: "admin".into(), key_prefix: "admin".into() })
             } else {
                 Err(ServiceError::unauthenticated("wrong admin token"))
             };
