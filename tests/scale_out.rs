@@ -390,6 +390,21 @@ async fn load_with_a_sigterm_on_one_core(cluster: &mut Cluster, http: &reqwest::
     }
     let signalled_at = done.load(Ordering::Relaxed);
     cluster.cores[0].signal("TERM");
+    // The notice period: the core still answers, and says NOT_SERVING.
+    let health = tonic::transport::Endpoint::from_shared(cluster.cores[0].grpc().to_owned()).unwrap().connect().await;
+    let health = tonic_health::pb::health_client::HealthClient::new(health.expect("core 1 still accepts"));
+    let not_serving = within(Duration::from_secs(1), || {
+        let mut health = health.clone();
+        async move {
+            let answer = health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await;
+            answer.is_ok_and(|a| {
+                a.get_ref().status() == tonic_health::pb::health_check_response::ServingStatus::NotServing
+            })
+        }
+    })
+    .await;
+    assert!(not_serving.is_some(), "core 1 reports NOT_SERVING at once on SIGTERM");
+    drop(health);
     for client in clients {
         client.await.unwrap();
     }
