@@ -1,12 +1,15 @@
 //! The core's one error type. Every failure of an operation becomes a
-//! [`ServiceError`], which turns into a gRPC status whose details carry the
-//! envelope's error object (`mediaops.common.v1.Error`), so REST and gRPC
-//! clients see the same `{code, message, field?, upstream?}`.
+//! [`ServiceError`], which turns into a gRPC status whose details are a
+//! standard `google.rpc.Status` carrying the envelope's error object
+//! (`{code, message, field?, upstream?}`) as `ErrorInfo`, `BadRequest` and
+//! `RetryInfo` ([`mediaops_proto::grpc_error`]; issue 17 item 1), so REST
+//! and gRPC clients see the same error.
+
+use std::time::Duration;
 
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::excerpt::cap_message;
 use mediaops_proto::mediaops::common::v1 as common;
-use prost::Message;
 
 /// An operation's failure: code (ARCHITECTURE.md "Errors"), a message for
 /// people, and the request field at fault when there is one.
@@ -20,6 +23,11 @@ pub struct ServiceError {
     /// An upstream's own code and message, passed through as
     /// `error.upstream` (spec 7 rule 3; 502 `upstream_unavailable`).
     pub upstream: Option<UpstreamDetail>,
+    /// How long the client should wait before retrying, when this call
+    /// says (a 429 `rate_limited`; whole seconds, as `Retry-After`). The
+    /// dependency outages' fixed wait comes from
+    /// [`ErrorCode::retry_after_secs`] instead.
+    pub retry_after: Option<Duration>,
 }
 
 /// What an upstream said when it failed: its own code (e.g. `3203`,
@@ -32,7 +40,7 @@ pub struct UpstreamDetail {
 
 impl ServiceError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ServiceError { code, message: message.into(), field: None, upstream: None }
+        ServiceError { code, message: message.into(), field: None, upstream: None, retry_after: None }
     }
 
     /// 400 `invalid_input` naming `field`.
@@ -42,6 +50,7 @@ impl ServiceError {
             message: message.into(),
             field: Some(field.into()),
             upstream: None,
+            retry_after: None,
         }
     }
 
@@ -49,6 +58,13 @@ impl ServiceError {
     /// rule 3: 接口执行异常, 日期格式错误, 3203).
     pub fn with_upstream(mut self, code: Option<&str>, message: impl Into<String>) -> Self {
         self.upstream = Some(UpstreamDetail { code: code.map(str::to_owned), message: message.into() });
+        self
+    }
+
+    /// The same error telling the client to wait `retry_after` before
+    /// retrying (sent as `google.rpc.RetryInfo`).
+    pub fn with_retry_after(mut self, retry_after: Duration) -> Self {
+        self.retry_after = Some(retry_after);
         self
     }
 
@@ -84,12 +100,21 @@ impl ServiceError {
         }
     }
 
-    /// The gRPC status: code per [`ErrorCode::grpc_code`], details = the
-    /// encoded error object. The `grpc-message` is the capped message, so no
-    /// input can blow the peer's header-list limit (issue 21 item 1).
+    /// The gRPC status without a request id; see [`ServiceError::status`].
     pub fn to_status(&self) -> tonic::Status {
-        let error = self.to_proto();
-        tonic::Status::with_details(self.code.grpc_code(), error.message.clone(), error.encode_to_vec().into())
+        self.status(None)
+    }
+
+    /// The gRPC status: code per [`ErrorCode::grpc_code`], details = a
+    /// `google.rpc.Status` with `ErrorInfo` (reason = the code, domain
+    /// `mediaops`, metadata `field`, `upstreamCode`, `upstreamMessage`,
+    /// `requestId`), `BadRequest` for a 400 naming its field, `RetryInfo`
+    /// when a wait is known, `RequestInfo` ([`mediaops_proto::grpc_error`]).
+    /// The `grpc-message` is the capped message, so no input can blow the
+    /// peer's header-list limit (issue 21 item 1).
+    pub fn status(&self, request_id: Option<&str>) -> tonic::Status {
+        let retry_after = self.retry_after.or_else(|| self.code.retry_after_secs().map(Duration::from_secs));
+        mediaops_proto::grpc_error::status(self.code, &self.to_proto(), request_id, retry_after)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod bearer;
 pub mod codec;
 pub mod error_code;
 pub mod excerpt;
+pub mod grpc_error;
 pub mod idempotency;
 pub mod logging;
 pub mod options;

@@ -6,8 +6,6 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use mediaops_proto::error_code::ErrorCode;
-use mediaops_proto::mediaops::common::v1 as common;
-use prost::Message;
 use serde_json::{Value as Json, json};
 
 use crate::core_client::AnswerNotes;
@@ -35,14 +33,16 @@ impl ApiError {
         ApiError { code, message: message.into(), field: None, upstream: None, rate_limit: Vec::new() }
     }
 
-    /// The error object the core put in a gRPC status's details. A status
+    /// The error object the core put in a gRPC status's details (a
+    /// `google.rpc.Status` with `ErrorInfo`, read by
+    /// [`mediaops_proto::grpc_error::error_object`]). A status
     /// without one did not come from the core's pipeline: the connection to
     /// the core failed or the answer was lost on the way (a reset stream, a
     /// protocol error, a timeout). That is 502 `upstream_unavailable`,
     /// never a 500 or a code of the core's (issue 21 item 1); the core
     /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
-        if let Ok(error) = common::Error::decode(status.details())
+        if let Some(error) = mediaops_proto::grpc_error::error_object(status)
             && let Some(code) = ErrorCode::parse(&error.code)
         {
             return ApiError {
@@ -172,6 +172,9 @@ pub fn request_id(headers: &axum::http::HeaderMap) -> String {
 mod tests {
     use super::*;
 
+    use mediaops_proto::grpc_error;
+    use mediaops_proto::mediaops::common::v1 as common;
+
     #[test]
     fn core_error_details_become_the_error_object() {
         let error = common::Error {
@@ -180,10 +183,22 @@ mod tests {
             field: None,
             upstream: None,
         };
-        let status = tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
+        let status = grpc_error::status(ErrorCode::InsufficientPoints, &error, Some("r0"), None);
         let api = ApiError::from_status(&status);
         assert_eq!(api.code, ErrorCode::InsufficientPoints);
         assert_eq!(api.message, "price 6, balance 2");
+        let invalid = common::Error {
+            code: "invalid_input".into(),
+            message: "bad".into(),
+            field: Some("a.b".into()),
+            upstream: Some(common::UpstreamError { code: Some("3203".into()), message: "日期格式错误".into() }),
+        };
+        let api = ApiError::from_status(&grpc_error::status(ErrorCode::InvalidInput, &invalid, None, None));
+        assert_eq!(api.field.as_deref(), Some("a.b"));
+        let body = failure("r0", &api);
+        assert_eq!(body.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(api.to_json(), json!({"code": "invalid_input", "message": "bad", "field": "a.b",
+            "upstream": {"code": "3203", "message": "日期格式错误"}}));
         let bare = ApiError::from_status(&tonic::Status::unavailable("connection refused"));
         assert_eq!(bare.code, ErrorCode::UpstreamUnavailable);
         // A transport failure (a reset HTTP/2 connection) is never a 500.
@@ -205,7 +220,8 @@ mod tests {
     fn a_rate_limited_answer_carries_the_cores_headers() {
         use mediaops_proto::rate_limit::{POLICY, RETRY_AFTER, STATE};
         let error = common::Error { code: "rate_limited".into(), message: "slow down".into(), ..Default::default() };
-        let mut status = tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
+        let retry = Some(std::time::Duration::from_secs(2));
+        let mut status = mediaops_proto::grpc_error::status(ErrorCode::RateLimited, &error, None, retry);
         for (name, value) in [(POLICY, "\"default\";q=5;w=1"), (STATE, "\"default\";r=0;t=1"), (RETRY_AFTER, "2")] {
             status.metadata_mut().insert(name, value.parse().unwrap());
         }

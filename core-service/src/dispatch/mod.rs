@@ -157,7 +157,7 @@ impl Pipeline {
                     elapsed_ms = elapsed.as_secs_f64() * 1e3,
                     "failed"
                 );
-                let mut status = error.to_status();
+                let mut status = error.status(Some(&request_id));
                 insert_request_id(status.metadata_mut(), &request_id);
                 if let Some(verdict) = &verdict {
                     verdict.write(status.metadata_mut());

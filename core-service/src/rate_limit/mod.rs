@@ -227,7 +227,7 @@ impl Verdict {
         fields
     }
 
-    /// The 429 of a refused call.
+    /// The 429 of a refused call, its `RetryInfo` the `Retry-After`.
     pub fn error(&self) -> ServiceError {
         ServiceError::new(
             ErrorCode::RateLimited,
@@ -238,6 +238,7 @@ impl Verdict {
                 self.retry_after_secs()
             ),
         )
+        .with_retry_after(std::time::Duration::from_secs(self.retry_after_secs()))
     }
 
     /// Writes [`Verdict::fields`] into gRPC metadata.
