@@ -6,11 +6,11 @@
 mod common;
 
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, admin, failure, success, with_token};
+use mediaops::proto::grpc_error::error_object;
 use mediaops::proto::mediaops::admin::v1::{
     CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest,
     ListUsageRequest,
 };
-use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
 use prost::Message;
 use serde_json::json;
 
@@ -34,7 +34,7 @@ async fn admin_service_needs_the_admin_token_and_is_not_on_rest() {
     assert_eq!(status.code(), tonic::Code::Unauthenticated);
     let status = client.list_keys(with_token(ListKeysRequest {}, KEY)).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unauthenticated, "an API key is not the admin token");
-    assert_eq!(ErrorObject::decode(status.details()).unwrap().code, "unauthenticated");
+    assert_eq!(error_object(&status).unwrap().code, "unauthenticated");
     for path in ["/api/admin/keys", "/mediaops.admin.v1.AdminService/ListKeys"] {
         let (status, body) = service.post(path, json!({})).await;
         failure(status, &body, 404, "not_found");

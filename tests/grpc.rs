@@ -1,12 +1,15 @@
 //! The core over real gRPC: reflection (v1 and v1alpha) lists every service,
 //! health answers, generated clients call operations with the Bearer key in
-//! metadata, and failures carry the error object in the status details.
+//! metadata, and failures carry the error object in the status details as a
+//! standard `google.rpc.Status` (issue 17 item 1): read by tonic-types and,
+//! when python3 has `grpcio` and `grpcio-status`, by grpcio's `rpc_status`.
 
 mod common;
 
 use std::collections::BTreeSet;
 
 use common::{KEY, Service};
+use mediaops::proto::grpc_error;
 use mediaops::proto::mediaops::catalog::v1::{ListApisRequest, catalog_service_client::CatalogServiceClient};
 use mediaops::proto::mediaops::charter::v1::{
     GetCharterRequest, PutCharterRequest, charter_service_client::CharterServiceClient,
@@ -27,8 +30,11 @@ async fn channel(service: &Service) -> tonic::transport::Channel {
     tonic::transport::Endpoint::from_shared(service.grpc.clone()).unwrap().connect().await.unwrap()
 }
 
+/// The error object of `status`, whose details must be a `google.rpc.Status`.
 fn error_object(status: &tonic::Status) -> ErrorObject {
-    ErrorObject::decode(status.details()).expect("the status details carry the error object")
+    let raw = tonic_types::Status::decode(status.details()).expect("the details are a google.rpc.Status");
+    assert_eq!(raw.code, status.code() as i32);
+    grpc_error::error_object(status).expect("the details carry the error object")
 }
 
 fn expected_services() -> BTreeSet<String> {
@@ -133,4 +139,66 @@ async fn generated_clients_call_with_the_key_in_metadata() {
     let mut lifestyle = LifestyleServiceClient::connect(service.grpc.clone()).await.unwrap();
     let status = lifestyle.search_user(authorized(SearchUserRequest::default())).await.unwrap_err();
     assert_eq!(error_object(&status).field.as_deref(), Some("keyword"), "gRPC callers meet the same required rule");
+}
+
+#[tokio::test]
+async fn a_400_reads_as_error_info_and_bad_request() {
+    use tonic_types::StatusExt;
+    let service = Service::start().await;
+    let mut lifestyle = LifestyleServiceClient::connect(service.grpc.clone()).await.unwrap();
+    let status = lifestyle.search_user(authorized(SearchUserRequest::default())).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    let request_id = status.metadata().get("x-request-id").unwrap().to_str().unwrap().to_owned();
+    let details = status.get_error_details();
+    let info = details.error_info().expect("google.rpc.ErrorInfo");
+    assert_eq!(info.reason, "invalid_input");
+    assert_eq!(info.domain, "mediaops");
+    assert_eq!(info.metadata.get("field").map(String::as_str), Some("keyword"));
+    assert_eq!(info.metadata.get("requestId"), Some(&request_id));
+    let violations = &details.bad_request().expect("google.rpc.BadRequest").field_violations;
+    assert_eq!(violations.len(), 1);
+    assert_eq!(violations[0].field, "keyword");
+    assert_eq!(violations[0].description, status.message());
+    assert_eq!(details.request_info().unwrap().request_id, request_id);
+    assert!(details.retry_info().is_none(), "nothing to wait for");
+
+    // Not a 400: no BadRequest, no field.
+    let mut catalog = CatalogServiceClient::connect(service.grpc.clone()).await.unwrap();
+    let status = catalog.list_apis(ListApisRequest::default()).await.unwrap_err();
+    let details = status.get_error_details();
+    let info = details.error_info().unwrap();
+    assert_eq!(info.reason, "unauthenticated");
+    assert!(!info.metadata.contains_key("field"));
+    assert!(details.bad_request().is_none());
+}
+
+/// `tests/read_grpc_status.py` reads a failed call with grpcio's
+/// `rpc_status.from_call`, what Python clients (and, the same proto,
+/// grpcurl) do. Runs when python3 has `grpcio` and `grpcio-status`
+/// (`pip install grpcio grpcio-status`); CI installs them. Set
+/// `MEDIAOPS_REQUIRE_GRPCIO=1` to make their absence a failure.
+#[tokio::test]
+async fn grpcio_rpc_status_reads_the_details() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/read_grpc_status.py");
+    let ready = std::process::Command::new("python3")
+        .args(["-c", "import grpc, grpc_status"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !ready {
+        assert!(std::env::var_os("MEDIAOPS_REQUIRE_GRPCIO").is_none(), "python3 lacks grpcio / grpcio-status");
+        eprintln!("skipped: python3 with grpcio and grpcio-status not found (pip install grpcio grpcio-status)");
+        return;
+    }
+    let service = Service::start().await;
+    let target = service.grpc.trim_start_matches("http://").to_owned();
+    let run = move || std::process::Command::new("python3").arg(&script).args([&target, KEY]).output();
+    let out = tokio::task::spawn_blocking(run).await.unwrap().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(read["code"], "INVALID_ARGUMENT");
+    assert_eq!(read["errorInfo"]["reason"], "invalid_input");
+    assert_eq!(read["errorInfo"]["domain"], "mediaops");
+    assert_eq!(read["errorInfo"]["metadata"]["field"], "keyword");
+    assert_eq!(read["errorInfo"]["metadata"]["requestId"], read["requestId"]);
+    assert_eq!(read["badRequest"], serde_json::json!([{"field": "keyword", "description": read["message"]}]));
 }

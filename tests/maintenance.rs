@@ -11,8 +11,8 @@ use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, Service, admin, failure, success, wi
 use core_service::maintenance::redis::RedisSwitchStore;
 use core_service::maintenance::{CACHE_TTL, Maintenance};
 use core_service::registry::Registry;
+use mediaops::proto::grpc_error::error_object;
 use mediaops::proto::mediaops::admin::v1::{ListMaintenanceRequest, SetMaintenanceRequest};
-use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
 use prost::Message;
 use serde_json::{Value, json};
 
@@ -112,7 +112,7 @@ async fn unknown_and_admin_operations_are_refused_with_the_field_named() {
     for key in ["", "lifestyle.no-such-thing", "admin.maintenance.set"] {
         let status = client.set_maintenance(switch(key, true, "")).await.unwrap_err();
         assert_eq!(status.code(), tonic::Code::InvalidArgument, "{key}");
-        assert_eq!(ErrorObject::decode(status.details()).unwrap().field.as_deref(), Some("operationKey"), "{key}");
+        assert_eq!(error_object(&status).unwrap().field.as_deref(), Some("operationKey"), "{key}");
     }
     let status = client.set_maintenance(switch("lifestyle.search-note", true, "")).await;
     assert!(status.is_ok());

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use common::process::{Process, Spawn, cli, redis_prefix, redis_url};
 use common::{ADMIN_TOKEN, with_token};
+use mediaops::proto::grpc_error::error_object;
 use mediaops::proto::mediaops::account::v1::GetBalanceRequest;
 use mediaops::proto::mediaops::account::v1::account_service_client::AccountServiceClient;
 use mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
 use mediaops::proto::mediaops::admin::v1::{GetRateLimitRequest, SetRateLimitRequest};
-use mediaops::proto::mediaops::common::v1::Error as ErrorObject;
 use prost::Message;
 use serde_json::{Value, json};
 
@@ -167,9 +167,12 @@ async fn redis_limits_hold_for_rest_and_grpc_and_change_at_run_time() {
     }
     let status = account.get_balance(with_token(GetBalanceRequest {}, &key)).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::ResourceExhausted);
-    assert_eq!(ErrorObject::decode(status.details()).unwrap().code, "rate_limited");
+    assert_eq!(error_object(&status).unwrap().code, "rate_limited");
     let retry: u64 = status.metadata().get("retry-after").unwrap().to_str().unwrap().parse().unwrap();
     assert!((29..=30).contains(&retry), "one call per 30 s: {retry}");
+    use tonic_types::StatusExt;
+    let delay = status.get_error_details().retry_info().and_then(|info| info.retry_delay);
+    assert_eq!(delay, Some(Duration::from_secs(retry)), "google.rpc.RetryInfo says the same as Retry-After");
     assert_eq!(status.metadata().get("ratelimit-policy").unwrap(), "\"default\";q=2;w=60");
 
     // Off for this account: calls pass without the fields; the empty rate
@@ -181,7 +184,7 @@ async fn redis_limits_hold_for_rest_and_grpc_and_change_at_run_time() {
     assert_eq!((back.rate.as_str(), back.source.as_str()), ("off", "default"));
     let bad = admin.set_rate_limit(set("20 per second", 0)).await.unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
-    assert_eq!(ErrorObject::decode(bad.details()).unwrap().field.as_deref(), Some("rate"));
+    assert_eq!(error_object(&bad).unwrap().field.as_deref(), Some("rate"));
     let unknown = admin
         .get_rate_limit(with_token(GetRateLimitRequest { account_id: "nobody".into() }, ADMIN_TOKEN))
         .await

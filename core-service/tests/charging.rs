@@ -19,8 +19,9 @@ use core_service::billing::{Ledger, Reserved};
 use core_service::registry::Registry;
 use core_service::{Core, CoreSettings, ServiceError};
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::grpc_error::error_object;
 use mediaops_proto::mediaops::account::v1::{GetBalanceRequest, account_service_client::AccountServiceClient};
-use mediaops_proto::mediaops::common::v1::{Error as ErrorObject, SyncReceipt};
+use mediaops_proto::mediaops::common::v1::SyncReceipt;
 use mediaops_proto::mediaops::lifestyle::v1::{
     LifestyleSyncNotesRequest, SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,
 };
@@ -170,7 +171,7 @@ fn with_idempotency<T>(message: T, key: &str) -> tonic::Request<T> {
 }
 
 fn code_of(status: &tonic::Status) -> String {
-    ErrorObject::decode(status.details()).map(|e| e.code).unwrap_or_default()
+    error_object(&status).map(|e| e.code).unwrap_or_default()
 }
 
 async fn search(core: &TestCore, keyword: &str) -> Result<SearchNoteResponse, tonic::Status> {
@@ -255,7 +256,7 @@ async fn prices_come_from_the_metadata() {
         let bad = HotTopicsRequest { platforms: vec!["weibo".into()], ..Default::default() };
         let status = trend.hot_topics(authorized(bad)).await.unwrap_err();
         assert_eq!(code_of(&status), "invalid_input");
-        assert_eq!(ErrorObject::decode(status.details()).unwrap().field.as_deref(), Some("platforms[0]"));
+        assert_eq!(error_object(&status).unwrap().field.as_deref(), Some("platforms[0]"));
 
         let sync = LifestyleSyncNotesRequest { red_id: "r1".into() };
         let receipt =

@@ -19,6 +19,7 @@ use core_service::billing::{Ledger, Reserved};
 use core_service::store::sqlite::SqliteStore;
 use core_service::store::task::{Task, TaskCharge, TaskStatus, TaskStore};
 use core_service::{Core, CoreSettings};
+use mediaops_proto::grpc_error::error_object;
 use mediaops_proto::mediaops::common::v1::Error as ErrorObject;
 use mediaops_proto::mediaops::skills::v1::skills_service_client::SkillsServiceClient;
 use mediaops_proto::mediaops::skills::v1::{AiWebSearchRequest, AiWebSearchResponse};
@@ -142,7 +143,7 @@ async fn balance(ledger: &Arc<dyn Ledger>) -> i64 {
 }
 
 fn error_of(status: &tonic::Status) -> ErrorObject {
-    ErrorObject::decode(status.details()).unwrap()
+    error_object(&status).unwrap()
 }
 
 /// The answer the fake upstreams lead to, checked field by field.

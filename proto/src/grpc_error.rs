@@ -135,7 +135,8 @@ mod tests {
     #[test]
     fn retry_info_and_upstream_round_trip() {
         let mut error = object("upstream_unavailable", None);
-        error.upstream = Some(common::UpstreamError { code: Some("3203".into()), message: "接口执行异常".into() });
+        error.upstream =
+            Some(common::UpstreamError { code: Some("3203".into()), message: "接口执行异常".into() });
         let answer = status(ErrorCode::UpstreamUnavailable, &error, None, None);
         let details = answer.get_error_details();
         assert!(details.bad_request().is_none() && details.request_info().is_none());
@@ -151,8 +152,7 @@ mod tests {
     #[test]
     fn an_older_cores_bare_error_object_is_still_read() {
         let error = object("insufficient_points", None);
-        let status =
-            tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
+        let status = tonic::Status::with_details(tonic::Code::ResourceExhausted, "x", error.encode_to_vec().into());
         assert_eq!(error_object(&status), Some(error));
         assert_eq!(error_object(&tonic::Status::unavailable("connection refused")), None);
         let foreign = tonic::Status::with_error_details(

@@ -197,8 +197,11 @@ mod tests {
         assert_eq!(api.field.as_deref(), Some("a.b"));
         let body = failure("r0", &api);
         assert_eq!(body.status(), StatusCode::BAD_REQUEST);
-        assert_eq!(api.to_json(), json!({"code": "invalid_input", "message": "bad", "field": "a.b",
-            "upstream": {"code": "3203", "message": "日期格式错误"}}));
+        assert_eq!(
+            api.to_json(),
+            json!({"code": "invalid_input", "message": "bad", "field": "a.b",
+            "upstream": {"code": "3203", "message": "日期格式错误"}})
+        );
         let bare = ApiError::from_status(&tonic::Status::unavailable("connection refused"));
         assert_eq!(bare.code, ErrorCode::UpstreamUnavailable);
         // A transport failure (a reset HTTP/2 connection) is never a 500.
