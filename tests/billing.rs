@@ -11,7 +11,6 @@ use mediaops::proto::mediaops::admin::v1::{
     CreateKeyRequest, DisableKeyRequest, GetAccountBalanceRequest, GrantPointsRequest, ListKeysRequest,
     ListUsageRequest,
 };
-use prost::Message;
 use serde_json::json;
 
 #[tokio::test]

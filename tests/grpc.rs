@@ -176,7 +176,7 @@ async fn a_400_reads_as_error_info_and_bad_request() {
 /// `rpc_status.from_call`, what Python clients (and, the same proto,
 /// grpcurl) do. Runs when python3 has `grpcio` and `grpcio-status`
 /// (`pip install grpcio grpcio-status`); CI installs them. Set
-/// `MEDIAOPS_REQUIRE_GRPCIO=1` to make their absence a failure.
+/// `MEDIAOPS_TEST_REQUIRE_GRPCIO=1` to make their absence a failure.
 #[tokio::test]
 async fn grpcio_rpc_status_reads_the_details() {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/read_grpc_status.py");
@@ -185,7 +185,7 @@ async fn grpcio_rpc_status_reads_the_details() {
         .output()
         .is_ok_and(|out| out.status.success());
     if !ready {
-        assert!(std::env::var_os("MEDIAOPS_REQUIRE_GRPCIO").is_none(), "python3 lacks grpcio / grpcio-status");
+        assert!(std::env::var_os("MEDIAOPS_TEST_REQUIRE_GRPCIO").is_none(), "python3 lacks grpcio / grpcio-status");
         eprintln!("skipped: python3 with grpcio and grpcio-status not found (pip install grpcio grpcio-status)");
         return;
     }

@@ -13,7 +13,6 @@ use core_service::maintenance::{CACHE_TTL, Maintenance};
 use core_service::registry::Registry;
 use mediaops::proto::grpc_error::error_object;
 use mediaops::proto::mediaops::admin::v1::{ListMaintenanceRequest, SetMaintenanceRequest};
-use prost::Message;
 use serde_json::{Value, json};
 
 const SAFETY: &str = "/api/skills/content-safety-check/invoke";

@@ -18,7 +18,6 @@ use mediaops::proto::mediaops::account::v1::GetBalanceRequest;
 use mediaops::proto::mediaops::account::v1::account_service_client::AccountServiceClient;
 use mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
 use mediaops::proto::mediaops::admin::v1::{GetRateLimitRequest, SetRateLimitRequest};
-use prost::Message;
 use serde_json::{Value, json};
 
 /// A 1-point call.

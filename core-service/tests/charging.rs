@@ -28,7 +28,6 @@ use mediaops_proto::mediaops::lifestyle::v1::{
 use mediaops_proto::mediaops::trend::v1::{
     HotTopicsRequest, HotTopicsResponse, trend_service_client::TrendServiceClient,
 };
-use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::transport::Channel;
 
@@ -171,7 +170,7 @@ fn with_idempotency<T>(message: T, key: &str) -> tonic::Request<T> {
 }
 
 fn code_of(status: &tonic::Status) -> String {
-    error_object(&status).map(|e| e.code).unwrap_or_default()
+    error_object(status).map(|e| e.code).unwrap_or_default()
 }
 
 async fn search(core: &TestCore, keyword: &str) -> Result<SearchNoteResponse, tonic::Status> {

@@ -25,7 +25,6 @@ use mediaops_proto::mediaops::skills::v1::skills_service_client::SkillsServiceCl
 use mediaops_proto::mediaops::skills::v1::{AiWebSearchRequest, AiWebSearchResponse};
 use mediaops_proto::mediaops::tasks::v1::task_service_client::TaskServiceClient;
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
-use prost::Message;
 use serde_json::json;
 use support::fake_web::{self, CHAT_KEY, CHAT_MODEL, ChatMode, FakeChat, FakeSearxng, SearxMode};
 use tonic::transport::Channel;
@@ -143,7 +142,7 @@ async fn balance(ledger: &Arc<dyn Ledger>) -> i64 {
 }
 
 fn error_of(status: &tonic::Status) -> ErrorObject {
-    error_object(&status).unwrap()
+    error_object(status).unwrap()
 }
 
 /// The answer the fake upstreams lead to, checked field by field.
