@@ -169,7 +169,8 @@ async fn catalogs_and_themes_carry_an_etag_and_revalidate() {
     // A changed resource gets a new tag; the old one no longer matches.
     let (_, headers, _) = get(&service, "/api/articles/themes", &[]).await;
     let old = header(&headers, "etag").unwrap().to_owned();
-    let (status, body) = service.call(Method::PUT, "/api/articles/themes/default", Some(json!({"themeId": "ink"}))).await;
+    let (status, body) =
+        service.call(Method::PUT, "/api/articles/themes/default", Some(json!({"themeId": "ink"}))).await;
     success(status, &body);
     let (status, headers, body) = get(&service, "/api/articles/themes", &[("if-none-match", old.as_str())]).await;
     assert_eq!(status, 200);
@@ -200,7 +201,8 @@ async fn a_request_not_answered_in_time_gets_the_timeout_envelope() {
     stream.write_all(head.as_bytes()).await.unwrap();
     let started = std::time::Instant::now();
     let mut answer = vec![0; 4096];
-    let read = tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut answer)).await.unwrap().unwrap();
+    let read =
+        tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut answer)).await.unwrap().unwrap();
     let text = String::from_utf8_lossy(&answer[..read]).into_owned();
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");

@@ -135,7 +135,8 @@ pub async fn mark_encoding(mut response: Response) -> Response {
     let Some(coding) = coding.filter(|c| CODINGS.contains(&c.as_str())) else { return response };
     let headers: &mut HeaderMap = response.headers_mut();
     let tagged = headers.get(header::ETAG).and_then(|v| v.to_str().ok()).filter(|t| t.starts_with('"'));
-    if let Some(value) = tagged.and_then(|t| HeaderValue::from_str(&format!("{}-{coding}\"", t.trim_end_matches('"'))).ok())
+    if let Some(value) =
+        tagged.and_then(|t| HeaderValue::from_str(&format!("{}-{coding}\"", t.trim_end_matches('"'))).ok())
     {
         headers.insert(header::ETAG, value);
     }

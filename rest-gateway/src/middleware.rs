@@ -10,8 +10,8 @@ use axum::http::{HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use mediaops_proto::error_code::ErrorCode;
-use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::envelope::{self, ApiError};
