@@ -60,7 +60,7 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
     let serving = core_service.start().await?.with_notice(std::time::Duration::ZERO);
     let client = rest_gateway::CoreClient::in_process(serving.service());
     let draining = mediaops_listener::Draining::new();
-    let router = rest_gateway::router(client, gateway.max_body_bytes, draining.clone())?;
+    let router = rest_gateway::router(client, gateway, draining.clone())?;
 
     let core_task = tokio::spawn(serving.serve(grpc_listener, on_stop(core_stopped)));
     let limits = gateway.listener.clone();

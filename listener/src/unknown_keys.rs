@@ -43,8 +43,15 @@ pub const CORE_KEYS: &[&str] = &[
 
 /// The gateway's top-level keys besides the listener's (`GatewaySettings`;
 /// a test in rest-gateway keeps this in step).
-pub const GATEWAY_KEYS: &[&str] =
-    &["rest_addr", "core_addr", "core_connections", "core_refresh_secs", "max_body_bytes"];
+pub const GATEWAY_KEYS: &[&str] = &[
+    "rest_addr",
+    "core_addr",
+    "core_connections",
+    "core_refresh_secs",
+    "max_body_bytes",
+    "cors_origins",
+    "request_timeout_secs",
+];
 
 /// One message per key of `table` (the file's contents) that neither `T`
 /// nor the other server (its top-level keys `others`) reads.

@@ -98,7 +98,8 @@ async fn run(
     let message = decode::decode(&route.input, &Json::Object(object), &state.rules)
         .map_err(|e| relative_to_body(route, e.into()))?;
     let idempotency_key = idempotency_key(&parts.headers)?;
-    let metadata = CallMetadata { authorization, request_id, idempotency_key };
+    let traceparent = crate::traceparent::from_headers(&parts.headers);
+    let metadata = CallMetadata { authorization, request_id, idempotency_key, traceparent };
     let (response, notes) = state
         .core
         .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), &metadata)

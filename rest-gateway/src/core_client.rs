@@ -19,6 +19,9 @@ pub struct CallMetadata<'a> {
     pub request_id: &'a str,
     /// The client's `Idempotency-Key` header, if any.
     pub idempotency_key: Option<&'a str>,
+    /// The client's well-formed W3C `traceparent` header, if any
+    /// ([`crate::traceparent::from_headers`]; issue 17 item 4).
+    pub traceparent: Option<&'a str>,
 }
 
 /// The core as the gateway calls it: gRPC requests in, gRPC responses out.
@@ -92,7 +95,7 @@ impl CoreClient {
 
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
     /// caller's `authorization`, the request id and, when given, the
-    /// `Idempotency-Key` travel as metadata.
+    /// `Idempotency-Key` and `traceparent` travel as metadata.
     /// One call: the encoded response and its [`AnswerNotes`].
     pub async fn unary(
         &self,
@@ -109,6 +112,7 @@ impl CoreClient {
             ("authorization", Some(call.authorization)),
             ("x-request-id", Some(call.request_id)),
             (mediaops_proto::idempotency::HEADER, call.idempotency_key),
+            (crate::traceparent::HEADER, call.traceparent),
         ];
         for (name, value) in pairs {
             if let Some(value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {

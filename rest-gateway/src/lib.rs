@@ -7,9 +7,12 @@ pub mod call;
 pub mod core_client;
 pub mod core_set;
 pub mod envelope;
+pub mod etag;
+pub mod middleware;
 pub mod routes;
 pub mod server;
 pub mod settings;
+pub mod traceparent;
 pub mod transcode;
 
 pub use core_client::CoreClient;

@@ -1,6 +1,7 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
 //! `GET /healthz` (liveness), `GET /readyz` (readiness), and JSON envelopes
-//! for unknown paths (404) and wrong methods (405).
+//! for unknown paths (404) and wrong methods (405), wrapped in the HTTP
+//! layers of [`crate::middleware`] (trace, CORS, timeout, compression, ETag).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,9 +30,14 @@ pub struct AppState {
     pub draining: Draining,
 }
 
-/// Builds the router over `core`; `draining` is the stop state [`serve`]
-/// marks (pass the same one).
-pub fn router(core: CoreClient, max_body_bytes: usize, draining: Draining) -> anyhow::Result<Router> {
+/// Builds the router over `core` with the layers `settings` configure
+/// (`max_body_bytes`, `cors_origins`, `request_timeout_secs`); `draining`
+/// is the stop state [`serve`] marks (pass the same one).
+///
+/// # Errors
+/// A bad `cors_origins` ([`crate::middleware::cors`]).
+pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Draining) -> anyhow::Result<Router> {
+    let max_body_bytes = settings.max_body_bytes;
     let pool = mediaops_proto::descriptor_pool();
     let rules = mediaops_proto::options::FieldRules::from_pool(pool);
     let state = Arc::new(AppState { core, rules, max_body_bytes, draining });
@@ -56,13 +62,29 @@ pub fn router(core: CoreClient, max_body_bytes: usize, draining: Draining) -> an
     for (path, methods) in by_path {
         router = router.route(&path, methods);
     }
+    // Only the operation routes are tagged (route_layer: before the
+    // probes and fallbacks are added).
+    router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
     let ready_state = state.clone();
-    Ok(router
+    let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
+    let router = router
         .route("/healthz", get(healthz))
         .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::extract::DefaultBodyLimit::disable()))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        // Layers added later wrap the earlier ones: compression is inside
+        // the ETag marking, all inside the timeout, CORS and the span.
+        .layer(crate::middleware::compression())
+        .layer(axum::middleware::map_response(crate::etag::mark_encoding))
+        .layer(axum::middleware::from_fn_with_state(timeout, crate::middleware::timeout));
+    let router = match crate::middleware::cors(&settings.cors_origins)? {
+        Some(cors) => router.layer(cors),
+        None => router,
+    };
+    Ok(router.layer(
+        tower_http::trace::TraceLayer::new_for_http().make_span_with(crate::middleware::make_span).on_failure(()),
+    ))
 }
 
 /// Serves `router` on `listener` with the port limits of `limits`
@@ -91,7 +113,7 @@ pub async fn serve(
 pub async fn run(settings: &crate::GatewaySettings) -> anyhow::Result<()> {
     let client = CoreClient::connect(&settings.core_addr, settings.core_refresh())?;
     let draining = Draining::new();
-    let router = router(client, settings.max_body_bytes, draining.clone())?;
+    let router = router(client, settings, draining.clone())?;
     let listener = tokio::net::TcpListener::bind(&settings.rest_addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", settings.rest_addr))?;

@@ -27,6 +27,16 @@ pub struct GatewaySettings {
     pub core_refresh_secs: u64,
     /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
+    /// Origins a browser may call the API from (`MEDIAOPS_CORS_ORIGINS`):
+    /// exact origins (`https://app.example.com`), comma-separated, or `*`
+    /// for any; empty (the default) sends no CORS headers at all (issue 17
+    /// item 4; [`crate::middleware::cors`], docs/http.md).
+    pub cors_origins: String,
+    /// Seconds one whole request may take, body and core call included
+    /// (`MEDIAOPS_REQUEST_TIMEOUT_SECS`, 1-3600, default 330: above the
+    /// core's operation timeout); then 408 `request_timeout`
+    /// ([`crate::middleware::timeout`]).
+    pub request_timeout_secs: u64,
     /// Timeouts and the connection cap of the REST port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
@@ -44,6 +54,8 @@ impl Default for GatewaySettings {
             core_connections: 2,
             core_refresh_secs: 2,
             max_body_bytes: 4 * 1024 * 1024,
+            cors_origins: String::new(),
+            request_timeout_secs: 330,
             listener: ListenerSettings::default(),
         }
     }
@@ -84,6 +96,12 @@ impl GatewaySettings {
             "MEDIAOPS_CORE_REFRESH_SECS must be 1-3600 seconds, not {}",
             settings.core_refresh_secs
         );
+        anyhow::ensure!(
+            (1..=mediaops_listener::settings::MAX_SECS).contains(&settings.request_timeout_secs),
+            "MEDIAOPS_REQUEST_TIMEOUT_SECS must be 1-3600 seconds, not {}",
+            settings.request_timeout_secs
+        );
+        crate::middleware::cors(&settings.cors_origins)?;
         crate::core_set::parse_targets(&settings.core_addr)?;
         settings.listener.check().map_err(anyhow::Error::msg)?;
         Ok(settings)

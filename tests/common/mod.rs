@@ -60,6 +60,16 @@ impl Service {
     /// Starts both servers on an existing data directory, with the core's
     /// settings changed by `adjust` first (e.g. `now`, the as-of clock).
     pub async fn start_with(data_dir: tempfile::TempDir, adjust: impl FnOnce(&mut CoreSettings)) -> Service {
+        Service::start_with_gateway(data_dir, adjust, |_| {}).await
+    }
+
+    /// [`Service::start_with`], with the gateway's settings changed by
+    /// `gateway_adjust` too (CORS origins, the request timeout).
+    pub async fn start_with_gateway(
+        data_dir: tempfile::TempDir,
+        adjust: impl FnOnce(&mut CoreSettings),
+        gateway_adjust: impl FnOnce(&mut GatewaySettings),
+    ) -> Service {
         let mut core = CoreSettings {
             grpc_addr: "127.0.0.1:0".into(),
             data_dir: data_dir.path().to_path_buf(),
@@ -69,11 +79,12 @@ impl Service {
             ..CoreSettings::default()
         };
         adjust(&mut core);
-        let gateway = GatewaySettings {
+        let mut gateway = GatewaySettings {
             rest_addr: "127.0.0.1:0".into(),
             max_body_bytes: 64 * 1024,
             ..GatewaySettings::default()
         };
+        gateway_adjust(&mut gateway);
         let running = mediaops::start(&core, &gateway).await.expect("servers start");
         Service {
             base: format!("http://{}", running.rest_addr),

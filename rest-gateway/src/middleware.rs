@@ -1,0 +1,146 @@
+//! The HTTP layers around the gateway's router (issue 17 item 4;
+//! docs/http.md), outermost first: the trace span (with a client's W3C
+//! trace id), CORS, the whole-request timeout, [`crate::etag::mark_encoding`],
+//! gzip/br compression; the ETag layer sits inside, on the operation routes.
+
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::Response;
+use mediaops_proto::error_code::ErrorCode;
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::envelope::{self, ApiError};
+
+/// Answers smaller than this many bytes are sent uncompressed.
+pub const COMPRESS_ABOVE_BYTES: u16 = 1024;
+
+/// Request headers a browser may send cross-origin.
+const ALLOWED_HEADERS: [&str; 4] = ["authorization", "content-type", "idempotency-key", "x-request-id"];
+
+/// Response headers a cross-origin script may read.
+const EXPOSED_HEADERS: [&str; 6] =
+    ["x-request-id", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed", "etag"];
+
+/// The CORS layer for `origins` (`MEDIAOPS_CORS_ORIGINS`): exact origins,
+/// comma-separated, or `*`. `None` for an empty list: no CORS headers at
+/// all. Preflight `OPTIONS` requests are answered for GET, POST and PUT
+/// with [`ALLOWED_HEADERS`], cached by the browser for 10 minutes.
+///
+/// # Errors
+/// An entry that is not an origin (`scheme://host[:port]`, http or https,
+/// lower case, no path), or `*` listed with other origins; the message names
+/// `MEDIAOPS_CORS_ORIGINS`.
+pub fn cors(origins: &str) -> anyhow::Result<Option<CorsLayer>> {
+    let list: Vec<&str> = origins.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let allow = if list == ["*"] {
+        AllowOrigin::any()
+    } else {
+        let mut values = Vec::new();
+        for origin in list {
+            values.push(origin_value(origin).map_err(|why| {
+                anyhow::anyhow!("MEDIAOPS_CORS_ORIGINS (cors_origins): {origin:?} is not an origin: {why}")
+            })?);
+        }
+        AllowOrigin::list(values)
+    };
+    let names = |list: &[&'static str]| list.iter().map(|n| HeaderName::from_static(n)).collect::<Vec<_>>();
+    Ok(Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::PUT])
+            .allow_headers(names(&ALLOWED_HEADERS))
+            .expose_headers(names(&EXPOSED_HEADERS))
+            .max_age(Duration::from_secs(600)),
+    ))
+}
+
+/// `origin` as a header value, if it is the exact `scheme://host[:port]` a
+/// browser sends.
+fn origin_value(origin: &str) -> Result<HeaderValue, &'static str> {
+    if origin == "*" {
+        return Err("`*` cannot be listed with other origins");
+    }
+    let uri: axum::http::Uri = origin.parse().map_err(|_| "not a URI")?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err("an origin is scheme://host[:port]");
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err("the scheme must be http or https");
+    }
+    if origin != format!("{scheme}://{authority}") || authority.as_str().contains('@') {
+        return Err("an origin has no path, query, user or trailing slash");
+    }
+    if origin.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Err("browsers send origins in lower case");
+    }
+    HeaderValue::from_str(origin).map_err(|_| "not a header value")
+}
+
+/// gzip and br compression of answers above [`COMPRESS_ABOVE_BYTES`], by
+/// the request's `Accept-Encoding` (tower-http's default predicate keeps
+/// images, gRPC and event streams uncompressed).
+pub fn compression() -> CompressionLayer<impl Predicate> {
+    CompressionLayer::new().compress_when(DefaultPredicate::new().and(SizeAbove::new(COMPRESS_ABOVE_BYTES)))
+}
+
+/// The whole-request timeout (`axum::middleware::from_fn_with_state`, the
+/// state being `MEDIAOPS_REQUEST_TIMEOUT_SECS`): a request not answered in
+/// time gets the 408 `request_timeout` envelope (docs/errors.md), the same
+/// code as a body that arrives too slowly; the handler's future is dropped.
+/// Own code rather than `tower_http::timeout`, whose 408 has no envelope.
+pub async fn timeout(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+    let request_id = envelope::request_id(request.headers());
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::warn!(request_id, %method, path, secs = limit.as_secs(), "request timed out");
+            let message = format!(
+                "the request was not answered within MEDIAOPS_REQUEST_TIMEOUT_SECS ({} s); retry with the same \
+                 Idempotency-Key to learn its outcome",
+                limit.as_secs()
+            );
+            envelope::failure(&request_id, &ApiError::new(ErrorCode::RequestTimeout, message))
+        }
+    }
+}
+
+/// The span of one request (`TraceLayer::make_span_with`): method, path,
+/// and the client's W3C trace id when its `traceparent` is well-formed
+/// ([`crate::traceparent`]); a malformed one is ignored.
+pub fn make_span(request: &Request) -> tracing::Span {
+    let trace_id = crate::traceparent::from_headers(request.headers())
+        .and_then(crate::traceparent::parse)
+        .map(|parent| parent.trace_id);
+    tracing::info_span!(
+        "http",
+        method = %request.method(),
+        path = request.uri().path(),
+        trace_id = trace_id.unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_checked() {
+        assert!(cors("").unwrap().is_none());
+        assert!(cors(" , ").unwrap().is_none());
+        assert!(cors("*").unwrap().is_some());
+        assert!(cors("https://app.example.com, http://localhost:5173").unwrap().is_some());
+        for bad in ["https://app.example.com/", "app.example.com", "ftp://x.org", "https://X.org", "*,https://a.org"] {
+            let error = cors(bad).unwrap_err().to_string();
+            assert!(error.contains("MEDIAOPS_CORS_ORIGINS"), "{bad}: {error}");
+        }
+    }
+}
