@@ -12,6 +12,9 @@
 //!
 //! Every call needs the ledger (keys, points), and the data operations need
 //! the store, so a core missing either is taken out of rotation as a whole.
+//! Once the core begins to stop ([`mediaops_listener::Draining`]), `""` and
+//! every mediaops service turn NOT_SERVING for good, so gateways and load
+//! balancers take it out before it stops accepting (issue 16 item 3).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,14 +92,32 @@ impl Readiness {
 
     /// Checks now, publishes the result for `""`, `services`, [`LEDGER`]
     /// and [`STORE`], then keeps checking every interval in a task that
-    /// publishes each change (and logs it). Abort the handle to stop.
-    pub async fn start(self, reporter: HealthReporter, services: Vec<String>) -> tokio::task::JoinHandle<()> {
+    /// publishes each change (and logs it), until `draining` begins: then it
+    /// reports `""` and `services` NOT_SERVING and ends. Abort the handle to
+    /// stop it earlier.
+    pub async fn start(
+        self,
+        reporter: HealthReporter,
+        services: Vec<String>,
+        draining: mediaops_listener::Draining,
+    ) -> tokio::task::JoinHandle<()> {
         let mut state = self.check().await;
         publish(&reporter, &services, state).await;
         tokio::spawn(async move {
+            let stopping = draining.started();
+            tokio::pin!(stopping);
             loop {
-                tokio::time::sleep(self.interval).await;
-                let now = self.check().await;
+                let next = async {
+                    tokio::time::sleep(self.interval).await;
+                    self.check().await
+                };
+                let now = tokio::select! {
+                    () = &mut stopping => {
+                        set_services(&reporter, &services, ServingStatus::NotServing).await;
+                        return;
+                    }
+                    now = next => now,
+                };
                 if now != state {
                     if now.ready() {
                         tracing::info!("readiness: the ledger and the store are reachable again; serving");
@@ -111,13 +132,18 @@ impl Readiness {
     }
 }
 
+/// Sets `""` and every one of `services` to `status`.
+async fn set_services(reporter: &HealthReporter, services: &[String], status: ServingStatus) {
+    reporter.set_service_status("", status).await;
+    for service in services {
+        reporter.set_service_status(service, status).await;
+    }
+}
+
 /// Sets every health status from `state`.
 async fn publish(reporter: &HealthReporter, services: &[String], state: State) {
     let status = |up: bool| if up { ServingStatus::Serving } else { ServingStatus::NotServing };
-    reporter.set_service_status("", status(state.ready())).await;
-    for service in services {
-        reporter.set_service_status(service, status(state.ready())).await;
-    }
+    set_services(reporter, services, status(state.ready())).await;
     reporter.set_service_status(LEDGER, status(state.ledger)).await;
     reporter.set_service_status(STORE, status(state.store)).await;
 }

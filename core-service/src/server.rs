@@ -218,22 +218,12 @@ impl Core {
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
-        let services: Vec<String> =
-            mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
-        let readiness = self.readiness.start(health_reporter.clone(), services.clone()).await;
+        let services = mediaops_proto::descriptor_pool().services().map(|s| s.full_name().to_owned()).collect();
         let draining = mediaops_listener::Draining::new();
-        let not_serving = tokio::spawn(report_not_serving_once_draining(
-            draining.clone(),
-            readiness.abort_handle(),
-            health_reporter,
-            services,
-        ));
-        let (stopping, stop) = tokio::sync::watch::channel(false);
+        let readiness = self.readiness.start(health_reporter, services, draining.clone()).await;
         let callback = self.wechat_callback.map(|callback| {
-            let mut stop = stop.clone();
-            tokio::spawn(callback.serve(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            }))
+            let draining = draining.clone();
+            tokio::spawn(callback.serve(async move { draining.started().await }))
         });
         let mut routes = tonic::service::Routes::builder();
         routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
@@ -246,30 +236,11 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             readiness,
-            not_serving,
             draining,
             in_flight,
             callback,
-            stopping,
             listener: self.listener,
         })
-    }
-}
-
-/// Once the core begins to stop: ends the readiness checks and reports
-/// NOT_SERVING for every service, so gateways and load balancers take this
-/// core out before it stops accepting (issue 16 item 3).
-async fn report_not_serving_once_draining(
-    draining: mediaops_listener::Draining,
-    readiness: tokio::task::AbortHandle,
-    reporter: tonic_health::server::HealthReporter,
-    services: Vec<String>,
-) {
-    draining.started().await;
-    readiness.abort();
-    reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-    for service in &services {
-        reporter.set_service_status(service, tonic_health::ServingStatus::NotServing).await;
     }
 }
 
@@ -278,16 +249,15 @@ pub struct Serving {
     router: axum::Router,
     tasks: Arc<crate::tasks::TaskRunner>,
     sync: Arc<crate::sync::SyncService>,
-    /// The readiness checks feeding `grpc.health.v1`.
+    /// The readiness checks feeding `grpc.health.v1`; they report
+    /// NOT_SERVING once `draining` begins.
     readiness: tokio::task::JoinHandle<()>,
-    /// Reports NOT_SERVING once `draining` begins (it ends the readiness
-    /// checks first).
-    not_serving: tokio::task::JoinHandle<()>,
+    /// Marked when the stop begins: readiness, the WeChat listener and the
+    /// gRPC port follow it.
     draining: mediaops_listener::Draining,
     /// Calls not settled yet; waited for before the process exits.
     in_flight: Arc<crate::dispatch::in_flight::InFlight>,
     callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
-    stopping: tokio::sync::watch::Sender<bool>,
     listener: mediaops_listener::ListenerSettings,
 }
 
@@ -317,14 +287,12 @@ impl Serving {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        let stopping = self.stopping;
         let in_flight = self.in_flight.clone();
         let at_signal = Arc::new(std::sync::Mutex::new(None));
         let noted = at_signal.clone();
         let shutdown = async move {
             shutdown.await;
             *noted.lock().unwrap_or_else(|e| e.into_inner()) = Some((in_flight.count(), in_flight.settled()));
-            let _ = stopping.send(true);
         };
         // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
         let served =
@@ -349,7 +317,6 @@ impl Serving {
             );
         }
         self.readiness.abort();
-        self.not_serving.abort();
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();

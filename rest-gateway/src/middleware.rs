@@ -10,6 +10,7 @@ use axum::http::{HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::{idempotency, rate_limit, request_id};
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -20,11 +21,17 @@ use crate::envelope::{self, ApiError};
 pub const COMPRESS_ABOVE_BYTES: u16 = 1024;
 
 /// Request headers a browser may send cross-origin.
-const ALLOWED_HEADERS: [&str; 4] = ["authorization", "content-type", "idempotency-key", "x-request-id"];
+const ALLOWED_HEADERS: [&str; 4] = ["authorization", "content-type", idempotency::HEADER, request_id::HEADER];
 
 /// Response headers a cross-origin script may read.
-const EXPOSED_HEADERS: [&str; 6] =
-    ["x-request-id", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed", "etag"];
+const EXPOSED_HEADERS: [&str; 6] = [
+    request_id::HEADER,
+    rate_limit::RETRY_AFTER,
+    rate_limit::STATE,
+    rate_limit::POLICY,
+    idempotency::REPLAYED_METADATA,
+    "etag",
+];
 
 /// The CORS layer for `origins` (`MEDIAOPS_CORS_ORIGINS`): exact origins,
 /// comma-separated, or `*`. `None` for an empty list: no CORS headers at
