@@ -15,7 +15,6 @@ use crate::billing::pricing::Pricing;
 use crate::billing::redis::RedisLedger;
 use crate::bootstrap::{Bootstrap, ensure_bootstrap_key};
 use crate::catalog::Catalog;
-use crate::catalog::value_lists::ValueLists;
 use crate::charter::CharterService;
 use crate::clock::Clock;
 use crate::dispatch::{Limits, OperationService, Pipeline};
@@ -23,6 +22,7 @@ use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
 use crate::validate::FieldChecks;
+use mediaops_proto::value_lists::ValueLists;
 
 /// How often every core releases expired reservations.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);

@@ -266,7 +266,7 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
         within_a_second("a custom theme", async || themes_two.choose("acct", "brand").await.is_ok()).await;
 
         // Charters: read on core two before and after core one stores one.
-        let lists = core_service::catalog::value_lists::ValueLists::from_pool(mediaops_proto::descriptor_pool());
+        let lists = mediaops_proto::value_lists::ValueLists::from_pool(mediaops_proto::descriptor_pool());
         let charters_one = core_service::charter::CharterService::new(one.clone(), lists.clone(), clock);
         let charters_two = core_service::charter::CharterService::new(two.clone(), lists, clock);
         assert!(charters_two.get("acct", "brand").await.is_err(), "no such profile yet");

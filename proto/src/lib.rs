@@ -12,12 +12,14 @@ pub mod error_code;
 pub mod excerpt;
 pub mod grpc_error;
 pub mod idempotency;
+pub mod json_schema;
 pub mod logging;
 pub mod options;
 pub mod rate_limit;
 pub mod readiness;
 pub mod request_id;
 pub mod task_id;
+pub mod value_lists;
 pub mod warnings;
 
 include!(concat!(env!("OUT_DIR"), "/_includes.rs"));

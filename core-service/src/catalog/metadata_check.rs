@@ -7,7 +7,7 @@ use mediaops_proto::mediaops::options::v1::Operation;
 use prost_reflect::MethodDescriptor;
 
 use super::SKILL_CATEGORIES;
-use super::value_lists::ValueLists;
+use mediaops_proto::value_lists::ValueLists;
 
 const PRICE_CLASSES: [&str; 5] = ["standardData", "lightweight", "realtimeData", "valueScaled", "free"];
 const MODES: [&str; 3] = ["generic", "dedicated", "unavailable"];

@@ -4,10 +4,8 @@
 //! `GET /api/skills`, `GET /api/skills/search?q=…&category=…`.
 
 mod metadata_check;
-pub mod schema;
 pub mod search;
 pub mod ui;
-pub mod value_lists;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,7 +23,8 @@ use crate::maintenance::Maintenance;
 use crate::registry::Registry;
 use crate::structs::to_struct;
 use mediaops_proto::excerpt::excerpt;
-use value_lists::ValueLists;
+use mediaops_proto::json_schema as schema;
+use mediaops_proto::value_lists::ValueLists;
 
 /// The skill categories of spec 2.3, in catalog order.
 pub const SKILL_CATEGORIES: [&str; 5] = ["数据查询", "效率工具", "作品分析", "内容安全", "公众号创作技能包"];

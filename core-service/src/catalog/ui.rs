@@ -9,7 +9,7 @@ use mediaops_proto::mediaops::catalog::v1::{InputDescriptor, InputField};
 use mediaops_proto::mediaops::options::v1::{Operation, OutputDescriptor, OutputField, OutputSection};
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
-use super::value_lists::ValueLists;
+use mediaops_proto::value_lists::ValueLists;
 
 /// The input descriptor of a request message.
 pub fn input_descriptor(message: &MessageDescriptor, lists: &ValueLists) -> InputDescriptor {

@@ -16,11 +16,11 @@ use mediaops_proto::mediaops::charter::v1::{
     GetCharterRequest, GetDefaultCharterRequest, PutCharterRequest, StoredCharter,
 };
 
-use crate::catalog::value_lists::ValueLists;
 use crate::clock::Clock;
 use crate::error::ServiceError;
 use crate::registry::Registry;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::value_lists::ValueLists;
 use rules::DEFAULT_PROFILE;
 use store::CharterStore;
 

@@ -13,9 +13,9 @@
 
 use mediaops_proto::mediaops::charter::v1::{Audience, Charter, Monetization, NorthStar, Positioning, Review};
 
-use crate::catalog::value_lists::ValueLists;
 use crate::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::value_lists::ValueLists;
 
 /// Longest accepted text field, in characters (ours; the spec sets none).
 pub const MAX_TEXT_CHARS: usize = 4000;

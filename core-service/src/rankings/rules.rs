@@ -14,10 +14,10 @@ use std::sync::LazyLock;
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
-use crate::catalog::value_lists::ValueLists;
 use crate::data_api::times::parse_date;
 use crate::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::value_lists::ValueLists;
 
 /// Spec 4.1: daily rankings lag about two days; the newest ranked day is
 /// today − 2, so today and yesterday give an empty ranking.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use mediaops_proto::mediaops::options::v1::{Field, FieldChoice, ValueList};
+use crate::mediaops::options::v1::{Field, FieldChoice, ValueList};
 use prost_reflect::DescriptorPool;
 
 /// Every value list of the pool, by name.
@@ -14,9 +14,7 @@ pub struct ValueLists {
 
 impl ValueLists {
     pub fn from_pool(pool: &DescriptorPool) -> ValueLists {
-        ValueLists {
-            by_name: mediaops_proto::options::value_lists(pool).into_iter().map(|l| (l.name.clone(), l)).collect(),
-        }
+        ValueLists { by_name: crate::options::value_lists(pool).into_iter().map(|l| (l.name.clone(), l)).collect() }
     }
 
     /// The list called `name` (e.g. `LIST_LIFESTYLE`).
@@ -53,7 +51,7 @@ mod tests {
 
     #[test]
     fn spec_4_2_lists_have_their_sizes() {
-        let lists = ValueLists::from_pool(mediaops_proto::descriptor_pool());
+        let lists = ValueLists::from_pool(crate::descriptor_pool());
         assert_eq!(lists.get("LIST_ARTICLES").unwrap().values.len(), 22);
         assert_eq!(lists.get("LIST_SHORTVIDEO").unwrap().values.len(), 28);
         assert_eq!(lists.get("LIST_LIFESTYLE").unwrap().values.len(), 25);

@@ -5,7 +5,7 @@
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde_json::{Map, Value, json};
 
-use super::value_lists::ValueLists;
+use crate::value_lists::ValueLists;
 
 /// Nesting bound, so a recursive message type cannot loop.
 const MAX_DEPTH: usize = 8;
@@ -27,7 +27,7 @@ fn message_schema(message: &MessageDescriptor, lists: &ValueLists, depth: usize)
     let mut properties = Map::new();
     let mut required = Vec::new();
     for field in message.fields() {
-        let options = mediaops_proto::options::field(&field).unwrap_or_default();
+        let options = crate::options::field(&field).unwrap_or_default();
         if options.required {
             required.push(json!(field.json_name()));
         }
@@ -38,7 +38,7 @@ fn message_schema(message: &MessageDescriptor, lists: &ValueLists, depth: usize)
 
 fn field_schema(
     field: &FieldDescriptor,
-    options: &mediaops_proto::mediaops::options::v1::Field,
+    options: &crate::mediaops::options::v1::Field,
     lists: &ValueLists,
     depth: usize,
 ) -> Value {
@@ -139,7 +139,7 @@ fn scalar_example(kind: &Kind) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_proto::descriptor_pool;
+    use crate::descriptor_pool;
 
     #[test]
     fn schema_names_json_fields_and_required() {
