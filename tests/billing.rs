@@ -25,6 +25,43 @@ async fn the_caller_sees_its_balance_and_free_calls_cost_nothing() {
     assert_eq!(body["data"]["points"], BOOTSTRAP_POINTS, "catalogs and charter reads are free");
 }
 
+/// `GET /api/account/usage`: the caller's own calls, newest first, with
+/// their points and outcomes; another account's calls are not shown; a bad
+/// `limit` is a 400 naming it.
+#[tokio::test]
+async fn the_caller_sees_its_own_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    common::add_key(dir.path(), "mk_test_other_account_0001", "other").await;
+    let service = Service::start_in(dir).await;
+    let check = json!({"platform": "公众号", "content": "全网第一"});
+    success_of(service.post("/api/apis/tool/check-banned-words/call", check).await);
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": "BV1nothere"})).await;
+    failure(status, &body, 404, "not_found");
+    let other = service
+        .call_with_key(reqwest::Method::GET, "/api/account/balance", None, Some("mk_test_other_account_0001"))
+        .await;
+    assert_eq!(other.0, 200);
+
+    let usage = success_of(service.get("/api/account/usage?limit=2").await);
+    let records = usage["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2, "{usage}");
+    assert_eq!(records[0]["operationKey"], "videosite.query-work");
+    assert_eq!(records[0]["outcome"], "not_found");
+    assert_eq!(records[1]["operationKey"], "tool.check-banned-words");
+    assert_eq!(records[1]["outcome"], "ok");
+    assert_eq!(records[1]["points"], 1);
+    assert_eq!(usage["usageCounts"]["tool.check-banned-words"], 1);
+    let all = success_of(service.get("/api/account/usage").await);
+    assert!(all["records"].as_array().unwrap().iter().all(|r| r["accountId"] == "bootstrap"), "{all}");
+
+    let (status, body) = service.get("/api/account/usage?limit=1001").await;
+    assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "limit");
+}
+
+fn success_of((status, body): (u16, serde_json::Value)) -> serde_json::Value {
+    success(status, &body)
+}
+
 #[tokio::test]
 async fn admin_service_needs_the_admin_token_and_is_not_on_rest() {
     let service = Service::start().await;

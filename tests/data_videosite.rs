@@ -11,17 +11,7 @@ use serde_json::json;
 /// A service whose store holds both archived days of the feed.
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
-    let feed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili");
-    for day in ["2023-10-26", "2023-10-27"] {
-        let report = core_service::store::import::bilibili_popular::import_file(
-            &store,
-            &feed.join(day).join("list.json"),
-            &mut || {},
-        )
-        .await;
-        assert!(report.rejected.is_empty(), "{:?}", report.rejected);
-    }
+    common::import_bilibili_feed(dir.path(), &["2023-10-26", "2023-10-27"]).await;
     Service::start_in(dir).await
 }
 

@@ -116,11 +116,7 @@ async fn service(sources: &[(&str, &str)]) -> (Service, Seen, tempfile::TempDir)
         sources: sources.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
     };
     let dir = tempfile::tempdir().unwrap();
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
-    let feed =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili/2023-10-27/list.json");
-    let report = core_service::store::import::bilibili_popular::import_file(&store, &feed, &mut || {}).await;
-    assert!(report.rejected.is_empty());
+    common::import_bilibili_feed(dir.path(), &["2023-10-27"]).await;
     let service = Service::start_with(dir, |core| core.vendors = vendors).await;
     (service, seen, files)
 }

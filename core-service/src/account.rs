@@ -1,20 +1,62 @@
-//! `GET /api/account/balance` (billing issue, item 6): the caller's
-//! `{accountId, points}`. Free.
+//! The caller's own account: `GET /api/account/balance` (billing issue,
+//! item 6), `{accountId, points}`, and `GET /api/account/usage` (issue 18
+//! item 6, for the workbench's usage page), the account's usage log. Both
+//! free.
 
 use std::sync::Arc;
 
-use mediaops_proto::mediaops::account::v1::{Balance, GetBalanceRequest};
+use mediaops_proto::mediaops::account::v1::{Balance, GetBalanceRequest, GetUsageRequest, Usage, UsageRecord};
 
 use crate::billing::Ledger;
+use crate::error::ServiceError;
 use crate::registry::Registry;
 
-/// Registers the balance RPC over `ledger`.
+/// Records [`usage`] answers when a request names no `limit`.
+pub const DEFAULT_USAGE_LIMIT: i32 = 50;
+
+/// The most records `GET /api/account/usage` answers.
+pub const MAX_USAGE_LIMIT: i32 = 1000;
+
+/// Registers the balance and usage RPCs over `ledger`.
 pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
+    let balance_ledger = ledger.clone();
     registry.handle("mediaops.account.v1.AccountService.GetBalance", move |ctx, _: GetBalanceRequest| {
-        let ledger = ledger.clone();
+        let ledger = balance_ledger.clone();
         async move {
             let points = ledger.balance(ctx.account_id()).await?.unwrap_or(0);
             Ok(Balance { account_id: ctx.account_id().to_owned(), points })
         }
+    })?;
+    registry.handle("mediaops.account.v1.AccountService.GetUsage", move |ctx, request: GetUsageRequest| {
+        let ledger = ledger.clone();
+        async move {
+            if !(0..=MAX_USAGE_LIMIT).contains(&request.limit) {
+                return Err(ServiceError::invalid_field("limit", format!("must be 1-{MAX_USAGE_LIMIT} (0 = 50)")));
+            }
+            usage(ledger.as_ref(), ctx.account_id(), request.limit).await
+        }
     })
+}
+
+/// An account's usage log, newest first (`limit` records; 0 or less =
+/// [`DEFAULT_USAGE_LIMIT`]), and its own per-operation counters
+/// (successful calls of that account only).
+///
+/// # Errors
+/// The ledger is unreachable (503 `ledger_unavailable`).
+pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<Usage, ServiceError> {
+    let limit = if limit <= 0 { DEFAULT_USAGE_LIMIT } else { limit } as usize;
+    let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
+    Ok(Usage { records, usage_counts: ledger.account_usage_counts(account_id).await?.into_iter().collect() })
+}
+
+fn usage_record(r: crate::billing::UsageRecord) -> UsageRecord {
+    UsageRecord {
+        request_id: r.request_id,
+        account_id: r.account_id,
+        operation_key: r.operation_key,
+        points: r.points,
+        outcome: r.outcome,
+        at: r.at,
+    }
 }

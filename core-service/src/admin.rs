@@ -9,7 +9,7 @@ use mediaops_proto::mediaops::admin::v1 as pb;
 
 use crate::auth::check_account_id;
 use crate::auth::keys::{generate_key, hash_key};
-use crate::billing::{KeyInfo, Ledger, UsageRecord};
+use crate::billing::{KeyInfo, Ledger};
 use crate::error::ServiceError;
 use crate::hotlists::collector::{CollectorState, Collectors};
 use crate::rate_limit::Limit;
@@ -23,17 +23,6 @@ fn key_info(info: KeyInfo) -> pb::KeyInfo {
         account_id: info.account_id,
         disabled: info.disabled,
         created_at: info.created_at,
-    }
-}
-
-fn usage_record(r: UsageRecord) -> pb::UsageRecord {
-    pb::UsageRecord {
-        request_id: r.request_id,
-        account_id: r.account_id,
-        operation_key: r.operation_key,
-        points: r.points,
-        outcome: r.outcome,
-        at: r.at,
     }
 }
 
@@ -103,14 +92,11 @@ pub async fn balance(ledger: &dyn Ledger, account_id: &str) -> Result<pb::Accoun
 }
 
 /// An account's usage log (newest first; default 50) and its own
-/// per-operation counters (successful calls of that account only).
+/// per-operation counters (successful calls of that account only):
+/// [`crate::account::usage`] for any account.
 pub async fn usage(ledger: &dyn Ledger, account_id: &str, limit: i32) -> Result<pb::ListUsageResponse, ServiceError> {
-    let limit = if limit <= 0 { 50 } else { limit as usize };
-    let records = ledger.usage_log(account_id, limit).await?.into_iter().map(usage_record).collect();
-    Ok(pb::ListUsageResponse {
-        records,
-        usage_counts: ledger.account_usage_counts(account_id).await?.into_iter().collect(),
-    })
+    let usage = crate::account::usage(ledger, account_id, limit).await?;
+    Ok(pb::ListUsageResponse { records: usage.records, usage_counts: usage.usage_counts })
 }
 
 /// The account limit `rate` and `burst` name: `None` for an empty rate

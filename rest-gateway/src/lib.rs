@@ -14,6 +14,7 @@ pub mod server;
 pub mod settings;
 pub mod traceparent;
 pub mod transcode;
+pub mod workbench;
 
 pub use core_client::CoreClient;
 pub use server::{router, run, serve};

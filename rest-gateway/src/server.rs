@@ -1,5 +1,6 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
-//! `GET /healthz` (liveness), `GET /readyz` (readiness), and JSON envelopes
+//! `GET /healthz` (liveness), `GET /readyz` (readiness), the workbench
+//! ([`crate::workbench`]: `/`, `/assets/…`), and JSON envelopes
 //! for unknown paths (404) and wrong methods (405), wrapped in the HTTP
 //! layers of [`crate::middleware`] (trace, CORS, timeout, compression, ETag).
 
@@ -42,7 +43,9 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     let rules = mediaops_proto::options::FieldRules::from_pool(pool);
     let state = Arc::new(AppState { core, rules, max_body_bytes, draining });
     let mut by_path: HashMap<String, MethodRouter> = HashMap::new();
-    for route in routes(pool)? {
+    let table = routes(pool)?;
+    let workbench = crate::workbench::router(&table)?;
+    for route in table {
         let route = Arc::new(route);
         let method = route.method.clone();
         let path = route.path.clone();
@@ -68,6 +71,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     let ready_state = state.clone();
     let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
     let router = router
+        .merge(workbench)
         .route("/healthz", get(healthz))
         .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
@@ -160,7 +164,8 @@ async fn readyz(state: Arc<AppState>) -> Response {
     }
 }
 
-async fn not_found(request: axum::extract::Request) -> Response {
+/// The 404 envelope for a path nothing serves.
+pub(crate) async fn not_found(request: axum::extract::Request) -> Response {
     let request_id = envelope::request_id(request.headers());
     let error =
         ApiError::new(ErrorCode::NotFound, format!("no operation at {} {}", request.method(), request.uri().path()));

@@ -135,10 +135,35 @@ impl Service {
 /// Adds a key for another account, with 100 points, before the service
 /// opens `data_dir`.
 pub async fn add_key(data_dir: &Path, key: &str, account: &str) {
+    add_key_with_points(data_dir, key, account, 100).await;
+}
+
+/// Adds a key for another account with `points` (0: none), before the
+/// service opens `data_dir`.
+pub async fn add_key_with_points(data_dir: &Path, key: &str, account: &str, points: i64) {
     use core_service::billing::Ledger;
     let ledger = core_service::billing::embedded::EmbeddedLedger::open(data_dir).unwrap();
     ledger.insert_key(key, account).await.unwrap();
-    ledger.grant(account, 100).await.unwrap();
+    if points > 0 {
+        ledger.grant(account, points).await.unwrap();
+    }
+}
+
+/// Imports the archived Bilibili popular feed (`../shared/data/works/
+/// bilibili`, the days in `days`) into the embedded store of `data_dir`,
+/// as `mediaops import bilibili-popular` does.
+pub async fn import_bilibili_feed(data_dir: &Path, days: &[&str]) {
+    let store = core_service::store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
+    let feed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili");
+    for day in days {
+        let report = core_service::store::import::bilibili_popular::import_file(
+            &store,
+            &feed.join(day).join("list.json"),
+            &mut || {},
+        )
+        .await;
+        assert!(report.rejected.is_empty(), "{:?}", report.rejected);
+    }
 }
 
 /// Asserts the failure envelope and returns its error object.

@@ -1,0 +1,61 @@
+//! The web workbench (issue 18) in a real browser: `tests/workbench/
+//! browser_test.py` drives Debian's Chromium with Playwright for Python
+//! against a service holding the archived Bilibili feed. Screenshots go to
+//! `target/tmp/workbench/` (kept for a look; `FAILED-*.png` for a failing
+//! test).
+//!
+//! Needs `/usr/bin/chromium` (Debian's `chromium`) and `pip install
+//! playwright`; `.ci/run` installs both and sets
+//! `MEDIAOPS_TEST_REQUIRE_BROWSER=1`, which makes their absence a failure
+//! (elsewhere the test says it is skipped).
+
+mod common;
+
+use common::{KEY, Service};
+
+/// The key with no points, for the 402 test.
+const POOR_KEY: &str = "mk_test_poor_key_000000001";
+
+fn browser_ready() -> bool {
+    let chromium = std::env::var("MEDIAOPS_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    std::path::Path::new(&chromium).exists()
+        && std::process::Command::new("python3")
+            .args(["-c", "import playwright.sync_api"])
+            .output()
+            .is_ok_and(|out| out.status.success())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workbench_works_in_a_real_browser() {
+    if !browser_ready() {
+        assert!(
+            std::env::var_os("MEDIAOPS_TEST_REQUIRE_BROWSER").is_none(),
+            "/usr/bin/chromium or python3's playwright is missing (apt-get install chromium; pip install playwright)"
+        );
+        eprintln!("skipped: needs /usr/bin/chromium and `pip install playwright`");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::import_bilibili_feed(dir.path(), &["2023-10-26", "2023-10-27"]).await;
+    common::add_key_with_points(dir.path(), POOR_KEY, "poor", 0).await;
+    let service = Service::start_in(dir).await;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("tests/workbench/browser_test.py");
+    let markdown = root.join("../shared/data/markdown/01-doocs-md-sample.md");
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("workbench");
+    let _ = std::fs::remove_dir_all(&out);
+    let base = service.base.clone();
+    let run = move || {
+        std::process::Command::new("python3")
+            .arg(&script)
+            .args([base.as_str(), KEY, POOR_KEY])
+            .arg(&markdown)
+            .arg(&out)
+            .output()
+    };
+    let output = tokio::task::spawn_blocking(run).await.unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{stdout}");
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
