@@ -15,6 +15,7 @@ when a test failed.
 
 import json
 import os
+import subprocess
 import sys
 import traceback
 import urllib.request
@@ -81,6 +82,43 @@ def test_sign_in_shows_account_and_balance(page):
     expect(page.locator(".account-id")).to_contain_text("账户")
     expect(page.locator(".cards").first).to_be_visible()
     page.screenshot(path=os.path.join(OUT, "home.png"), full_page=True)
+
+
+def test_home_groups_cards_and_disables_what_cannot_run(page):
+    sign_in(page)
+    ops = [o for o in catalog() if o.get("taskUi")]
+    cards = page.locator(".groups .card")
+    expect(cards).to_have_count(len(ops))
+    blocked = [o for o in ops if o.get("availability") or o["execution"]["mode"] == "unavailable"]
+    expect(page.locator(".groups .card.disabled")).to_have_count(len(blocked))
+    for op in blocked:
+        card = page.locator(f".card[data-operation='{op['operationKey']}']")
+        expect(card.locator("a")).to_have_count(0)
+        if op.get("availability", {}).get("note"):
+            expect(card.locator(".disabled-note")).to_have_text(op["availability"]["note"])
+    # Search: skills come from the service's search, with their match reasons.
+    page.locator("#search").fill("热点")
+    expect(page.locator(".search-status")).to_contain_text("找到")
+    expect(page.locator(".reasons").first).to_contain_text("匹配")
+
+
+def test_copy_as_curl_runs_the_same_call(page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    sign_in(page)
+    page.goto(f"{BASE}/#/op/videosite.search-work")
+    page.get_by_label("关键词").fill("史记")
+    page.get_by_role("button", name="复制为 curl").click()
+    expect(page.locator(".copied")).to_have_text("已复制")
+    command = page.evaluate("navigator.clipboard.readText()")
+    assert "$MEDIAOPS_KEY" in command and KEY not in command, command
+    ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30,
+                         env={**os.environ, "MEDIAOPS_KEY": KEY})
+    answer = json.loads(ran.stdout)
+    assert answer["success"] and "史记" in answer["data"]["items"][0]["title"], ran.stdout
+    page.get_by_role("button", name="复制为 grpcurl").click()
+    command = page.evaluate("navigator.clipboard.readText()")
+    assert command.endswith("mediaops.videosite.v1.VideositeService/SearchWork"), command
+    assert "'{\"keyword\":\"史记\"}'" in command, command
 
 
 def test_every_operation_form_matches_its_descriptor(page):
