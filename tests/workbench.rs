@@ -10,6 +10,10 @@
 //! (elsewhere the test says it is skipped).
 
 mod common;
+#[path = "../core-service/tests/support/fake_web.rs"]
+mod fake_web;
+
+use std::time::Duration;
 
 use common::{KEY, Service};
 
@@ -38,7 +42,17 @@ async fn the_workbench_works_in_a_real_browser() {
     let dir = tempfile::tempdir().unwrap();
     common::import_bilibili_feed(dir.path(), &["2023-10-26", "2023-10-27"]).await;
     common::add_key_with_points(dir.path(), POOR_KEY, "poor", 0).await;
-    let service = Service::start_in(dir).await;
+    // A slow fake web search, so `ai-web-search` first answers `running`
+    // and the page polls its task.
+    let (searxng, chat) = (fake_web::searxng().await, fake_web::chat().await);
+    chat.set(fake_web::ChatMode::Answer { delay: Duration::from_secs(5) });
+    let service = Service::start_with(dir, |core| {
+        core.web_search.wait_secs = 1;
+        core.web_search.chat_api_key = Some(fake_web::CHAT_KEY.into());
+        core.web_search.searxng_url = Some(searxng.url.clone());
+        core.web_search.chat_url = Some(chat.url.clone());
+    })
+    .await;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("tests/workbench/browser_test.py");
     let markdown = root.join("../shared/data/markdown/01-doocs-md-sample.md");

@@ -174,6 +174,18 @@ def test_search_work_renders_rows_and_charges_the_price(page):
     page.screenshot(path=os.path.join(OUT, "search-work.png"), full_page=True)
 
 
+def test_a_running_task_is_polled_to_its_result(page):
+    sign_in(page)
+    page.goto(f"{BASE}/#/op/skills.ai-web-search")
+    page.locator(".field[data-path=query] textarea, .field[data-path=query] input").fill("露营要带什么")
+    page.locator("form.op-form button[type=submit]").click()
+    expect(page.locator(".progress")).to_contain_text("运行中", timeout=TIMEOUT_MS)
+    section = page.locator(".result-section[data-kind=fields]")
+    expect(section).to_contain_text("露营要带什么", timeout=TIMEOUT_MS)
+    expect(section.locator("dd.role-title")).to_contain_text("帐篷")
+    expect(page.locator(".progress")).to_have_count(0)
+
+
 def test_field_errors_land_on_their_field(page):
     sign_in(page)
     page.goto(f"{BASE}/#/op/videosite.search-work")
