@@ -15,7 +15,8 @@ export function signInPage(main, { onSignedIn }) {
       input,
       h('p', { class: 'help', id: 'key-help' }, '粘贴服务首次启动时打印的 Key，或管理员用 `mediaops keys create` 发给你的 Key。Key 只保存在当前标签页，关闭即清除。'),
       error),
-    h('div', { class: 'actions' }, button));
+    h('div', { class: 'actions' }, button),
+    h('p', { class: 'help' }, '开发者：', h('a', { href: '/docs' }, 'API 文档'), ' · ', h('a', { href: '/openapi.json' }, 'OpenAPI'), ' · MCP 端点 ', h('code', {}, '/mcp')));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const key = input.value.trim();
