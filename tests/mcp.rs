@@ -76,10 +76,10 @@ async fn balance(http: &reqwest::Client, base: &str, key: &str) -> i64 {
 }
 
 /// Every operation of `GET /api/apis` and `GET /api/skills`: key → unitPrice.
-async fn catalog_operations(http: &reqwest::Client, base: &str) -> std::collections::BTreeMap<String, i64> {
+async fn catalog_operations(http: &reqwest::Client, base: &str, key: &str) -> std::collections::BTreeMap<String, i64> {
     let mut operations = std::collections::BTreeMap::new();
     for path in ["/api/apis", "/api/skills"] {
-        let (status, body) = rest(http, base, reqwest::Method::GET, path, RICH, None).await;
+        let (status, body) = rest(http, base, reqwest::Method::GET, path, key, None).await;
         for item in success(status, &body)["items"].as_array().unwrap() {
             let key = item["operationKey"].as_str().unwrap().to_owned();
             operations.insert(key, item["unitPrice"].as_i64().unwrap());
@@ -112,7 +112,7 @@ async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
     let status = answer.status().as_u16();
     common::failure(status, &answer.json().await.unwrap(), 401, "unauthenticated");
 
-    let catalog = catalog_operations(&http, &base).await;
+    let catalog = catalog_operations(&http, &base, RICH).await;
     let price = catalog["tool.check-banned-words"];
     assert!(price > 0, "the charged tool costs points");
     let before = balance(&http, &base, RICH).await;
@@ -178,4 +178,50 @@ async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
     // The stdio proxy logs (to stderr; stdout is the protocol the SDK read), never the key.
     assert!(run.stderr.contains("serving MCP on stdio"), "{}", run.stderr);
     assert!(!run.stderr.contains(RICH), "the key was logged: {}", run.stderr);
+}
+
+/// The fenced block of `lang` in the README's MCP client entry (the
+/// `- **MCP**` item of "## Clients"), without the list indent.
+fn readme_mcp_block(lang: &str) -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("\n## Clients\n").expect("README has a Clients section");
+    let item = &readme[start..][readme[start..].find("- **MCP**").expect("README lists the MCP client")..];
+    let (open, close) = (format!("  ```{lang}\n"), "\n  ```\n");
+    let body = &item[item.find(&open).unwrap_or_else(|| panic!("no {lang} block in the MCP entry")) + open.len()..];
+    let body = &body[..body.find(close).expect("the block ends")];
+    body.lines().map(|l| l.strip_prefix("  ").unwrap_or(l)).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test]
+async fn the_readme_mcp_commands_work() {
+    for tool in ["bash", "curl", "jq"] {
+        let found = std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]).status();
+        assert!(found.is_ok_and(|s| s.success()), "{tool} is needed (.ci/run installs curl and jq)");
+    }
+    let data = tempfile::tempdir().unwrap();
+    let server = Process::spawn(data.path(), Spawn { args: vec![], env: vec![] });
+    let script = readme_mcp_block("sh").replace("localhost:8080", server.rest().trim_start_matches("http://"));
+    let output = std::process::Command::new("bash")
+        .args(["-c", &format!("set -euo pipefail\n{script}")])
+        .env("KEY", common::KEY)
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{script}\n{out}\n{err}");
+    let mut answers = serde_json::Deserializer::from_str(&out).into_iter::<Value>().map(Result::unwrap);
+    let (count, call) = (answers.next().unwrap(), answers.next().unwrap());
+    let http = reqwest::Client::new();
+    assert_eq!(count, catalog_operations(&http, server.rest(), common::KEY).await.len() + 1, "{out}");
+    assert_eq!(call, json!({"isError": false, "data": ["极限用语"]}), "{out}");
+
+    // The agent configuration: the stdio entry runs `mediaops mcp --url` with
+    // the key in the environment (as tests/mcp_client.py does), the HTTP
+    // entry names /mcp and the Bearer header.
+    let config: Value = serde_json::from_str(&readme_mcp_block("json")).unwrap();
+    let stdio = &config["mcpServers"]["mediaops"];
+    assert_eq!(stdio["args"], json!(["mcp", "--url", "http://127.0.0.1:8080"]));
+    assert!(stdio["env"]["MEDIAOPS_API_KEY"].is_string());
+    let remote = &config["mcpServers"]["mediaops-http"];
+    assert_eq!(remote["url"], "http://127.0.0.1:8080/mcp");
+    assert!(remote["headers"]["Authorization"].as_str().unwrap().starts_with("Bearer "));
 }
