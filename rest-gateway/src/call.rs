@@ -64,7 +64,9 @@ async fn run(
     request_id: &str,
 ) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
     let (parts, body) = request.into_parts();
-    let metadata = call_metadata(&parts.headers, request_id)?;
+    // The key's form first (spec 5), the other headers once the body is read
+    // (an answer sent before the body is read can reset the connection).
+    authorization(&parts.headers)?;
 
     let mut object = Map::new();
     if route.method == Method::GET {
@@ -102,6 +104,7 @@ async fn run(
     if let Some(params) = &params {
         query::merge_params(&route.input, params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     }
+    let metadata = call_metadata(&parts.headers, request_id)?;
     invoke(state, route, object, &metadata).await.map_err(|e| relative_to_body(route, e))
 }
 
