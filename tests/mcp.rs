@@ -14,10 +14,15 @@ use common::process::{Process, Spawn};
 use common::success;
 use serde_json::{Value, json};
 
-/// A key of an account with 100 points ([`common::add_key`]).
-const RICH: &str = "mk_mcp_rich_key_000000000001";
-/// A key of an account with no points.
-const POOR: &str = "mk_mcp_poor_key_000000000001";
+/// A new key of `account` with `points`, made through the admin gRPC API of
+/// the running `server` (the embedded ledger belongs to that process).
+async fn create_key(server: &Process, account: &str, points: i64) -> String {
+    use mediaops::proto::mediaops::admin::v1::CreateKeyRequest;
+    use mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
+    let mut admin = AdminServiceClient::connect(server.grpc().to_owned()).await.unwrap();
+    let request = CreateKeyRequest { account_id: account.into(), points, ..Default::default() };
+    admin.create_key(common::with_token(request, common::ADMIN_TOKEN)).await.unwrap().into_inner().key
+}
 
 /// What the SDK client ran, as `tests/mcp_client.py` reports it, and the
 /// lines it printed.
@@ -28,7 +33,9 @@ struct ClientRun {
     stderr: String,
 }
 
-fn run_python_client(base: &str) -> ClientRun {
+/// Runs `tests/mcp_client.py` against `base` with a key of 100 points and
+/// one of none.
+fn run_python_client(base: &str, rich: &str, poor: &str) -> ClientRun {
     let ready = std::process::Command::new("python3").args(["-c", "import mcp, httpx2"]).output();
     let ready = ready.unwrap_or_else(|e| panic!("python3 is needed for the MCP client test ({e}); CI installs it"));
     assert!(
@@ -39,7 +46,7 @@ fn run_python_client(base: &str) -> ClientRun {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
     let output = std::process::Command::new("python3")
         .arg(&script)
-        .args([base, RICH, POOR, env!("CARGO_BIN_EXE_mediaops")])
+        .args([base, rich, poor, env!("CARGO_BIN_EXE_mediaops")])
         .output()
         .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -91,14 +98,10 @@ async fn catalog_operations(http: &reqwest::Client, base: &str, key: &str) -> st
 #[tokio::test]
 async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
     let data = tempfile::tempdir().unwrap();
-    common::add_key(data.path(), RICH, "mcp-agent").await;
-    {
-        use core_service::billing::Ledger;
-        let ledger = core_service::billing::embedded::EmbeddedLedger::open(data.path()).unwrap();
-        ledger.insert_key(POOR, "mcp-poor").await.unwrap();
-    }
     let server = Process::spawn(data.path(), Spawn { args: vec![], env: vec![] });
     let base = server.rest().to_owned();
+    let (rich, poor) = (create_key(&server, "mcp-agent", 100).await, create_key(&server, "mcp-poor", 0).await);
+    let (rich, poor) = (rich.as_str(), poor.as_str());
     let http = reqwest::Client::new();
 
     // Without a Bearer key, /mcp answers the REST 401 before reading MCP.
@@ -112,12 +115,12 @@ async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
     let status = answer.status().as_u16();
     common::failure(status, &answer.json().await.unwrap(), 401, "unauthenticated");
 
-    let catalog = catalog_operations(&http, &base, RICH).await;
+    let catalog = catalog_operations(&http, &base, rich).await;
     let price = catalog["tool.check-banned-words"];
     assert!(price > 0, "the charged tool costs points");
-    let before = balance(&http, &base, RICH).await;
+    let before = balance(&http, &base, rich).await;
 
-    let run = run_python_client(&base);
+    let run = run_python_client(&base, rich, poor);
     for line in run.lines.iter().filter(|l| l.starts_with("mcp: ")) {
         println!("{line}");
     }
@@ -150,7 +153,7 @@ async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
     assert_eq!(free["isError"], false, "{free}");
     let body = json!({"title": "标题", "markdown": "正文，[链接](https://example.com)", "themeId": "magazine"});
     let (status, rest_answer) =
-        rest(&http, &base, reqwest::Method::POST, "/api/articles/render", RICH, Some(body)).await;
+        rest(&http, &base, reqwest::Method::POST, "/api/articles/render", rich, Some(body)).await;
     assert_eq!(free["structured"]["data"], success(status, &rest_answer));
     assert_eq!(free["structured"]["success"], true);
     assert_eq!(serde_json::from_str::<Value>(free["text"].as_str().unwrap()).unwrap(), free["structured"]);
@@ -160,24 +163,24 @@ async fn the_python_sdk_lists_calls_and_is_charged_like_rest() {
         assert_eq!(call["isError"], false, "{call}");
         assert!(call["structured"]["data"].is_object(), "{call}");
     }
-    assert_eq!(balance(&http, &base, RICH).await, before - 2 * price);
+    assert_eq!(balance(&http, &base, rich).await, before - 2 * price);
 
     // Errors are tool errors naming the code, with the REST error object.
     let invalid = &report["http"]["calls"]["invalid"];
     assert_eq!(invalid["isError"], true);
     assert!(invalid["text"].as_str().unwrap().starts_with("invalid_input: "), "{invalid}");
     assert_eq!(invalid["structured"]["error"]["field"], "content");
-    let poor = &report["poor"]["call"];
-    assert_eq!(poor["isError"], true);
-    let text = poor["text"].as_str().unwrap();
+    let refused = &report["poor"]["call"];
+    assert_eq!(refused["isError"], true);
+    let text = refused["text"].as_str().unwrap();
     assert!(text.starts_with("insufficient_points: ") && text.ends_with("(HTTP 402)"), "{text}");
-    assert_eq!(poor["structured"]["success"], false);
-    assert_eq!(poor["structured"]["error"]["code"], "insufficient_points");
-    assert_eq!(balance(&http, &base, POOR).await, 0);
+    assert_eq!(refused["structured"]["success"], false);
+    assert_eq!(refused["structured"]["error"]["code"], "insufficient_points");
+    assert_eq!(balance(&http, &base, poor).await, 0);
 
     // The stdio proxy logs (to stderr; stdout is the protocol the SDK read), never the key.
     assert!(run.stderr.contains("serving MCP on stdio"), "{}", run.stderr);
-    assert!(!run.stderr.contains(RICH), "the key was logged: {}", run.stderr);
+    assert!(!run.stderr.contains(rich), "the key was logged: {}", run.stderr);
 }
 
 /// The fenced block of `lang` in the README's MCP client entry (the
