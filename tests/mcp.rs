@@ -198,8 +198,8 @@ fn readme_mcp_block(lang: &str) -> String {
 #[tokio::test]
 async fn the_readme_mcp_commands_work() {
     for tool in ["bash", "curl", "jq"] {
-        let found = std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]).status();
-        assert!(found.is_ok_and(|s| s.success()), "{tool} is needed (.ci/run installs curl and jq)");
+        let found = std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]).output();
+        assert!(found.is_ok_and(|o| o.status.success()), "{tool} is needed (.ci/run installs curl and jq)");
     }
     let data = tempfile::tempdir().unwrap();
     let server = Process::spawn(data.path(), Spawn { args: vec![], env: vec![] });
