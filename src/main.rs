@@ -7,6 +7,7 @@
 mod admin_cli;
 mod collectors_cli;
 mod import_cli;
+mod mcp_cli;
 mod probe_cli;
 mod sigpipe;
 
@@ -57,6 +58,9 @@ enum Command {
     /// when `http://host:port/path` answers 2xx or `grpc://host:port[/service]`
     /// answers grpc.health.v1 SERVING, else 1.
     Probe(probe_cli::ProbeArgs),
+    /// Serve MCP on stdin/stdout for a desktop agent, forwarding to a
+    /// server's /mcp endpoint with an API key (docs/mcp.md "Stdio").
+    Mcp(mcp_cli::McpArgs),
     /// Print a shell completion script: `mediaops completions bash >
     /// /etc/bash_completion.d/mediaops` (zsh: a `_mediaops` file on `$fpath`).
     Completions {
@@ -83,6 +87,9 @@ async fn run() -> anyhow::Result<()> {
     if let Some(Command::Probe(args)) = &cli.command {
         return probe_cli::probe(args).await; // needs no settings
     }
+    if let Some(Command::Mcp(args)) = &cli.command {
+        return mcp_cli::serve(args).await; // a client of a server: needs no settings
+    }
     let core = CoreSettings::load(cli.config.as_deref())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(&core, &GatewaySettings::load(cli.config.as_deref())?).await,
@@ -108,7 +115,8 @@ async fn run() -> anyhow::Result<()> {
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
-        Command::Completions { .. } | Command::Probe(_) => Ok(()), // answered before the settings are read
+        // answered before the settings are read
+        Command::Completions { .. } | Command::Probe(_) | Command::Mcp(_) => Ok(()),
     }
 }
 

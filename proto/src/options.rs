@@ -68,6 +68,19 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
         .collect()
 }
 
+/// Whether `meta` is listed in the data API catalog, `GET /api/apis`
+/// (spec 2.2: `kind: "data_api"`).
+pub fn is_data_api(meta: &Operation) -> bool {
+    meta.kind == "data_api"
+}
+
+/// Whether `meta` is listed in the skill catalog, `GET /api/skills` (spec
+/// 2.3: it carries skill metadata, whatever its kind: a dedicated endpoint
+/// such as the Markdown render can be a skill too).
+pub fn is_skill(meta: &Operation) -> bool {
+    meta.skill.is_some()
+}
+
 /// A field declared `required` (`(mediaops.options.v1.field).required`).
 #[derive(Debug, Clone)]
 pub struct RequiredField {

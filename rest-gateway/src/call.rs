@@ -1,11 +1,16 @@
 //! The one handler behind every REST route: authorization header check
 //! (spec 5), body and parameters → request message (400 names the field),
 //! gRPC call to the core, response message → envelope.
+//!
+//! The part after HTTP parsing, [`call_metadata`] and [`invoke`], is the
+//! pipeline the MCP tools call too ([`crate::mcp`]; issue 17 item 5), so a
+//! tool call is validated, authenticated, charged and failed exactly as the
+//! REST call of the same operation.
 
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::http::{Method, header};
+use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 use bytes::Bytes;
 use mediaops_proto::error_code::ErrorCode;
@@ -33,16 +38,22 @@ pub async fn handle(
     match run(&state, &route, params, request, &request_id).await {
         Ok((data, notes)) => envelope::success(&request_id, encode::JsonMessage(&data), &notes),
         Err(error) => {
-            tracing::info!(
-                request_id,
-                operation = route.operation_key,
-                code = %error.code,
-                status = error.code.http_status(),
-                "request failed"
-            );
+            log_failure(&request_id, &route, &error);
             envelope::failure(&request_id, &error)
         }
     }
+}
+
+/// The log line of a failed call (REST or MCP): request id, operation, code
+/// and HTTP status.
+pub fn log_failure(request_id: &str, route: &Route, error: &ApiError) {
+    tracing::info!(
+        request_id,
+        operation = route.operation_key,
+        code = %error.code,
+        status = error.code.http_status(),
+        "request failed"
+    );
 }
 
 async fn run(
@@ -53,10 +64,9 @@ async fn run(
     request_id: &str,
 ) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
     let (parts, body) = request.into_parts();
-    let authorization = parts.headers.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
-    mediaops_proto::bearer::parse_bearer(authorization)
-        .map_err(|e| ApiError::new(ErrorCode::Unauthenticated, e.message()))?;
-    let authorization = authorization.unwrap_or_default();
+    // The key's form first (spec 5), the other headers once the body is read
+    // (an answer sent before the body is read can reset the connection).
+    authorization(&parts.headers)?;
 
     let mut object = Map::new();
     if route.method == Method::GET {
@@ -94,17 +104,59 @@ async fn run(
     if let Some(params) = &params {
         query::merge_params(&route.input, params.0.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;
     }
+    let metadata = call_metadata(&parts.headers, request_id)?;
+    invoke(state, route, object, &metadata).await.map_err(|e| relative_to_body(route, e))
+}
 
-    let message = decode::decode(&route.input, &Json::Object(object), &state.rules)
-        .map_err(|e| relative_to_body(route, e.into()))?;
-    let idempotency_key = idempotency_key(&parts.headers)?;
-    let traceparent = crate::traceparent::from_headers(&parts.headers);
-    let metadata = CallMetadata { authorization, request_id, idempotency_key, traceparent };
+/// What the core gets beside the request, from the caller's HTTP headers:
+/// the `Authorization` header, which must be `Bearer <key>` (else 401
+/// `unauthenticated`, spec 5; whether the key is valid is the core's
+/// question), `Idempotency-Key` (400 naming it when malformed) and a W3C
+/// `traceparent`.
+///
+/// # Errors
+/// A missing or malformed `Authorization`, a malformed `Idempotency-Key`.
+pub fn call_metadata<'a>(headers: &'a HeaderMap, request_id: &'a str) -> Result<CallMetadata<'a>, ApiError> {
+    Ok(CallMetadata {
+        authorization: authorization(headers)?,
+        request_id,
+        idempotency_key: idempotency_key(headers)?,
+        traceparent: crate::traceparent::from_headers(headers),
+    })
+}
+
+/// The `Authorization` header as sent, when it has the form `Bearer <key>`
+/// ([`mediaops_proto::bearer::parse_bearer`]).
+///
+/// # Errors
+/// 401 `unauthenticated`: missing, or not of that form.
+pub fn authorization(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let authorization = headers.get(header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+    mediaops_proto::bearer::parse_bearer(authorization)
+        .map_err(|e| ApiError::new(ErrorCode::Unauthenticated, e.message()))?;
+    Ok(authorization.unwrap_or_default())
+}
+
+/// The pipeline after HTTP parsing, shared by REST and MCP: `object` (the
+/// whole request message as JSON, fields by JSON or proto name) → request
+/// message (400 naming the field, paths relative to the message) → the
+/// core's call of `route` (authentication, rate limit, validation, charge,
+/// the operation) → the response message and what the core noted of it.
+///
+/// # Errors
+/// The [`ApiError`] the client sees: a bad field, or the core's error.
+pub async fn invoke(
+    state: &AppState,
+    route: &Route,
+    object: Map<String, Json>,
+    metadata: &CallMetadata<'_>,
+) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
+    let message = decode::decode(&route.input, &Json::Object(object), &state.rules)?;
     let (response, notes) = state
         .core
-        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), &metadata)
+        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), metadata)
         .await
-        .map_err(|status| relative_to_body(route, ApiError::from_status(&status)))?;
+        .map_err(|status| ApiError::from_status(&status))?;
     let data = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
         ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
     })?;
@@ -113,7 +165,7 @@ async fn run(
 
 /// The `Idempotency-Key` header, if it keeps the rule
 /// ([`mediaops_proto::idempotency::is_well_formed`]); else a 400 naming it.
-fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<&str>, ApiError> {
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     use mediaops_proto::idempotency::{HEADER, RULE, is_well_formed};
     let Some(value) = headers.get(HEADER) else { return Ok(None) };
     match value.to_str() {

@@ -63,7 +63,15 @@ impl ApiError {
         )
     }
 
-    fn to_json(&self) -> Json {
+    /// The `Retry-After` seconds [`failure`] sends: the core's (a rate
+    /// limit), else the code's ([`ErrorCode::retry_after_secs`]).
+    pub fn retry_after(&self) -> Option<String> {
+        let core = self.rate_limit.iter().find(|(name, _)| *name == mediaops_proto::rate_limit::RETRY_AFTER);
+        core.map(|(_, value)| value.clone()).or_else(|| self.code.retry_after_secs().map(|s| s.to_string()))
+    }
+
+    /// The error object of the envelope, `{code, message, field?, upstream?}`.
+    pub fn to_json(&self) -> Json {
         let message = mediaops_proto::excerpt::cap_message(&self.message);
         let mut object = json!({"code": self.code.as_str(), "message": message});
         if let Some(field) = &self.field {
@@ -104,15 +112,7 @@ struct Success<'a, T> {
 /// `Idempotent-Replayed: true` (docs/billing.md), a limited account's answer
 /// the rate-limit headers (docs/rate-limits.md).
 pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNotes) -> Response {
-    let envelope = Success {
-        success: true,
-        request_id,
-        data,
-        error: (),
-        warnings: &notes.warnings,
-        task_id: notes.task_id.as_deref(),
-    };
-    match serde_json::to_string(&envelope) {
+    match serde_json::to_string(&success_envelope(request_id, data, notes)) {
         Ok(body) => {
             let mut response = respond(StatusCode::OK, request_id, body);
             if notes.replayed {
@@ -126,6 +126,25 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
     }
 }
 
+/// The success envelope of [`success`] as a JSON value (the MCP tool
+/// result's `structuredContent`, docs/mcp.md).
+///
+/// # Errors
+/// `data` cannot be written as JSON.
+pub fn success_json(request_id: &str, data: impl serde::Serialize, notes: &AnswerNotes) -> serde_json::Result<Json> {
+    serde_json::to_value(success_envelope(request_id, data, notes))
+}
+
+fn success_envelope<'a, T>(request_id: &'a str, data: T, notes: &'a AnswerNotes) -> Success<'a, T> {
+    Success { success: true, request_id, data, error: (), warnings: &notes.warnings, task_id: notes.task_id.as_deref() }
+}
+
+/// The failure envelope of [`failure`], `{success: false, requestId, data:
+/// null, error}`, as a JSON value.
+pub fn failure_json(request_id: &str, error: &ApiError) -> Json {
+    json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()})
+}
+
 /// `<status> {success: false, requestId, data: null, error}`, with a
 /// `Retry-After: <seconds>` header for a dependency outage
 /// ([`ErrorCode::retry_after_secs`]: `billing_unavailable`,
@@ -133,11 +152,7 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
 /// `rate_limited` has its own `Retry-After`).
 pub fn failure(request_id: &str, error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = respond(
-        status,
-        request_id,
-        json!({"success": false, "requestId": request_id, "data": null, "error": error.to_json()}).to_string(),
-    );
+    let mut response = respond(status, request_id, failure_json(request_id, error).to_string());
     if let Some(seconds) = error.code.retry_after_secs() {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }

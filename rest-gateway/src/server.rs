@@ -1,6 +1,7 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
-//! `GET /healthz` (liveness), `GET /readyz` (readiness), the workbench
-//! ([`crate::workbench`]: `/`, `/assets/…`), and JSON envelopes
+//! `POST /mcp` (the MCP server, [`crate::mcp`]), `GET /healthz` (liveness),
+//! `GET /readyz` (readiness), the workbench ([`crate::workbench`]: `/`,
+//! `/assets/…`), and JSON envelopes
 //! for unknown paths (404) and wrong methods (405), wrapped in the HTTP
 //! layers of [`crate::middleware`] (trace, CORS, timeout, compression, ETag).
 
@@ -18,7 +19,7 @@ use serde_json::json;
 use crate::call::{self, PathParams};
 use crate::core_client::CoreClient;
 use crate::envelope::{self, ApiError};
-use crate::routes::routes;
+use crate::routes::{Route, routes};
 use mediaops_listener::Draining;
 
 /// State shared by every request.
@@ -42,11 +43,11 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     let pool = mediaops_proto::descriptor_pool();
     let rules = mediaops_proto::options::FieldRules::from_pool(pool);
     let state = Arc::new(AppState { core, rules, max_body_bytes, draining });
+    let routes: Vec<Arc<Route>> = routes(pool)?.into_iter().map(Arc::new).collect();
+    let tools = Arc::new(crate::mcp::tools::ToolTable::build(pool, &routes)?);
     let mut by_path: HashMap<String, MethodRouter> = HashMap::new();
-    let table = routes(pool)?;
-    let workbench = crate::workbench::router(&table)?;
-    for route in table {
-        let route = Arc::new(route);
+    let workbench = crate::workbench::router(&routes)?;
+    for route in routes {
         let method = route.method.clone();
         let path = route.path.clone();
         let state = state.clone();
@@ -68,6 +69,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // Only the operation routes are tagged (route_layer: before the
     // probes and fallbacks are added).
     router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
+    router = router.merge(crate::mcp::router(state.clone(), tools));
     let ready_state = state.clone();
     let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
     let router = router

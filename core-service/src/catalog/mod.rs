@@ -77,10 +77,10 @@ impl Catalog {
         for (method, meta) in mediaops_proto::options::operations(pool) {
             metadata_check::check(&method, &meta, &lists)?;
             live.insert(meta.operation_key.clone(), live_execution(&meta));
-            if meta.kind == "data_api" {
+            if mediaops_proto::options::is_data_api(&meta) {
                 apis.push(api_entry(&method, &meta, &lists));
             }
-            if meta.skill.is_some() {
+            if mediaops_proto::options::is_skill(&meta) {
                 skills.push(skill_entry(&method, &meta, &lists));
             }
         }

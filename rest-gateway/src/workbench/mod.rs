@@ -27,7 +27,7 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 ///
 /// # Errors
 /// The embedded files are inconsistent ([`assets::Assets::load`]).
-pub fn router(routes: &[Route]) -> anyhow::Result<Router> {
+pub fn router(routes: &[Arc<Route>]) -> anyhow::Result<Router> {
     let assets = Arc::new(assets::Assets::load()?);
     let index_assets = assets.clone();
     let table = Arc::new(routes_json(routes).to_string());
@@ -74,7 +74,7 @@ async fn routes_table(table: Arc<String>) -> Response {
 /// the primary route of every operation; `bodyField` is the JSON name of
 /// the request field the body fills, or null when the body is the whole
 /// request; `grpcMethod` is `package.Service/Method` (grpcurl's syntax).
-fn routes_json(routes: &[Route]) -> serde_json::Value {
+fn routes_json(routes: &[Arc<Route>]) -> serde_json::Value {
     let mut table = BTreeMap::new();
     for route in routes {
         table.entry(route.operation_key.clone()).or_insert_with(|| {
@@ -95,7 +95,8 @@ mod tests {
 
     #[test]
     fn every_operation_has_its_primary_route() {
-        let routes = crate::routes::routes(mediaops_proto::descriptor_pool()).unwrap();
+        let routes: Vec<_> =
+            crate::routes::routes(mediaops_proto::descriptor_pool()).unwrap().into_iter().map(Arc::new).collect();
         let table = routes_json(&routes);
         let charter = &table["routes"]["ip-profile.charter.put"];
         assert_eq!(charter["method"], "PUT");
