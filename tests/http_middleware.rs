@@ -69,7 +69,7 @@ async fn cors_answers_the_configured_origins_only() {
         assert!(methods.contains(method), "{methods}");
     }
     let allowed = header(headers, "access-control-allow-headers").unwrap();
-    for name in ["authorization", "content-type", "idempotency-key", "x-request-id"] {
+    for name in ["authorization", "content-type", "idempotency-key", "x-request-id", "mcp-protocol-version"] {
         assert!(allowed.contains(name), "{allowed}");
     }
 

@@ -20,8 +20,11 @@ use crate::envelope::{self, ApiError};
 /// Answers smaller than this many bytes are sent uncompressed.
 pub const COMPRESS_ABOVE_BYTES: u16 = 1024;
 
-/// Request headers a browser may send cross-origin.
-const ALLOWED_HEADERS: [&str; 4] = ["authorization", "content-type", idempotency::HEADER, request_id::HEADER];
+/// Request headers a browser may send cross-origin; `mcp-protocol-version`
+/// for browser MCP clients of `POST /mcp` (the server keeps no session, so
+/// no `mcp-session-id`; docs/mcp.md).
+const ALLOWED_HEADERS: [&str; 5] =
+    ["authorization", "content-type", idempotency::HEADER, request_id::HEADER, "mcp-protocol-version"];
 
 /// Response headers a cross-origin script may read.
 const EXPOSED_HEADERS: [&str; 6] = [
