@@ -281,8 +281,9 @@ impl Pipeline {
                     return Err(ServiceError::new(
                         ErrorCode::InsufficientPoints,
                         format!(
-                            "{} costs {price} points and the balance is {balance}; nothing was run or charged",
-                            ctx.operation.key()
+                            "{} costs {price} {} and the balance is {balance}; nothing was run or charged",
+                            ctx.operation.key(),
+                            if price == 1 { "point" } else { "points" }
                         ),
                     ));
                 }
