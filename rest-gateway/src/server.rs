@@ -65,6 +65,8 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // Only the operation routes are tagged (route_layer: before the
     // probes and fallbacks are added).
     router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
+    // The public document, docs page and home page (issue 17 items 2-3).
+    router = router.merge(crate::openapi::router(pool)?).merge(crate::home::router());
     let ready_state = state.clone();
     let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
     let router = router
