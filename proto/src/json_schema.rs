@@ -20,7 +20,8 @@ const MAX_DEPTH: usize = 8;
 /// (docs/errors.md "Limits"): `maxLength` of every string (each item of a
 /// list of strings), the range of 32-bit integers, and for a required field
 /// that is not `allow_empty` a non-blank string (`pattern: \S`) or a
-/// non-empty list (`minItems: 1`).
+/// non-empty list (`minItems: 1`). An optional date or datetime may be ""
+/// (proto3's zero value: not given).
 pub fn request_schema(message: &MessageDescriptor, lists: &ValueLists) -> Value {
     let mut schema = message_schema(message, lists, 0);
     if let Value::Object(map) = &mut schema {
@@ -73,6 +74,10 @@ fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, de
                 map.insert("minLength".into(), json!(1));
             }
             _ => {}
+        }
+        if kind == Kind::String && !filled && matches!(options.format.as_str(), "date" | "datetime") {
+            // An optional date may also be "" (proto3's "not given").
+            item = json!({"anyOf": [item, {"type": "string", "maxLength": 0}]});
         }
         if field.is_list() {
             let mut list = json!({"type": "array", "items": item});
@@ -343,6 +348,10 @@ mod tests {
         let user_ids = &request_schema(&desc, &lists)["properties"]["userIds"];
         assert_eq!(user_ids["minItems"], 1);
         assert_eq!(user_ids["items"]["maxLength"], crate::options::DEFAULT_MAX_CHARS);
+        let desc = pool.get_message_by_name("mediaops.lifestyle.v1.CrawlWorkRequest").unwrap();
+        let end_date = &request_schema(&desc, &lists)["properties"]["endDate"];
+        assert_eq!(end_date["anyOf"][0]["format"], "date");
+        assert_eq!(end_date["anyOf"][1], json!({"type": "string", "maxLength": 0}), "optional: \"\" is not given");
         let desc = pool.get_message_by_name("mediaops.tool.v1.CheckBannedWordsRequest").unwrap();
         let content = &request_schema(&desc, &lists)["properties"]["content"];
         assert_eq!(content["maxLength"], crate::options::TEXTAREA_MAX_CHARS);

@@ -3,6 +3,8 @@
 Loaded with SCHEMATHESIS_HOOKS=hooks (this directory on PYTHONPATH).
 """
 
+import itertools
+
 import schemathesis
 
 
@@ -25,3 +27,26 @@ def only_documented_502_503(ctx, response, case):
             f"(documented: {', '.join(sorted(documented))})"
         )
     return None
+
+
+_IDEMPOTENCY_KEY = "Idempotency-Key"
+_calls = itertools.count()
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """Makes each well-formed generated `Idempotency-Key` unique to its call.
+
+    Generated keys repeat ("0", "00", ...), and the service rightly answers a
+    key reused for another request with 409 `conflict` (docs/billing.md):
+    without this most calls of an operation would stop there. A malformed
+    key (the negative cases) is sent as generated.
+    """
+    headers = case.headers or {}
+    for name in list(headers):
+        if name.lower() != _IDEMPOTENCY_KEY.lower():
+            continue
+        key = headers[name]
+        suffix = f".{next(_calls)}"
+        if isinstance(key, str) and 0 < len(key) <= 255 - len(suffix) and all("!" <= c <= "~" for c in key):
+            headers[name] = key + suffix

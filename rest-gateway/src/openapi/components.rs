@@ -142,10 +142,22 @@ fn error_response(status: u16) -> Value {
         headers.insert(header::RATE_LIMIT.into(), reference("headers", header::RATE_LIMIT));
         headers.insert(header::RATE_LIMIT_POLICY.into(), reference("headers", header::RATE_LIMIT_POLICY));
     }
+    let examples: Map<String, Value> = codes
+        .iter()
+        .map(|code| {
+            let value = json!({
+                "success": false,
+                "requestId": "7f0c5a4e-3b1d-4c2a-9e8f-0a1b2c3d4e5f",
+                "data": null,
+                "error": {"code": code, "message": "What happened, in words (docs/errors.md)."}
+            });
+            ((*code).to_owned(), json!({"value": value}))
+        })
+        .collect();
     json!({
         "description": format!("{reason}: `error.code` {listed} (docs/errors.md)."),
         "headers": headers,
-        "content": {"application/json": {"schema": reference("schemas", "ErrorEnvelope")}},
+        "content": {"application/json": {"schema": reference("schemas", "ErrorEnvelope"), "examples": examples}},
         "x-error-codes": codes
     })
 }

@@ -38,7 +38,7 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
     let lists = ValueLists::from_pool(pool);
     let mut builder = Builder { lists: &lists, schemas: ResponseSchemas::new(SCHEMAS) };
     let mut paths = Map::new();
-    let mut tags: Vec<String> = Vec::new();
+    let mut tags: Vec<(u8, String)> = Vec::new();
     let mut used_statuses: Vec<u16> = Vec::new();
     for route in routes(pool)? {
         let meta = metas
@@ -51,8 +51,8 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
         };
         let operation = builder.operation(&route, meta, binding);
         let tag = tag(meta);
-        if !tags.contains(&tag) {
-            tags.push(tag);
+        if !tags.iter().any(|(_, listed)| listed == &tag) {
+            tags.push((tag_group(meta), tag));
         }
         for status in statuses::error_statuses(&route, meta) {
             if !used_statuses.contains(&status) {
@@ -63,7 +63,9 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
         item[route.method.as_str().to_ascii_lowercase()] = operation;
     }
     used_statuses.sort_unstable();
-    let tags: Vec<Value> = tags.into_iter().map(|name| json!({"name": name})).collect();
+    // Data APIs first, then skills, then the rest; each in route order.
+    tags.sort_by_key(|(group, _)| *group);
+    let tags: Vec<Value> = tags.into_iter().map(|(_, name)| json!({"name": name})).collect();
     Ok(json!({
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -79,6 +81,17 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
         "paths": paths,
         "components": components::components(builder.schemas.into_schemas(), &used_statuses)
     }))
+}
+
+/// Where an operation's tag is listed: data APIs (0), skills (1), the
+/// rest (2). A tag shared by several groups is listed with the first
+/// operation that uses it.
+fn tag_group(meta: &mediaops_proto::mediaops::options::v1::Operation) -> u8 {
+    match meta.kind.as_str() {
+        "data_api" => 0,
+        _ if meta.skill.is_some() => 1,
+        _ => 2,
+    }
 }
 
 #[cfg(test)]

@@ -234,10 +234,16 @@ fn allow_null_when_optional(schema: &mut Value) {
     }
 }
 
-/// Adds `null` to a schema's `type` (and `enum`); a schema without a
-/// `type` (any value) already takes it.
+/// Adds `null` to a schema's `type` (and `enum`) or `anyOf`; a schema
+/// without either (any value) already takes it.
 fn add_null(schema: &mut Value) {
     let Some(map) = schema.as_object_mut() else { return };
+    if !map.contains_key("type")
+        && let Some(Value::Array(alternatives)) = map.get_mut("anyOf")
+    {
+        alternatives.push(json!({"type": "null"}));
+        return;
+    }
     match map.get_mut("type") {
         Some(Value::String(t)) => {
             let t = std::mem::take(t);
@@ -333,7 +339,8 @@ mod tests {
                 "a": {"type": "string"},
                 "b": {"type": "string", "enum": ["X"]},
                 "c": {"type": "array", "items": {"type": "object", "required": [], "properties": {"d": {"type": "integer"}}}},
-                "e": {}
+                "e": {},
+                "f": {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "maxLength": 0}]}
             }
         });
         allow_null_when_optional(&mut schema);
@@ -344,6 +351,7 @@ mod tests {
         assert_eq!(p["c"]["items"]["type"], "object", "list items are never null");
         assert_eq!(p["c"]["items"]["properties"]["d"]["type"], json!(["integer", "null"]));
         assert_eq!(p["e"], json!({}));
+        assert_eq!(p["f"]["anyOf"][2], json!({"type": "null"}));
     }
 
     #[test]
