@@ -171,7 +171,7 @@ async fn the_document_lists_every_route_validates_and_is_cached_by_etag() {
         .expect("validate.py prints JSON");
     assert_eq!(verdict["valid"], true);
     assert!(verdict["examples"].as_u64().unwrap() >= table.len() as u64, "{verdict}");
-    println!(
+    let summary = format!(
         "openapi: {} bytes JSON ({} gzip), {} paths, {} operations, {} schemas, {} examples checked",
         bytes.len(),
         gzip.bytes().await.unwrap().len(),
@@ -180,6 +180,8 @@ async fn the_document_lists_every_route_validates_and_is_cached_by_etag() {
         document["components"]["schemas"].as_object().unwrap().len(),
         verdict["examples"]
     );
+    println!("{summary}");
+    std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-summary.txt"), format!("{summary}\n")).unwrap();
 }
 
 #[tokio::test]

@@ -50,9 +50,10 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
             _ => Binding::Primary,
         };
         let operation = builder.operation(&route, meta, binding);
-        let tag = tag(meta);
-        if !tags.iter().any(|(_, listed)| listed == &tag) {
-            tags.push((tag_group(meta), tag));
+        let (group, tag) = (tag_group(meta), tag(meta));
+        match tags.iter_mut().find(|(_, listed)| listed == &tag) {
+            Some((listed_group, _)) => *listed_group = (*listed_group).min(group),
+            None => tags.push((group, tag)),
         }
         for status in statuses::error_statuses(&route, meta) {
             if !used_statuses.contains(&status) {
@@ -84,8 +85,7 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
 }
 
 /// Where an operation's tag is listed: data APIs (0), skills (1), the
-/// rest (2). A tag shared by several groups is listed with the first
-/// operation that uses it.
+/// rest (2). A tag shared by several groups is listed in the earliest.
 fn tag_group(meta: &mediaops_proto::mediaops::options::v1::Operation) -> u8 {
     match meta.kind.as_str() {
         "data_api" => 0,
