@@ -275,6 +275,7 @@ async fn schemathesis_finds_no_undocumented_answer_and_no_server_error() {
         .args(["--output-truncate", "true"])
         .args(["--report", "json,ndjson", "--report-json-path", json_report.to_str().unwrap()])
         .args(["--report-ndjson-path", ndjson_report.to_str().unwrap()])
+        .current_dir(reports.path())
         .env("PYTHONPATH", script("schemathesis"))
         .env("MEDIAOPS_KEY", KEY)
         .output()
