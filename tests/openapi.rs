@@ -265,8 +265,9 @@ fn count_statuses(value: &Value, counts: &mut BTreeMap<u64, u64>) {
 async fn schemathesis_finds_no_undocumented_answer_and_no_server_error() {
     let dir = tempfile::tempdir().unwrap();
     // Plenty of points: a 402 would hide the operation behind it.
-    let process = spawn(dir.path(), 100_000_000);
-    let base = process.rest();
+    let mut process = spawn(dir.path(), 100_000_000);
+    let base = process.rest().to_owned();
+    let base = base.as_str();
     let reports = tempfile::tempdir().unwrap();
     let (json_report, ndjson_report) = (reports.path().join("run.json"), reports.path().join("run.ndjson"));
     let config = script("schemathesis/schemathesis.toml");
@@ -308,8 +309,13 @@ async fn schemathesis_finds_no_undocumented_answer_and_no_server_error() {
     println!("{summary}");
     std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join("schemathesis-summary.txt"), format!("{summary}\n"))
         .unwrap();
-    let shown: String = out.chars().take(30_000).collect();
-    assert!(output.status.success(), "schemathesis failed:\n{shown}\n{err}");
+    if !output.status.success() {
+        let shown: String = out.chars().take(30_000).collect();
+        let log = process.log();
+        let tail = log[log.len().saturating_sub(60)..].join("\n");
+        let exited = process.wait_exit(std::time::Duration::ZERO);
+        panic!("schemathesis failed:\n{shown}\n{err}\n--- mediaops exited: {exited:?}; its last log lines:\n{tail}");
+    }
     assert_eq!(report["operations"]["tested"], json!(route_table().len()), "every operation: {summary}");
     assert_eq!(report["test_cases"]["unique_failures"], 0, "{summary}");
     assert!(statuses.keys().all(|s| *s < 500 || *s == 502 || *s == 503), "{summary}");
