@@ -81,6 +81,15 @@ pub fn is_skill(meta: &Operation) -> bool {
     meta.skill.is_some()
 }
 
+/// Whether a call of `meta` can be charged, and so answer 402
+/// `insufficient_points`: a unit price or a per-platform price above 0,
+/// unless the operation is `listed_not_charged` (the sync operations). The
+/// price itself is core-service `billing::pricing::PriceRule` (spec 8).
+pub fn is_charged(meta: &Operation) -> bool {
+    let billing = meta.billing.clone().unwrap_or_default();
+    !billing.listed_not_charged && (meta.unit_price > 0 || billing.price_per_platform > 0)
+}
+
 /// A field declared `required` (`(mediaops.options.v1.field).required`).
 #[derive(Debug, Clone)]
 pub struct RequiredField {
@@ -125,7 +134,7 @@ impl FieldRules {
                     }
                 }
                 if f.kind() == prost_reflect::Kind::String {
-                    let limit = max_chars(options.as_ref());
+                    let limit = string_limit(options.as_ref());
                     if limit != DEFAULT_MAX_CHARS {
                         rules.max_chars.insert(f.full_name().to_owned(), limit);
                     }
@@ -163,9 +172,10 @@ impl FieldRules {
     }
 }
 
-/// The limit of a string field with these options: `max_length`, else the
-/// control's default.
-fn max_chars(options: Option<&Field>) -> usize {
+/// Most characters of a string field with these options: `max_length`,
+/// else the control's default (docs/errors.md "Limits"). Also the JSON
+/// Schema's `maxLength` ([`crate::json_schema`]).
+pub fn string_limit(options: Option<&Field>) -> usize {
     match options {
         Some(o) if o.max_length > 0 => o.max_length as usize,
         Some(o) if o.control == "textarea" => TEXTAREA_MAX_CHARS,

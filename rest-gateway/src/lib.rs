@@ -10,6 +10,7 @@ pub mod envelope;
 pub mod etag;
 pub mod mcp;
 pub mod middleware;
+pub mod openapi;
 pub mod routes;
 pub mod server;
 pub mod settings;

@@ -1,6 +1,7 @@
 //! The axum application: one route per RPC `http` option (plus aliases),
 //! `POST /mcp` (the MCP server, [`crate::mcp`]), `GET /healthz` (liveness),
-//! `GET /readyz` (readiness), the workbench ([`crate::workbench`]: `/`,
+//! `GET /readyz` (readiness), `GET /openapi.json`, `/openapi.yaml` and
+//! `/docs` ([`crate::openapi`]), the workbench ([`crate::workbench`]: `/`,
 //! `/assets/…`), and JSON envelopes
 //! for unknown paths (404) and wrong methods (405), wrapped in the HTTP
 //! layers of [`crate::middleware`] (trace, CORS, timeout, compression, ETag).
@@ -70,6 +71,8 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // probes and fallbacks are added).
     router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
     router = router.merge(crate::mcp::router(state.clone(), tools));
+    // The public document and its docs page (issue 17 items 2-3).
+    router = router.merge(crate::openapi::router(pool)?);
     let ready_state = state.clone();
     let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
     let router = router

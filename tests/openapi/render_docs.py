@@ -1,0 +1,58 @@
+"""Opens the service's /docs page in headless Chromium (issue 17 item 3).
+
+Usage: render_docs.py <base URL> <screenshot path>
+
+Prints one JSON line: the number of operation blocks Swagger UI rendered,
+the document title it shows, every URL the page requested, and the page's
+errors. tests/openapi.rs checks them. Needs Debian's `chromium` (or
+$CHROMIUM) and Playwright for Python (`pip install playwright`); the
+browser Playwright would download is not used. Exits 2 naming what is
+missing.
+"""
+
+import json
+import os
+import shutil
+import sys
+
+base, screenshot = sys.argv[1].rstrip("/"), sys.argv[2]
+chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+if not chromium:
+    print("MISSING: no chromium on PATH (apt-get install -y chromium; .ci/run installs it)", file=sys.stderr)
+    sys.exit(2)
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    print("MISSING: Playwright for Python (pip install playwright; .ci/run installs it)", file=sys.stderr)
+    sys.exit(2)
+
+requests, errors = [], []
+with sync_playwright() as playwright:
+    browser = playwright.chromium.launch(
+        executable_path=chromium,
+        headless=True,
+        args=[
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
+    page.goto(f"{base}/docs", wait_until="networkidle")
+    page.wait_for_selector(".opblock", timeout=60_000)
+    result = {
+        "operations": page.locator(".opblock").count(),
+        "operation_ids": page.locator(".opblock .opblock-summary-operation-id").all_inner_texts(),
+        "title": page.locator(".info .title").first.inner_text(),
+        "requests": requests,
+        "errors": errors,
+    }
+    page.screenshot(path=screenshot)
+    browser.close()
+print(json.dumps(result, ensure_ascii=False))
