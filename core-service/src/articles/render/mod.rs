@@ -64,6 +64,13 @@ pub enum RenderError {
 /// inliner recurses per level, so this bounds its stack use.
 pub const MAX_ELEMENT_DEPTH: usize = 256;
 
+/// Nesting of the written HTML, raw HTML as the author typed it, refused
+/// before the sanitizer parses it: html5ever's tree builder takes time
+/// quadratic in the depth (10,000 nested `<div>` took seconds to refuse).
+/// Generous, as unclosed tags (`<p>`, `<li>`) count here but are closed by
+/// the parser; [`MAX_ELEMENT_DEPTH`] applies to what it builds.
+const MAX_WRITTEN_DEPTH: usize = 4 * MAX_ELEMENT_DEPTH;
+
 /// Renders `markdown` with `look`; `title` (trimmed, non-empty) becomes the
 /// H1. CPU-bound: call it off the async runtime's worker threads.
 pub fn render(markdown: &str, title: Option<&str>, look: Look<'_>) -> Result<Rendered, RenderError> {
@@ -77,6 +84,10 @@ pub fn render(markdown: &str, title: Option<&str>, look: Look<'_>) -> Result<Ren
     let clean = if article.raw_html.is_empty() {
         article.html
     } else {
+        let written = html_tags::serialized_depth(&article.html);
+        if written > MAX_WRITTEN_DEPTH {
+            return Err(RenderError::TooDeep(written));
+        }
         sanitize::report_raw_html(&article.raw_html, &mut warnings);
         sanitize::sanitize(&article.html)
     };

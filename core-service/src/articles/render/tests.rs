@@ -464,6 +464,9 @@ fn nesting_beyond_the_limit_is_refused_not_crashed() {
     assert!(matches!(render(&html_nesting, None, neutral()), Err(super::RenderError::TooDeep(_))));
     let fine = "<div>".repeat(150);
     assert_clean(&rendered(&fine, None).html, "150 divs");
+    // Unclosed paragraphs count as written but are closed by the parser.
+    let paragraphs = "<p>x".repeat(600);
+    assert_clean(&rendered(&paragraphs, None).html, "600 unclosed paragraphs");
 }
 
 /// Writes every theme's render of one real document and of the constructs
