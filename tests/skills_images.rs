@@ -318,7 +318,7 @@ async fn without_an_images_api_both_skills_say_so_and_charge_nothing() {
     let service = service_on(None, API_KEY, 20).await;
     for (slug, body) in [("image-gen", json!({"prompt": "熊猫"})), ("articles-cover", json!({"title": "标题"}))] {
         let (status, answer) = service.post(&format!("/api/skills/{slug}/invoke"), body).await;
-        let error = failure(status, &answer, 503, "not_implemented");
+        let error = failure(status, &answer, 503, "not_configured");
         assert!(error["message"].as_str().unwrap().contains("MEDIAOPS_IMAGES__BASE_URL"), "{error}");
     }
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS);

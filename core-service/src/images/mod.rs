@@ -55,7 +55,7 @@ impl ImageSkills {
     fn api(&self, operation: &str) -> Result<&ImagesApi, ServiceError> {
         self.api.as_ref().ok_or_else(|| {
             ServiceError::new(
-                ErrorCode::NotImplemented,
+                ErrorCode::NotConfigured,
                 format!(
                     "{operation} needs an images API and none is configured: set MEDIAOPS_IMAGES__BASE_URL \
                      (and MEDIAOPS_IMAGES__API_KEY) (docs/images.md); nothing was charged"
