@@ -195,3 +195,49 @@ mod cases {
         assert_eq!(ledger.balance("acct_c").await.unwrap(), Some(1));
     }
 }
+
+/// The hot-path changes of the embedded ledger (reservations, commits,
+/// releases, usage counters) are written right after they are acknowledged,
+/// not before (docs/billing.md "Embedded or Redis"): a reopened ledger finds
+/// what was committed charged, what was released back, and what was held
+/// released (the process that held it is gone), whether the background
+/// write or the closing one put them there.
+#[tokio::test]
+async fn embedded_hot_path_changes_reach_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for wait_for_background_write in [true, false] {
+        let account = format!("acct_w{wait_for_background_write}");
+        {
+            let ledger = EmbeddedLedger::open(dir.path()).unwrap();
+            ledger.grant(&account, 100).await.unwrap();
+            assert!(matches!(ledger.reserve(&account, "kept", 10, TTL).await.unwrap(), Reserved::Held { balance: 90 }));
+            assert!(ledger.commit(&account, "kept").await.unwrap());
+            assert!(matches!(ledger.reserve(&account, "back", 20, TTL).await.unwrap(), Reserved::Held { .. }));
+            assert!(ledger.release(&account, "back").await.unwrap());
+            assert!(matches!(ledger.reserve(&account, "held", 30, TTL).await.unwrap(), Reserved::Held { balance: 60 }));
+            let usage = UsageRecord {
+                request_id: "r1".into(),
+                account_id: account.clone(),
+                operation_key: "op".into(),
+                points: 10,
+                outcome: "ok".into(),
+                at: "2026-11-25T00:00:00.000Z".into(),
+            };
+            ledger.record_usage(&usage).await.unwrap();
+            if wait_for_background_write {
+                let file = dir.path().join("ledger.json");
+                let written = || std::fs::read_to_string(&file).unwrap_or_default().contains("held\"");
+                for _ in 0..200 {
+                    if written() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                assert!(written(), "the background write put the reservation in the file");
+            }
+        }
+        let reopened = EmbeddedLedger::open(dir.path()).unwrap();
+        assert_eq!(reopened.balance(&account).await.unwrap(), Some(90), "committed 10 charged; 20 and 30 back");
+        assert_eq!(reopened.account_usage_counts(&account).await.unwrap().get("op"), Some(&1));
+    }
+}

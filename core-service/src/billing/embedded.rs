@@ -1,7 +1,20 @@
 //! The embedded ledger of the one-process default: state in memory behind a
-//! mutex, persisted to `<data_dir>/ledger.json` (atomic rewrite + fsync)
-//! before any change is acknowledged. Concurrent changes share one write
-//! (group commit). The usage log is appended to `<data_dir>/usage.jsonl`.
+//! mutex, persisted to `<data_dir>/ledger.json` (atomic rewrite + fsync).
+//! Concurrent changes share one write (group commit). The usage log is
+//! appended to `<data_dir>/usage.jsonl`.
+//!
+//! Two kinds of change (issue 22; docs/billing.md "Embedded or Redis"):
+//! - **durable before acknowledged** ([`EmbeddedLedger::change`]): keys,
+//!   grants, rate limits, idempotency records, the sweeper's releases. Their
+//!   loss would hurt a customer (points granted, a key still enabled, an
+//!   answer that a retry would pay for again);
+//! - **written right after** ([`EmbeddedLedger::change_soon`]): the
+//!   reservations, commits and releases of calls and the usage counters,
+//!   on the hot path of every call. The next group write takes them, at
+//!   once, in the background; a crash before it loses at most that write's
+//!   calls, and a lost reservation or commit is a call not charged (a
+//!   restart releases what it finds held), never a call charged twice or a
+//!   failed call charged.
 //!
 //! One process owns a data directory: `<data_dir>/ledger.lock` is locked
 //! for the ledger's lifetime, and a second opener gets a clear error.
@@ -9,8 +22,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -76,13 +89,22 @@ fn reservation_key(account_id: &str, id: &str) -> String {
 
 /// The embedded [`Ledger`].
 pub struct EmbeddedLedger {
-    path: PathBuf,
+    disk: Arc<Disk>,
     usage_path: PathBuf,
-    state: Mutex<State>,
-    flushed: AtomicU64,
-    flush: tokio::sync::Mutex<()>,
     usage_file: Mutex<std::fs::File>,
     _lock: std::fs::File,
+}
+
+/// The state and its file: what a background write needs.
+struct Disk {
+    path: PathBuf,
+    state: Mutex<State>,
+    /// The last generation on disk.
+    flushed: AtomicU64,
+    /// Held by the one write under way (group commit).
+    flush: tokio::sync::Mutex<()>,
+    /// A background write is scheduled and has not started yet.
+    write_scheduled: AtomicBool,
 }
 
 impl EmbeddedLedger {
@@ -111,34 +133,60 @@ impl EmbeddedLedger {
         }
         let usage_path = data_dir.join("usage.jsonl");
         let usage_file = std::fs::OpenOptions::new().create(true).append(true).open(&usage_path)?;
-        let ledger = EmbeddedLedger {
+        let disk = Disk {
             path,
-            usage_path,
             state: Mutex::new(state),
             flushed: AtomicU64::new(0),
             flush: tokio::sync::Mutex::new(()),
-            usage_file: Mutex::new(usage_file),
-            _lock: lock,
+            write_scheduled: AtomicBool::new(false),
         };
-        let bytes = serde_json::to_vec(&*ledger.lock_state())?;
-        persist::write_atomic(&ledger.path, &bytes)?;
-        Ok(ledger)
-    }
-
-    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        let bytes = serde_json::to_vec(&*disk.lock_state())?;
+        persist::write_atomic(&disk.path, &bytes)?;
+        Ok(EmbeddedLedger { disk: Arc::new(disk), usage_path, usage_file: Mutex::new(usage_file), _lock: lock })
     }
 
     /// Applies `change` and returns its result once it is on disk.
     async fn change<R>(&self, change: impl FnOnce(&mut State) -> R) -> Result<R, ServiceError> {
-        let (result, generation) = {
-            let mut state = self.lock_state();
-            let result = change(&mut state);
-            state.generation += 1;
-            (result, state.generation)
-        };
-        self.durable(generation).await?;
+        let (result, generation) = self.disk.apply(change);
+        self.disk.durable(generation).await?;
         Ok(result)
+    }
+
+    /// Applies `change` and returns its result at once; the next group
+    /// write, started now in the background if none is pending, puts it on
+    /// disk (see the module docs for which changes may wait).
+    fn change_soon<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
+        let (result, _) = self.disk.apply(change);
+        if !self.disk.write_scheduled.swap(true, Ordering::AcqRel) {
+            let disk = self.disk.clone();
+            tokio::spawn(async move {
+                disk.write_scheduled.store(false, Ordering::Release);
+                let generation = disk.lock_state().generation;
+                if let Err(e) = disk.durable(generation).await {
+                    tracing::error!(error = %e.message, "the ledger file was not written; the next change retries");
+                }
+            });
+        }
+        result
+    }
+
+    fn read<R>(&self, read: impl FnOnce(&State) -> R) -> R {
+        read(&self.disk.lock_state())
+    }
+}
+
+impl Disk {
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies `change` in memory; returns its result and the generation
+    /// that holds it.
+    fn apply<R>(&self, change: impl FnOnce(&mut State) -> R) -> (R, u64) {
+        let mut state = self.lock_state();
+        let result = change(&mut state);
+        state.generation += 1;
+        (result, state.generation)
     }
 
     /// Group commit: the first waiter writes everything changed so far; the
@@ -160,9 +208,20 @@ impl EmbeddedLedger {
         self.flushed.store(written, Ordering::Release);
         Ok(())
     }
+}
 
-    fn read<R>(&self, read: impl FnOnce(&State) -> R) -> R {
-        read(&self.lock_state())
+/// A ledger closed with changes not yet written (a call settled just
+/// before shutdown) writes them now.
+impl Drop for EmbeddedLedger {
+    fn drop(&mut self) {
+        let state = self.disk.lock_state();
+        if self.disk.flushed.load(Ordering::Acquire) >= state.generation {
+            return;
+        }
+        let written = serde_json::to_vec(&*state).map_err(std::io::Error::other);
+        if let Err(e) = written.and_then(|bytes| persist::write_atomic(&self.disk.path, &bytes)) {
+            tracing::error!(error = %e, "the ledger's last changes were not written");
+        }
     }
 }
 
@@ -266,7 +325,7 @@ impl Ledger for EmbeddedLedger {
 
     async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
         let now = now_ms();
-        self.change(|state| {
+        Ok(self.change_soon(|state| {
             release_expired_of(state, Some(account_id), now);
             let account = state.accounts.entry(account_id.to_owned()).or_default();
             if account.points < points {
@@ -278,23 +337,21 @@ impl Ledger for EmbeddedLedger {
                 Reservation { account_id: account_id.to_owned(), points, expires_ms: now + ttl.as_millis() as i64 };
             state.reservations.insert(reservation_key(account_id, id), reservation);
             Reserved::Held { balance }
-        })
-        .await
+        }))
     }
 
     async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
-        self.change(|state| state.reservations.remove(&reservation_key(account_id, id)).is_some()).await
+        Ok(self.change_soon(|state| state.reservations.remove(&reservation_key(account_id, id)).is_some()))
     }
 
     async fn release(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
-        self.change(|state| match state.reservations.remove(&reservation_key(account_id, id)) {
+        Ok(self.change_soon(|state| match state.reservations.remove(&reservation_key(account_id, id)) {
             Some(r) => {
                 state.accounts.entry(r.account_id).or_default().points += r.points;
                 true
             }
             None => false,
-        })
-        .await
+        }))
     }
 
     async fn release_expired(&self) -> Result<usize, ServiceError> {
@@ -371,12 +428,11 @@ impl Ledger for EmbeddedLedger {
             file.write_all(&line).map_err(|e| unavailable(format!("cannot append the usage log: {e}")))?;
         }
         if record.outcome == "ok" {
-            self.change(|state| {
+            self.change_soon(|state| {
                 *state.usage_counts.entry(record.operation_key.clone()).or_default() += 1;
                 let account = state.account_usage_counts.entry(record.account_id.clone()).or_default();
                 *account.entry(record.operation_key.clone()).or_default() += 1;
-            })
-            .await?;
+            });
         }
         Ok(())
     }
