@@ -18,6 +18,7 @@
 
 pub mod embedded;
 pub mod hold;
+pub mod key_events;
 pub mod pricing;
 pub mod redis;
 
@@ -115,6 +116,18 @@ pub trait Ledger: Send + Sync + 'static {
     /// Keeps the held points (the call succeeded). False if the reservation
     /// was already settled or had expired.
     async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError>;
+    /// [`Ledger::commit`] and [`Ledger::record_usage`] of a delivered call:
+    /// the Redis ledger sends both in one round trip (issue 22 item 3).
+    /// Whether the reservation was committed.
+    ///
+    /// # Errors
+    /// Either step failed (the commit's outcome is then unknown: the
+    /// reservation expires and is released unless it was committed).
+    async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
+        let committed = self.commit(account_id, id).await?;
+        self.record_usage(record).await?;
+        Ok(committed)
+    }
     /// Returns the held points (the call failed). False if already settled.
     async fn release(&self, account_id: &str, id: &str) -> Result<bool, ServiceError>;
     /// Releases every reservation past its time to live; returns how many.

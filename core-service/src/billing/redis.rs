@@ -13,11 +13,16 @@
 //! | `P:{acct}:usage` | list | usage log, newest first, capped |
 //! | `P:{acct}:rate-limit` | hash | the account's own rate limit (`count`, `period`, `burst`; `count` 0 = off), read by `crate::rate_limit::redis` |
 //!
+//! The channel `P:key-events` announces disabled keys to every core
+//! ([`super::key_events`]); each core caches the keys it has seen while it
+//! is subscribed ([`KeyCache`]; docs/billing.md "Key cache").
+//!
 //! Every debit decision is one Lua script over the account's keys, which
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin
 //! operations on keys touch several slots and are not atomic as a whole.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
@@ -25,6 +30,7 @@ use redis::{AsyncCommands, Script, Value};
 
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
 use crate::auth::Principal;
+use crate::auth::cache::KeyCache;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
 use crate::rate_limit::redis::LIMIT;
@@ -39,6 +45,16 @@ pub struct RedisLedger {
     settle: Script,
     sweep: Script,
     idempotency_begin: Script,
+    /// Keys seen lately, while subscribed to the key-event channel.
+    keys: Arc<KeyCache>,
+    /// The subscription task, stopped with the ledger.
+    subscription: tokio::task::AbortHandle,
+}
+
+impl Drop for RedisLedger {
+    fn drop(&mut self) {
+        self.subscription.abort();
+    }
 }
 
 /// `P:{<account id>}:<what>`: a key of one account, hash-tagged so every
@@ -58,8 +74,13 @@ impl RedisLedger {
     /// Redis is down every call fails with 503 `billing_unavailable`.
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisLedger> {
         let redis = crate::redis_connection::connect_bounded(url).await?;
+        let keys = Arc::new(KeyCache::default());
+        let client = redis::Client::open(url)?;
+        let subscription = super::key_events::subscribe(client, prefix, keys.clone()).abort_handle();
         Ok(RedisLedger {
             redis,
+            keys,
+            subscription,
             prefix: prefix.to_owned(),
             reserve: Script::new(include_str!("lua/reserve.lua")),
             settle: Script::new(include_str!("lua/settle.lua")),
@@ -93,6 +114,19 @@ impl RedisLedger {
         format!("{}:usage-counts", self.prefix)
     }
 
+    /// The commands that record `record`: counters for a success, the
+    /// account's capped log line; their replies are ignored.
+    fn usage_commands(&self, pipe: &mut redis::Pipeline, record: &UsageRecord) -> Result<(), ServiceError> {
+        let log = self.account(&record.account_id, "usage");
+        let line = serde_json::to_string(record).map_err(unavailable)?;
+        if record.outcome == "ok" {
+            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
+            pipe.hincr(self.account(&record.account_id, "usage-counts"), &record.operation_key, 1).ignore();
+        }
+        pipe.lpush(&log, line).ignore().ltrim(&log, 0, USAGE_LOG_LIMIT as isize - 1).ignore();
+        Ok(())
+    }
+
     async fn settle(&self, account_id: &str, id: &str, release: bool) -> Result<bool, ServiceError> {
         let mut invocation = self.settle.prepare_invoke();
         for key in self.reservation_keys(account_id) {
@@ -122,13 +156,21 @@ impl Ledger for RedisLedger {
 
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
         let hash = hash_key(key);
+        if let Some(principal) = self.keys.get(&hash) {
+            return Ok(principal);
+        }
+        let generation = self.keys.generation();
         let record: HashMap<String, String> = self.redis.clone().hgetall(self.key(&hash)).await.map_err(failed)?;
         match (record.get("account"), record.get("disabled").map(String::as_str)) {
-            (Some(account), Some("0")) => Ok(Principal {
-                account_id: account.clone(),
-                key_id: hash[..12].to_owned(),
-                key_prefix: record.get("prefix").cloned().unwrap_or_default(),
-            }),
+            (Some(account), Some("0")) => {
+                let principal = Principal {
+                    account_id: account.clone(),
+                    key_id: hash[..12].to_owned(),
+                    key_prefix: record.get("prefix").cloned().unwrap_or_default(),
+                };
+                self.keys.put(&hash, &principal, generation);
+                Ok(principal)
+            }
             (Some(_), _) => Err(ServiceError::unauthenticated("this API key is disabled")),
             (None, _) => Err(ServiceError::unauthenticated("unknown API key")),
         }
@@ -165,6 +207,8 @@ impl Ledger for RedisLedger {
         let hashes: Vec<String> = redis.zrange(self.keys_index(), 0, -1).await.map_err(failed)?;
         let Some(hash) = hashes.into_iter().find(|h| h.starts_with(key_id)) else { return Ok(false) };
         let _: () = redis.hset(self.key(&hash), "disabled", "1").await.map_err(failed)?;
+        self.keys.forget(&hash);
+        super::key_events::publish_disabled(&mut redis, &self.prefix, &hash).await.map_err(failed)?;
         Ok(true)
     }
 
@@ -310,16 +354,25 @@ impl Ledger for RedisLedger {
     }
 
     async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError> {
-        let mut redis = self.redis.clone();
-        let log = self.account(&record.account_id, "usage");
-        let line = serde_json::to_string(record).map_err(unavailable)?;
         let mut pipe = redis::pipe();
-        if record.outcome == "ok" {
-            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
-            pipe.hincr(self.account(&record.account_id, "usage-counts"), &record.operation_key, 1).ignore();
+        self.usage_commands(&mut pipe, record)?;
+        pipe.exec_async(&mut self.redis.clone()).await.map_err(failed)
+    }
+
+    async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
+        let mut pipe = redis::pipe();
+        let keys = self.reservation_keys(account_id);
+        pipe.cmd("EVALSHA").arg(self.settle.get_hash()).arg(keys.len()).arg(&keys).arg(id).arg("0");
+        self.usage_commands(&mut pipe, record)?;
+        match pipe.query_async::<(i64,)>(&mut self.redis.clone()).await {
+            Ok((settled,)) => Ok(settled == 1),
+            // Redis lost its scripts (a restart): the usage went in, the
+            // commit goes again through the script, which loads it.
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                self.settle(account_id, id, false).await
+            }
+            Err(e) => Err(failed(e)),
         }
-        pipe.lpush(&log, line).ignore().ltrim(&log, 0, USAGE_LOG_LIMIT as isize - 1).ignore();
-        pipe.exec_async(&mut redis).await.map_err(failed)
     }
 
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {

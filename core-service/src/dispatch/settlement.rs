@@ -83,18 +83,20 @@ impl Settlement {
     /// the idempotency key. Returns the points charged.
     pub async fn delivered(mut self, answer: &Bytes) -> i64 {
         self.settled = true;
+        let outcome = if self.replay { "replayed" } else { "ok" };
         let mut points = 0;
         if let Some(hold) = self.ctx.hold.take() {
             points = hold.points;
-            if let Err(e) = self.ledger.commit(&hold.account_id, &hold.reservation_id).await {
-                // The work is done; the reservation expires and is
-                // released, so the call ends up free rather than lost.
-                tracing::error!(request_id = self.ctx.request_id, error = %e, "commit failed; the reservation will be released");
+            let record = self.usage_record(points, outcome);
+            if let Err(e) = self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
+                // The work is done; an uncommitted reservation expires and
+                // is released, so the call ends up free rather than lost.
+                tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; an uncommitted reservation will be released");
             }
+        } else {
+            self.record(points, outcome).await;
         }
         self.finish_idempotency(Some(answer)).await;
-        let outcome = if self.replay { "replayed" } else { "ok" };
-        self.record(points, outcome).await;
         let elapsed = self.started.elapsed();
         self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
         tracing::info!(
@@ -135,15 +137,19 @@ impl Settlement {
         }
     }
 
-    async fn record(&self, points: i64, outcome: &str) {
-        let record = UsageRecord {
+    fn usage_record(&self, points: i64, outcome: &str) -> UsageRecord {
+        UsageRecord {
             request_id: self.ctx.request_id.clone(),
             account_id: self.ctx.principal.account_id.clone(),
             operation_key: self.ctx.operation.key().to_owned(),
             points,
             outcome: outcome.to_owned(),
             at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        };
+        }
+    }
+
+    async fn record(&self, points: i64, outcome: &str) {
+        let record = self.usage_record(points, outcome);
         if let Err(e) = self.ledger.record_usage(&record).await {
             tracing::warn!(request_id = self.ctx.request_id, error = %e, "usage not recorded");
         }
