@@ -10,9 +10,9 @@
 //!   answer that a retry would pay for again);
 //! - **written right after** ([`EmbeddedLedger::change_soon`]): the
 //!   reservations, commits and releases of calls and the usage counters,
-//!   on the hot path of every call. The next group write takes them, at
-//!   once, in the background; a crash before it loses at most that write's
-//!   calls, and a lost reservation or commit is a call not charged (a
+//!   on the hot path of every call. The next group write takes them, in
+//!   the background [`WRITE_BEHIND`] later; a crash before it loses at
+//!   most those milliseconds' calls, and a lost reservation or commit is a call not charged (a
 //!   restart releases what it finds held), never a call charged twice or a
 //!   failed call charged.
 //!
@@ -82,6 +82,11 @@ struct IdempotencyRecord {
     response: Option<String>,
     expires_ms: i64,
 }
+
+/// How long a background write waits for more changes to take along:
+/// under load one write (one fsync) per this interval instead of one after
+/// another; the most a crash can lose of the calls' own changes.
+pub const WRITE_BEHIND: Duration = Duration::from_millis(10);
 
 fn reservation_key(account_id: &str, id: &str) -> String {
     format!("{account_id}\u{1f}{id}")
@@ -153,13 +158,15 @@ impl EmbeddedLedger {
     }
 
     /// Applies `change` and returns its result at once; the next group
-    /// write, started now in the background if none is pending, puts it on
-    /// disk (see the module docs for which changes may wait).
+    /// write, scheduled now in the background if none is pending, puts it
+    /// on disk [`WRITE_BEHIND`] later with every change made meanwhile (see
+    /// the module docs for which changes may wait).
     fn change_soon<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
         let (result, _) = self.disk.apply(change);
         if !self.disk.write_scheduled.swap(true, Ordering::AcqRel) {
             let disk = self.disk.clone();
             tokio::spawn(async move {
+                tokio::time::sleep(WRITE_BEHIND).await;
                 disk.write_scheduled.store(false, Ordering::Release);
                 let generation = disk.lock_state().generation;
                 if let Err(e) = disk.durable(generation).await {
