@@ -20,8 +20,10 @@ async fn balance_status(http: &reqwest::Client, base: &str, key: &str) -> u16 {
 async fn a_disabled_key_stops_working_on_every_replica_within_one_second() {
     let env = vec![("MEDIAOPS_REDIS_URL", redis_url()), ("MEDIAOPS_REDIS_PREFIX", redis_prefix("revocation"))];
     let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
-    let replicas: Vec<Process> =
-        dirs[..2].iter().map(|dir| Process::spawn(dir.path(), Spawn { args: vec!["serve"], env: env.clone() })).collect();
+    let replicas: Vec<Process> = dirs[..2]
+        .iter()
+        .map(|dir| Process::spawn(dir.path(), Spawn { args: vec!["serve"], env: env.clone() }))
+        .collect();
     let created = cli(dirs[2].path(), &env, &["keys", "create", "--account", "acct_revoked", "--points", "10"]);
     let (key, key_id) = (created["key"].as_str().unwrap(), created["keyId"].as_str().unwrap());
     let http = reqwest::Client::new();

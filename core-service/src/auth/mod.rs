@@ -2,7 +2,6 @@
 //! key material ([`keys`]). Keys are stored by the ledger
 //! ([`crate::billing::Ledger`]) only as SHA-256 hashes.
 
-pub mod cache;
 pub mod keys;
 
 /// The account a valid, enabled key belongs to.

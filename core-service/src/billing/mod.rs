@@ -16,9 +16,10 @@
 //! live has passed ([`RESERVATION_TTL`] by default) by a sweeper every core
 //! runs, and by the next reservation of the same account.
 
+pub mod cache;
 pub mod embedded;
 pub mod hold;
-pub mod key_events;
+pub mod ledger_events;
 pub mod pricing;
 pub mod redis;
 

@@ -13,24 +13,24 @@
 //! | `P:{acct}:usage` | list | usage log, newest first, capped |
 //! | `P:{acct}:rate-limit` | hash | the account's own rate limit (`count`, `period`, `burst`; `count` 0 = off), read by `crate::rate_limit::redis` |
 //!
-//! The channel `P:key-events` announces disabled keys to every core
-//! ([`super::key_events`]); each core caches the keys it has seen while it
-//! is subscribed ([`KeyCache`]; docs/billing.md "Key cache").
+//! The channel `P:ledger-events` announces disabled keys and changed
+//! account limits to every core ([`super::ledger_events`]); each core
+//! caches the keys and limits it has read while it is subscribed
+//! ([`super::cache`]; docs/billing.md "Key cache").
 //!
 //! Every debit decision is one Lua script over the account's keys, which
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin
 //! operations on keys touch several slots and are not atomic as a whole.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script, Value};
 
+use super::ledger_events::{Caches, Event};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
 use crate::auth::Principal;
-use crate::auth::cache::KeyCache;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
 use crate::rate_limit::redis::LIMIT;
@@ -45,8 +45,8 @@ pub struct RedisLedger {
     settle: Script,
     sweep: Script,
     idempotency_begin: Script,
-    /// Keys seen lately, while subscribed to the key-event channel.
-    keys: Arc<KeyCache>,
+    /// Keys and limits read lately, while subscribed to the event channel.
+    caches: Caches,
     /// The subscription task, stopped with the ledger.
     subscription: tokio::task::AbortHandle,
 }
@@ -74,12 +74,12 @@ impl RedisLedger {
     /// Redis is down every call fails with 503 `billing_unavailable`.
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<RedisLedger> {
         let redis = crate::redis_connection::connect_bounded(url).await?;
-        let keys = Arc::new(KeyCache::default());
+        let caches = Caches::default();
         let client = redis::Client::open(url)?;
-        let subscription = super::key_events::subscribe(client, prefix, keys.clone()).abort_handle();
+        let subscription = super::ledger_events::subscribe(client, prefix, caches.clone()).abort_handle();
         Ok(RedisLedger {
             redis,
-            keys,
+            caches,
             subscription,
             prefix: prefix.to_owned(),
             reserve: Script::new(include_str!("lua/reserve.lua")),
@@ -156,10 +156,10 @@ impl Ledger for RedisLedger {
 
     async fn authenticate(&self, key: &str) -> Result<Principal, ServiceError> {
         let hash = hash_key(key);
-        if let Some(principal) = self.keys.get(&hash) {
+        if let Some(principal) = self.caches.keys.get(&hash) {
             return Ok(principal);
         }
-        let generation = self.keys.generation();
+        let generation = self.caches.keys.generation();
         let record: HashMap<String, String> = self.redis.clone().hgetall(self.key(&hash)).await.map_err(failed)?;
         match (record.get("account"), record.get("disabled").map(String::as_str)) {
             (Some(account), Some("0")) => {
@@ -168,7 +168,7 @@ impl Ledger for RedisLedger {
                     key_id: hash[..12].to_owned(),
                     key_prefix: record.get("prefix").cloned().unwrap_or_default(),
                 };
-                self.keys.put(&hash, &principal, generation);
+                self.caches.keys.put(&hash, &principal, generation);
                 Ok(principal)
             }
             (Some(_), _) => Err(ServiceError::unauthenticated("this API key is disabled")),
@@ -207,8 +207,8 @@ impl Ledger for RedisLedger {
         let hashes: Vec<String> = redis.zrange(self.keys_index(), 0, -1).await.map_err(failed)?;
         let Some(hash) = hashes.into_iter().find(|h| h.starts_with(key_id)) else { return Ok(false) };
         let _: () = redis.hset(self.key(&hash), "disabled", "1").await.map_err(failed)?;
-        self.keys.forget(&hash);
-        super::key_events::publish_disabled(&mut redis, &self.prefix, &hash).await.map_err(failed)?;
+        self.caches.keys.forget(&hash);
+        super::ledger_events::publish(&mut redis, &self.prefix, Event::KeyDisabled(&hash)).await.map_err(failed)?;
         Ok(true)
     }
 
@@ -395,17 +395,23 @@ impl Ledger for RedisLedger {
     }
 
     async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError> {
+        if let Some(limit) = self.caches.limits.get(account_id) {
+            return Ok(limit);
+        }
+        let generation = self.caches.limits.generation();
         let (count, period_secs, burst): (Option<u32>, Option<u32>, Option<u32>) = self
             .redis
             .clone()
             .hmget(self.account(account_id, LIMIT), &["count", "period", "burst"])
             .await
             .map_err(failed)?;
-        Ok(match (count, period_secs, burst) {
+        let limit = match (count, period_secs, burst) {
             (Some(0), _, _) => Some(Limit::Off),
             (Some(count), Some(period_secs), Some(burst)) => Some(Limit::Quota(Quota { count, period_secs, burst })),
             _ => None,
-        })
+        };
+        self.caches.limits.put(account_id, &limit, generation);
+        Ok(limit)
     }
 
     async fn set_rate_limit(&self, account_id: &str, limit: Option<Limit>) -> Result<(), ServiceError> {
@@ -421,6 +427,8 @@ impl Ledger for RedisLedger {
                 pipe.hset_multiple(&hash, &[("count", q.count), ("period", q.period_secs), ("burst", q.burst)]).ignore()
             }
         };
-        pipe.exec_async(&mut redis).await.map_err(failed)
+        pipe.exec_async(&mut redis).await.map_err(failed)?;
+        self.caches.limits.forget(account_id);
+        super::ledger_events::publish(&mut redis, &self.prefix, Event::LimitChanged(account_id)).await.map_err(failed)
     }
 }

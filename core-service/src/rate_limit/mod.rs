@@ -272,7 +272,9 @@ pub trait RateLimiter: Send + Sync + 'static {
 pub async fn open(settings: &crate::CoreSettings, ledger: Arc<dyn Ledger>) -> anyhow::Result<Arc<dyn RateLimiter>> {
     let default = settings.rate_limit.default_limit()?;
     Ok(match &settings.redis_url {
-        Some(url) => Arc::new(redis::RedisLimiter::connect(url, &settings.redis_prefix, default).await?),
+        Some(url) => Arc::new(
+            redis::RedisLimiter::connect(url, &settings.redis_prefix, default).await?.with_account_limits(ledger),
+        ),
         None => Arc::new(local::LocalLimiter::new(ledger, default)),
     })
 }

@@ -13,6 +13,7 @@
 //! The script reads the clock of Redis (`TIME`), so the cores' clocks do
 //! not matter; [`RedisLimiter::check_at`] passes a clock instead (tests).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::Script;
@@ -20,7 +21,7 @@ use redis::aio::ConnectionManager;
 
 use super::{Limit, Quota, RateLimiter, Verdict};
 use crate::billing::redis::account_key;
-use crate::billing::unavailable;
+use crate::billing::{Ledger, unavailable};
 use crate::error::ServiceError;
 
 /// The per-account hash of an account's own limit (`P:{acct}:rate-limit`).
@@ -32,6 +33,9 @@ pub struct RedisLimiter {
     prefix: String,
     default: Limit,
     gcra: Script,
+    /// Where the accounts' own limits are read first, when given
+    /// ([`RedisLimiter::with_account_limits`]).
+    limits: Option<Arc<dyn Ledger>>,
 }
 
 impl RedisLimiter {
@@ -42,7 +46,23 @@ impl RedisLimiter {
     /// Redis cannot be reached.
     pub async fn connect(url: &str, prefix: &str, default: Limit) -> anyhow::Result<RedisLimiter> {
         let redis = crate::redis_connection::connect_bounded(url).await?;
-        Ok(RedisLimiter { redis, prefix: prefix.to_owned(), default, gcra: Script::new(include_str!("lua/gcra.lua")) })
+        Ok(RedisLimiter {
+            redis,
+            prefix: prefix.to_owned(),
+            default,
+            gcra: Script::new(include_str!("lua/gcra.lua")),
+            limits: None,
+        })
+    }
+
+    /// Reads an account's own limit from `ledger` (the Redis ledger, which
+    /// caches it while subscribed to its event channel;
+    /// `crate::billing::cache`) before each check, and skips the script
+    /// when the account's limit, or the default, is off: an unlimited call
+    /// costs no round trip to Redis (issue 22 item 3).
+    pub fn with_account_limits(mut self, ledger: Arc<dyn Ledger>) -> RedisLimiter {
+        self.limits = Some(ledger);
+        self
     }
 
     /// [`RateLimiter::check`] at `now_us` (microseconds on any clock the
@@ -56,6 +76,11 @@ impl RedisLimiter {
         key_id: &str,
         now_us: Option<u64>,
     ) -> Result<Option<Verdict>, ServiceError> {
+        if let Some(ledger) = &self.limits
+            && ledger.rate_limit(account_id).await?.unwrap_or(self.default) == Limit::Off
+        {
+            return Ok(None);
+        }
         let (count, period, burst) = match self.default {
             Limit::Off => (0, 1, 0),
             Limit::Quota(q) => (q.count, q.period_secs, q.burst),

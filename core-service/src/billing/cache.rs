@@ -1,34 +1,50 @@
-//! The API keys a core has recently seen, so that a call does not read its
-//! key from Redis every time (issue 22 item 3), and forgets them the moment
-//! they are disabled anywhere (docs/billing.md "Key cache").
+//! What a core read lately from the Redis ledger and may use again without
+//! asking (issue 22 item 3; docs/billing.md "Key cache"): the API keys it
+//! has seen ([`KeyCache`]) and the accounts' own rate limits
+//! ([`LimitCache`]). Each forgets an entry the moment any replica changes
+//! it, announced on the ledger's event channel
+//! ([`super::ledger_events`]).
 //!
 //! An entry is used only while the cache is *live*: while the core's
-//! subscription to the ledger's key-event channel
-//! ([`crate::billing::key_events`]) is up, so a key disabled on any replica
-//! reaches every replica's cache within the channel's delivery time
+//! subscription to that channel is up, so a change on any replica reaches
+//! every replica's cache within the channel's delivery time
 //! (milliseconds). While the subscription is down the cache is empty and
-//! not used: every call reads its key from Redis, as before. An entry
-//! lives at most [`KeyCache::TTL`] either way.
+//! not used: every call reads Redis, as before. An entry lives at most
+//! [`SubscribedCache::TTL`] either way.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::Principal;
+use crate::auth::Principal;
+use crate::rate_limit::Limit;
+
+/// Enabled API keys by SHA-256 hex.
+pub type KeyCache = SubscribedCache<Principal>;
+
+/// Accounts' own rate limits (`None`: the account has none, the default
+/// applies) by account id.
+pub type LimitCache = SubscribedCache<Option<Limit>>;
 
 /// See the module docs.
-#[derive(Debug, Default)]
-pub struct KeyCache {
-    /// SHA-256 hex of the key → its principal, and when it was read.
-    entries: Mutex<HashMap<String, (Principal, Instant)>>,
+#[derive(Debug)]
+pub struct SubscribedCache<V> {
+    /// Key → value, and when it was read.
+    entries: Mutex<HashMap<String, (V, Instant)>>,
     live: AtomicBool,
     /// Bumped by every forget and every change of liveness: a read that
-    /// started before one of them is not cached ([`KeyCache::put`]).
+    /// started before one of them is not cached ([`SubscribedCache::put`]).
     generation: AtomicU64,
 }
 
-impl KeyCache {
+impl<V> Default for SubscribedCache<V> {
+    fn default() -> Self {
+        SubscribedCache { entries: Mutex::default(), live: AtomicBool::new(false), generation: AtomicU64::new(0) }
+    }
+}
+
+impl<V: Clone> SubscribedCache<V> {
     /// How long an entry is trusted at most, even with the subscription up
     /// (a bound for a lost event message).
     pub const TTL: Duration = Duration::from_secs(10);
@@ -36,30 +52,30 @@ impl KeyCache {
     /// Entries kept at most; a full cache starts afresh.
     pub const CAPACITY: usize = 100_000;
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Principal, Instant)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (V, Instant)>> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The generation to pass to [`KeyCache::put`] after reading a key.
+    /// The generation to pass to [`SubscribedCache::put`] after reading.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// The cached principal of the key hashed `hash`, when the cache is live
-    /// and the entry younger than [`KeyCache::TTL`].
-    pub fn get(&self, hash: &str) -> Option<Principal> {
+    /// The cached value of `key`, when the cache is live and the entry
+    /// younger than [`SubscribedCache::TTL`].
+    pub fn get(&self, key: &str) -> Option<V> {
         if !self.live.load(Ordering::Acquire) {
             return None;
         }
         let entries = self.lock();
-        let (principal, read_at) = entries.get(hash)?;
-        (read_at.elapsed() < Self::TTL).then(|| principal.clone())
+        let (value, read_at) = entries.get(key)?;
+        (read_at.elapsed() < Self::TTL).then(|| value.clone())
     }
 
-    /// Caches an enabled key read at `generation`: dropped when the cache is
-    /// not live or anything was forgotten since (the key may be the one
-    /// disabled meanwhile).
-    pub fn put(&self, hash: &str, principal: &Principal, generation: u64) {
+    /// Caches a value read at `generation`: dropped when the cache is not
+    /// live or anything was forgotten since (the key may be the one changed
+    /// meanwhile).
+    pub fn put(&self, key: &str, value: &V, generation: u64) {
         if !self.live.load(Ordering::Acquire) {
             return;
         }
@@ -70,14 +86,14 @@ impl KeyCache {
         if entries.len() >= Self::CAPACITY {
             entries.clear();
         }
-        entries.insert(hash.to_owned(), (principal.clone(), Instant::now()));
+        entries.insert(key.to_owned(), (value.clone(), Instant::now()));
     }
 
-    /// Forgets the key hashed `hash` (it was disabled).
-    pub fn forget(&self, hash: &str) {
+    /// Forgets `key` (it changed).
+    pub fn forget(&self, key: &str) {
         let mut entries = self.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
-        entries.remove(hash);
+        entries.remove(key);
     }
 
     /// The subscription came up (`true`) or went down (`false`); either way
@@ -117,11 +133,11 @@ mod tests {
 
     #[test]
     fn a_read_overtaken_by_a_forget_is_not_cached() {
-        let cache = KeyCache::default();
+        let cache = LimitCache::default();
         cache.set_live(true);
         let before_read = cache.generation();
-        cache.forget("h");
-        cache.put("h", &principal(), before_read);
-        assert_eq!(cache.get("h"), None);
+        cache.forget("acct");
+        cache.put("acct", &Some(Limit::Off), before_read);
+        assert_eq!(cache.get("acct"), None);
     }
 }
