@@ -126,3 +126,9 @@ mod tests {
         assert_eq!(err.field.as_deref(), Some("charter.audience"));
     }
 }
+
+/// Whether `id` is a record id of the API (profiles, watch lists): 1 to 64
+/// characters of `A-Z a-z 0-9 _ -`.
+pub fn is_record_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}

@@ -59,6 +59,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
         let entry = match method {
             Method::GET => entry.get(handler),
             Method::PUT => entry.put(handler),
+            Method::DELETE => entry.delete(handler),
             _ => entry.post(handler),
         };
         by_path.insert(path, entry);

@@ -35,7 +35,8 @@ impl Builder<'_> {
     /// `operationId` is the operationKey; an alias path's is
     /// `<operationKey>.alias-<n>`, with `x-alias-of` naming the key.
     pub fn operation(&mut self, route: &Route, meta: &Operation, binding: Binding) -> Value {
-        let get = route.method == Method::GET;
+        // GET and DELETE: fields in the query, no body.
+        let get = route.method == Method::GET || route.method == Method::DELETE;
         let request = json_schema::request_schema(&route.input, self.lists);
         let path_names = path_parameters(&route.path);
         let mut parameters: Vec<Value> =

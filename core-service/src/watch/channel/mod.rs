@@ -1,0 +1,147 @@
+//! Channels (issue 19 item 2; docs/watchlists.md "Channels"): one
+//! [`ChannelFormat`] per target turns a digest into the HTTP requests its
+//! official format asks for; [`send`] posts them through the outbound
+//! layer's guard ([`crate::outbound::GuardedFetcher::post`]: SSRF checks,
+//! timeouts) with bounded retries and backoff.
+//!
+//! Built: the generic webhook ([`webhook`]). The robots of WeCom, Feishu,
+//! DingTalk, Telegram and e-mail are not built yet: a watch list naming one
+//! is refused with 503 `not_implemented` ([`format_of`]).
+
+pub mod webhook;
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::watch::v1::Channel;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::digest::Digest;
+use crate::error::ServiceError;
+use crate::outbound::{FetchLimits, GuardedFetcher};
+
+/// One HTTP POST a channel sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// What a channel sends for a digest.
+pub struct Envelope<'a> {
+    pub watchlist_id: &'a str,
+    pub watchlist_name: &'a str,
+    /// `<watchlist id>:<run time in Unix ms>`: the idempotency key.
+    pub digest_id: &'a str,
+    pub run_at: DateTime<Utc>,
+    pub digest: &'a Digest,
+}
+
+/// A target's message format.
+pub trait ChannelFormat: Send + Sync {
+    /// The requests carrying the digest, in order (a long digest may be
+    /// split); `now` stamps the signatures that carry a time.
+    ///
+    /// # Errors
+    /// A text saying why the digest cannot be sent (a bad secret).
+    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, String>;
+
+    /// Whether a 2xx answer means delivered: robots answer 200 with an
+    /// error code in the body.
+    ///
+    /// # Errors
+    /// What the target said.
+    fn accepted(&self, _body: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The format of a channel type.
+///
+/// # Errors
+/// 503 `not_implemented` naming `field` for a type not built yet.
+pub fn format_of(kind: &str, field: &str) -> Result<&'static dyn ChannelFormat, ServiceError> {
+    match kind {
+        "webhook" => Ok(&webhook::Webhook),
+        other => Err(ServiceError {
+            field: Some(field.to_owned()),
+            ..ServiceError::new(
+                ErrorCode::NotImplemented,
+                format!("the {other} channel is not built yet (docs/watchlists.md \"Channels\"); use a webhook channel; nothing was stored"),
+            )
+        }),
+    }
+}
+
+/// How one channel's delivery ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub delivered: bool,
+    pub attempts: u32,
+    pub last_error: String,
+}
+
+/// Retry policy of a delivery: `retries` more attempts after a transient
+/// failure (transport, timeout, 5xx, 429), waiting `backoff × 2^(n-1)`.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    pub retries: u32,
+    pub backoff: Duration,
+}
+
+/// Renders and posts the digest to `channel`; every request must be
+/// accepted for the channel to count as delivered.
+pub async fn send(
+    fetcher: &GuardedFetcher,
+    limits: &FetchLimits,
+    retry: RetryPolicy,
+    channel: &Channel,
+    envelope: &Envelope<'_>,
+    now: DateTime<Utc>,
+) -> Sent {
+    let format = match format_of(&channel.r#type, "type") {
+        Ok(format) => format,
+        Err(e) => return Sent { delivered: false, attempts: 0, last_error: e.message },
+    };
+    let requests = match format.render(channel, envelope, now) {
+        Ok(requests) => requests,
+        Err(e) => return Sent { delivered: false, attempts: 0, last_error: e },
+    };
+    let mut attempts = 0;
+    for request in requests {
+        let headers = match header_map(&request.headers) {
+            Ok(headers) => headers,
+            Err(e) => return Sent { delivered: false, attempts, last_error: e },
+        };
+        let mut try_no = 0;
+        loop {
+            attempts += 1;
+            try_no += 1;
+            let answer = fetcher.post(&request.url, headers.clone(), request.body.clone(), limits).await;
+            let failure = match answer {
+                Ok(answer) => match format.accepted(&answer.bytes) {
+                    Ok(()) => break,
+                    Err(e) => return Sent { delivered: false, attempts, last_error: e },
+                },
+                Err(e) => e,
+            };
+            if !failure.is_transient() || try_no > retry.retries {
+                return Sent { delivered: false, attempts, last_error: failure.to_string() };
+            }
+            tokio::time::sleep(retry.backoff * 2u32.saturating_pow(try_no - 1)).await;
+        }
+    }
+    Sent { delivered: true, attempts, last_error: String::new() }
+}
+
+fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let name = HeaderName::try_from(name.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+        let value = HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
