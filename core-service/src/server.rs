@@ -197,7 +197,16 @@ impl Core {
             maintenance,
             rate_limiter,
         });
-        Ok(Core { pipeline, tasks, sync, watch, bootstrap, wechat_callback, readiness, listener: settings.listener.clone() })
+        Ok(Core {
+            pipeline,
+            tasks,
+            sync,
+            watch,
+            bootstrap,
+            wechat_callback,
+            readiness,
+            listener: settings.listener.clone(),
+        })
     }
 
     /// Where the WeChat-facing listener listens, if it is configured.
@@ -343,7 +352,10 @@ impl Serving {
         self.tasks.shutdown().await;
         self.sync.workers().stop();
         if let Some(watch) = self.watch {
+            // Awaited, so the loop (and the ledger it holds) is gone when
+            // the server returns.
             watch.abort();
+            let _ = watch.await;
         }
         served?;
         if let Some(callback) = self.callback {

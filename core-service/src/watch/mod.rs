@@ -24,8 +24,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{
-    ChannelView, DeleteWatchlistRequest, DeletedWatchlist, DeliveryList, GetWatchlistRequest,
-    ListDeliveriesRequest, ListWatchlistsRequest, PutWatchlistRequest, Watchlist, WatchlistList, WatchlistSpec,
+    ChannelView, DeleteWatchlistRequest, DeletedWatchlist, DeliveryList, GetWatchlistRequest, ListDeliveriesRequest,
+    ListWatchlistsRequest, PutWatchlistRequest, Watchlist, WatchlistList, WatchlistSpec,
 };
 
 use crate::clock::Clock;
@@ -110,10 +110,7 @@ impl WatchService {
                 let field = format!("watchlist.channels[{i}].url");
                 let url = url::Url::parse(channel.url.trim())
                     .map_err(|e| ServiceError::invalid_field(field.clone(), format!("`{field}` is not a URL: {e}")))?;
-                self.fetcher
-                    .check(&url)
-                    .await
-                    .map_err(|e| e.to_service_error("the channel URL", Some(&field)))?;
+                self.fetcher.check(&url).await.map_err(|e| e.to_service_error("the channel URL", Some(&field)))?;
             }
         }
         let previous = self.store.get_watchlist(account_id, &request.id).await?;
@@ -152,16 +149,17 @@ impl WatchService {
     }
 
     /// The newest lines of a watch list's delivery log.
-    pub async fn deliveries(&self, account_id: &str, request: ListDeliveriesRequest) -> Result<DeliveryList, ServiceError> {
+    pub async fn deliveries(
+        &self,
+        account_id: &str,
+        request: ListDeliveriesRequest,
+    ) -> Result<DeliveryList, ServiceError> {
         self.stored(account_id, &request.id).await?;
         let limit = match request.limit {
             0 => DELIVERIES_DEFAULT,
             n if (1..=DELIVERIES_MAX).contains(&n) => n,
             _ => {
-                return Err(ServiceError::invalid_field(
-                    "limit",
-                    format!("`limit` must be 1 to {DELIVERIES_MAX}"),
-                ));
+                return Err(ServiceError::invalid_field("limit", format!("`limit` must be 1 to {DELIVERIES_MAX}")));
             }
         };
         Ok(DeliveryList { items: self.store.deliveries(account_id, &request.id, i64::from(limit)).await? })
@@ -170,15 +168,21 @@ impl WatchService {
     /// Registers the five watch-list RPCs.
     pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
         const SERVICE: &str = "mediaops.watch.v1.WatchlistService";
-        registry.handle_shared(&format!("{SERVICE}.ListWatchlists"), &self, |s, ctx, _: ListWatchlistsRequest| async move {
-            s.list(ctx.account_id()).await
-        })?;
-        registry.handle_shared(&format!("{SERVICE}.GetWatchlist"), &self, |s, ctx, req: GetWatchlistRequest| async move {
-            s.get(ctx.account_id(), &req.id).await
-        })?;
-        registry.handle_shared(&format!("{SERVICE}.PutWatchlist"), &self, |s, ctx, req: PutWatchlistRequest| async move {
-            s.put(ctx.account_id(), req).await
-        })?;
+        registry.handle_shared(
+            &format!("{SERVICE}.ListWatchlists"),
+            &self,
+            |s, ctx, _: ListWatchlistsRequest| async move { s.list(ctx.account_id()).await },
+        )?;
+        registry.handle_shared(
+            &format!("{SERVICE}.GetWatchlist"),
+            &self,
+            |s, ctx, req: GetWatchlistRequest| async move { s.get(ctx.account_id(), &req.id).await },
+        )?;
+        registry.handle_shared(
+            &format!("{SERVICE}.PutWatchlist"),
+            &self,
+            |s, ctx, req: PutWatchlistRequest| async move { s.put(ctx.account_id(), req).await },
+        )?;
         registry.handle_shared(
             &format!("{SERVICE}.DeleteWatchlist"),
             &self,

@@ -71,7 +71,8 @@ pub fn parse_groups(text: &str) -> Result<Vec<KeywordGroup>, ServiceError> {
             continue;
         }
         let bad = |why: String| ServiceError::invalid_field(FIELD, format!("`{FIELD}` line {line}: {why}"));
-        let mut group = KeywordGroup { line, any: Vec::new(), required: Vec::new(), excluded: Vec::new(), max_items: None };
+        let mut group =
+            KeywordGroup { line, any: Vec::new(), required: Vec::new(), excluded: Vec::new(), max_items: None };
         for token in raw.split(|c: char| c.is_whitespace()).filter(|t| !t.is_empty()) {
             let (kind, word) = match token.chars().next() {
                 Some('+' | '＋') => ('+', &token[token.chars().next().map_or(0, char::len_utf8)..]),
@@ -80,11 +81,10 @@ pub fn parse_groups(text: &str) -> Result<Vec<KeywordGroup>, ServiceError> {
                 _ => (' ', token),
             };
             if kind == '@' {
-                let n: usize = word
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_ITEMS_PER_GROUP).contains(n))
-                    .ok_or_else(|| bad(format!("{} is not @N with N from 1 to {MAX_ITEMS_PER_GROUP}", excerpt(token))))?;
+                let n: usize =
+                    word.parse().ok().filter(|n| (1..=MAX_ITEMS_PER_GROUP).contains(n)).ok_or_else(|| {
+                        bad(format!("{} is not @N with N from 1 to {MAX_ITEMS_PER_GROUP}", excerpt(token)))
+                    })?;
                 if group.max_items.replace(n).is_some() {
                     return Err(bad("more than one @N".into()));
                 }
@@ -142,7 +142,10 @@ impl Schedule {
         let bad = |why: String| {
             ServiceError::invalid_field(
                 "watchlist.schedule",
-                format!("`watchlist.schedule` {}: {why}; use a 5-field cron such as `0 8,12,18 * * *` (Asia/Shanghai) or `on_change`", excerpt(value)),
+                format!(
+                    "`watchlist.schedule` {}: {why}; use a 5-field cron such as `0 8,12,18 * * *` (Asia/Shanghai) or `on_change`",
+                    excerpt(value)
+                ),
             )
         };
         if value.split_whitespace().count() != 5 {
@@ -187,7 +190,10 @@ impl QuietHours {
         let bad = || {
             ServiceError::invalid_field(
                 "watchlist.quietHours",
-                format!("`watchlist.quietHours` is {}: use HH:MM-HH:MM (Asia/Shanghai), e.g. 23:00-07:00", excerpt(value)),
+                format!(
+                    "`watchlist.quietHours` is {}: use HH:MM-HH:MM (Asia/Shanghai), e.g. 23:00-07:00",
+                    excerpt(value)
+                ),
             )
         };
         let (start, end) = value.split_once('-').ok_or_else(bad)?;
@@ -283,7 +289,10 @@ pub fn channels(channels: &[Channel]) -> Result<(), ServiceError> {
         let field = |name: &str| format!("watchlist.channels[{i}].{name}");
         let need = |name: &str, value: &str| {
             if value.trim().is_empty() {
-                Err(ServiceError::invalid_field(field(name), format!("`{}` is required for a {} channel", field(name), channel.r#type)))
+                Err(ServiceError::invalid_field(
+                    field(name),
+                    format!("`{}` is required for a {} channel", field(name), channel.r#type),
+                ))
             } else {
                 Ok(())
             }
@@ -296,13 +305,20 @@ pub fn channels(channels: &[Channel]) -> Result<(), ServiceError> {
             }
             "email" => {
                 if channel.to.is_empty() || channel.to.iter().any(|a| !a.contains('@')) {
-                    return Err(ServiceError::invalid_field(field("to"), format!("`{}` needs one or more e-mail addresses", field("to"))));
+                    return Err(ServiceError::invalid_field(
+                        field("to"),
+                        format!("`{}` needs one or more e-mail addresses", field("to")),
+                    ));
                 }
             }
             other => {
                 return Err(ServiceError::invalid_field(
                     field("type"),
-                    format!("`{}` is {}; allowed: webhook, wecom, feishu, dingtalk, telegram, email", field("type"), excerpt(other)),
+                    format!(
+                        "`{}` is {}; allowed: webhook, wecom, feishu, dingtalk, telegram, email",
+                        field("type"),
+                        excerpt(other)
+                    ),
                 ));
             }
         }

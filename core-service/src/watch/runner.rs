@@ -208,7 +208,9 @@ impl Runner {
                 stamp(at)
             );
             for i in 0..spec.channels.len() {
-                self.store.add_delivery(account_id, &watchlist.id, &line(i, "insufficient_points", 0, reason.clone(), 0)).await?;
+                self.store
+                    .add_delivery(account_id, &watchlist.id, &line(i, "insufficient_points", 0, reason.clone(), 0))
+                    .await?;
             }
             outcome.state = state::PAUSED_POINTS.to_owned();
             outcome.state_reason = reason;
@@ -224,7 +226,8 @@ impl Runner {
         };
         let mut charged = false;
         for (i, channel) in spec.channels.iter().enumerate() {
-            let sent = channel::send(&self.fetcher, &self.limits, self.retry, channel, &envelope, self.clock.now()).await;
+            let sent =
+                channel::send(&self.fetcher, &self.limits, self.retry, channel, &envelope, self.clock.now()).await;
             let points = if sent.delivered && !charged {
                 charged = true;
                 DIGEST_PRICE as i32
@@ -232,7 +235,9 @@ impl Runner {
                 0
             };
             let status = if sent.delivered { "delivered" } else { "failed" };
-            self.store.add_delivery(account_id, &watchlist.id, &line(i, status, sent.attempts, sent.last_error, points)).await?;
+            self.store
+                .add_delivery(account_id, &watchlist.id, &line(i, status, sent.attempts, sent.last_error, points))
+                .await?;
         }
         if charged {
             self.ledger.commit(account_id, &reservation).await?;

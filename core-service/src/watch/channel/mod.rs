@@ -69,7 +69,9 @@ pub fn format_of(kind: &str, field: &str) -> Result<&'static dyn ChannelFormat, 
             field: Some(field.to_owned()),
             ..ServiceError::new(
                 ErrorCode::NotImplemented,
-                format!("the {other} channel is not built yet (docs/watchlists.md \"Channels\"); use a webhook channel; nothing was stored"),
+                format!(
+                    "the {other} channel is not built yet (docs/watchlists.md \"Channels\"); use a webhook channel; nothing was stored"
+                ),
             )
         }),
     }
