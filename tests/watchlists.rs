@@ -265,7 +265,7 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
 async fn channels_not_built_and_feeds_answer_not_implemented() {
     let service = Service::start().await;
     let mut body = watchlist("https://example.com");
-    body["channels"] = json!([{"type": "wecom", "url": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=x"}]);
+    body["channels"] = json!([{"type": "email", "to": ["ops@example.com"]}]);
     let (status, answer) = put(&service, KEY, "robots", body).await;
     assert_eq!(failure(status, &answer, 503, "not_implemented")["field"], "channels[0].type");
     let (status, answer) = service.get("/api/watchlists/robots.atom").await;

@@ -4,11 +4,18 @@
 //! layer's guard ([`crate::outbound::GuardedFetcher::post`]: SSRF checks,
 //! timeouts) with bounded retries and backoff.
 //!
-//! Built: the generic webhook ([`webhook`]). The robots of WeCom, Feishu,
-//! DingTalk, Telegram and e-mail are not built yet: a watch list naming one
-//! is refused with 503 `not_implemented` ([`format_of`]).
+//! Built: the generic webhook ([`webhook`]), the WeCom group robot
+//! ([`wecom`]), the Feishu custom bot ([`feishu`]), the DingTalk custom
+//! robot ([`dingtalk`]) and Telegram ([`telegram`]). E-mail is not built
+//! yet: a watch list naming it is refused with 503 `not_implemented`
+//! ([`format_of`]).
 
+pub mod dingtalk;
+pub mod feishu;
+pub mod telegram;
+pub mod text;
 pub mod webhook;
+pub mod wecom;
 
 use std::time::Duration;
 
@@ -27,6 +34,33 @@ pub struct Outgoing {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+}
+
+impl Outgoing {
+    /// A JSON POST to `url`.
+    ///
+    /// # Errors
+    /// The body does not serialize (a bug).
+    pub fn json(url: &str, body: &serde_json::Value) -> Result<Outgoing, String> {
+        Ok(Outgoing {
+            url: url.to_owned(),
+            headers: vec![("content-type".to_owned(), "application/json".to_owned())],
+            body: serde_json::to_vec(body).map_err(|e| e.to_string())?,
+        })
+    }
+}
+
+/// A robot's `{"<code>": 0, "<message>": …}` answer: `Ok` for code 0.
+///
+/// # Errors
+/// Another code (with the robot's message), or a body that is not JSON.
+pub fn errcode_zero(body: &[u8], code: &str, message: &str) -> Result<(), String> {
+    let answer: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+    match answer.get(code).and_then(serde_json::Value::as_i64) {
+        Some(0) => Ok(()),
+        Some(other) => Err(format!("{code} {other}: {}", answer[message].as_str().unwrap_or_default())),
+        None => Err(format!("the answer has no {code}")),
+    }
 }
 
 /// What a channel sends for a digest.
@@ -65,13 +99,15 @@ pub trait ChannelFormat: Send + Sync {
 pub fn format_of(kind: &str, field: &str) -> Result<&'static dyn ChannelFormat, ServiceError> {
     match kind {
         "webhook" => Ok(&webhook::Webhook),
+        "wecom" => Ok(&wecom::Wecom),
+        "feishu" => Ok(&feishu::Feishu),
+        "dingtalk" => Ok(&dingtalk::Dingtalk),
+        "telegram" => Ok(&telegram::Telegram),
         other => Err(ServiceError {
             field: Some(field.to_owned()),
             ..ServiceError::new(
                 ErrorCode::NotImplemented,
-                format!(
-                    "the {other} channel is not built yet (docs/watchlists.md \"Channels\"); use a webhook channel; nothing was stored"
-                ),
+                format!("the {other} channel is not built yet (docs/watchlists.md \"Channels\"); nothing was stored"),
             )
         }),
     }
@@ -94,8 +130,24 @@ pub struct RetryPolicy {
 }
 
 /// Renders and posts the digest to `channel`; every request must be
-/// accepted for the channel to count as delivered.
+/// accepted for the channel to count as delivered. The channel's secret
+/// never appears in `last_error` (a Telegram token is in its URL).
 pub async fn send(
+    fetcher: &GuardedFetcher,
+    limits: &FetchLimits,
+    retry: RetryPolicy,
+    channel: &Channel,
+    envelope: &Envelope<'_>,
+    now: DateTime<Utc>,
+) -> Sent {
+    let mut sent = send_unredacted(fetcher, limits, retry, channel, envelope, now).await;
+    if !channel.secret.is_empty() {
+        sent.last_error = sent.last_error.replace(&channel.secret, "***");
+    }
+    sent
+}
+
+async fn send_unredacted(
     fetcher: &GuardedFetcher,
     limits: &FetchLimits,
     retry: RetryPolicy,
