@@ -267,7 +267,7 @@ async fn channels_not_built_and_feeds_answer_not_implemented() {
     let mut body = watchlist("https://example.com");
     body["channels"] = json!([{"type": "email", "to": ["ops@example.com"]}]);
     let (status, answer) = put(&service, KEY, "robots", body).await;
-    assert_eq!(failure(status, &answer, 503, "not_implemented")["field"], "channels[0].type");
+    assert_eq!(failure(status, &answer, 503, "not_configured")["field"], "channels[0].type");
     let (status, answer) = service.get("/api/watchlists/robots.atom").await;
     failure(status, &answer, 503, "not_implemented");
 }

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use core_service::outbound::{GuardedFetcher, OutboundSettings};
 use core_service::watch::channel::{self, Envelope, RetryPolicy};
 use core_service::watch::digest::{Digest, DigestItem};
+use core_service::watch::settings::WatchSettings;
 use hmac::{Hmac, Mac};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::{Value, json};
@@ -98,7 +99,9 @@ async fn each_chat_channel_sends_its_documented_shape_and_signature() {
         chat_id: "-100200300".into(),
         ..Channel::default()
     };
-    let send = async |c: Channel| channel::send(&fetcher, &limits, retry, &c, &envelope, now).await;
+    let settings = WatchSettings::default();
+    let transport = channel::Transport { fetcher: &fetcher, limits, retry, settings: &settings };
+    let send = async |c: Channel| channel::send(&transport, &c, &envelope, now).await;
 
     for (kind, url, secret) in [
         ("wecom", format!("{base}/wecom?key=abc"), ""),
@@ -165,4 +168,79 @@ async fn each_chat_channel_sends_its_documented_shape_and_signature() {
     let refused = send(channel("telegram", "http://10.9.8.7".into(), TOKEN)).await;
     assert!(!refused.delivered);
     assert!(!refused.last_error.contains(TOKEN) && refused.last_error.contains("***"), "{}", refused.last_error);
+}
+
+/// A one-connection SMTP server (no TLS, no auth): answers the commands a
+/// client sends and records the transcript (commands and DATA).
+async fn fake_smtp() -> (u16, Arc<Mutex<String>>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let transcript: Arc<Mutex<String>> = Arc::default();
+    let log = transcript.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let (socket, _) = listener.accept().await.unwrap();
+        let (read, mut write) = socket.into_split();
+        let mut lines = BufReader::new(read).lines();
+        write.write_all(b"220 fake ESMTP\r\n").await.unwrap();
+        let mut in_data = false;
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.lock().unwrap().push_str(&format!("{line}\n"));
+            let answer: &[u8] = if in_data {
+                if line != "." {
+                    continue;
+                }
+                in_data = false;
+                b"250 queued\r\n"
+            } else {
+                match line.get(..4).unwrap_or_default().to_ascii_uppercase().as_str() {
+                    "EHLO" => b"250-fake\r\n250 8BITMIME\r\n",
+                    "DATA" => {
+                        in_data = true;
+                        b"354 go on\r\n"
+                    }
+                    "QUIT" => {
+                        write.write_all(b"221 bye\r\n").await.unwrap();
+                        break;
+                    }
+                    _ => b"250 ok\r\n",
+                }
+            };
+            write.write_all(answer).await.unwrap();
+        }
+    });
+    (port, transcript)
+}
+
+#[tokio::test]
+async fn an_email_digest_goes_over_smtp_with_both_parts() {
+    let (port, transcript) = fake_smtp().await;
+    let settings = WatchSettings {
+        smtp_url: Some(format!("smtp://127.0.0.1:{port}")),
+        smtp_from: "mediaops <watch@example.com>".into(),
+        ..WatchSettings::default()
+    };
+    let fetcher = GuardedFetcher::new(&OutboundSettings::default()).unwrap();
+    let retry = RetryPolicy { retries: 0, backoff: std::time::Duration::from_millis(1) };
+    let transport = channel::Transport { fetcher: &fetcher, limits: fetcher.limits(), retry, settings: &settings };
+    let digest = digest(3);
+    let now: DateTime<Utc> = "2024-06-07T04:00:00Z".parse().unwrap();
+    let envelope =
+        Envelope {
+            watchlist_id: "exams", watchlist_name: "高考", digest_id: "exams:1", run_at: now, digest: &digest
+        };
+    let mail = Channel { r#type: "email".into(), to: vec!["ops@example.com".into()], ..Channel::default() };
+    let sent = channel::send(&transport, &mail, &envelope, now).await;
+    assert!(sent.delivered, "{sent:?}");
+    let transcript = transcript.lock().unwrap().clone();
+    assert!(transcript.contains("MAIL FROM:<watch@example.com>"), "{transcript}");
+    assert!(transcript.contains("RCPT TO:<ops@example.com>"), "{transcript}");
+    assert!(transcript.contains("Message-ID: <exams.1@mediaops>"), "{transcript}");
+    assert!(transcript.contains("multipart/alternative"), "{transcript}");
+    assert!(transcript.contains("text/plain") && transcript.contains("text/html"), "{transcript}");
+
+    // Without an SMTP server the channel is not configured.
+    let none = WatchSettings::default();
+    let error = channel::available("email", &none, "channels[0].type").unwrap_err();
+    assert_eq!(error.code.as_str(), "not_configured");
 }

@@ -105,7 +105,7 @@ impl WatchService {
             request.watchlist.ok_or_else(|| ServiceError::invalid_field("watchlist", "the watch list is required"))?;
         let mut spec = rules::normalize(spec)?;
         for (i, channel) in spec.channels.iter().enumerate() {
-            channel::format_of(&channel.r#type, &format!("watchlist.channels[{i}].type"))?;
+            channel::available(&channel.r#type, &self.settings, &format!("watchlist.channels[{i}].type"))?;
             if !channel.url.is_empty() {
                 let field = format!("watchlist.channels[{i}].url");
                 let url = url::Url::parse(channel.url.trim())

@@ -224,10 +224,15 @@ impl Runner {
             run_at: at,
             digest: &digest,
         };
+        let transport = channel::Transport {
+            fetcher: &self.fetcher,
+            limits: self.limits,
+            retry: self.retry,
+            settings: &self.settings,
+        };
         let mut charged = false;
         for (i, channel) in spec.channels.iter().enumerate() {
-            let sent =
-                channel::send(&self.fetcher, &self.limits, self.retry, channel, &envelope, self.clock.now()).await;
+            let sent = channel::send(&transport, channel, &envelope, self.clock.now()).await;
             let points = if sent.delivered && !charged {
                 charged = true;
                 DIGEST_PRICE as i32

@@ -17,11 +17,25 @@ pub struct WatchSettings {
     /// Seconds a runner holds a watch list it runs before another may take
     /// it over (`…__LEASE_SECS`).
     pub lease_secs: u64,
+    /// The SMTP server of e-mail channels (`…__SMTP_URL`):
+    /// `smtps://user:pass@host:465`, `smtp://host:587?tls=required`
+    /// (STARTTLS) or `smtp://host:25`; unset = e-mail channels answer 503
+    /// `not_configured`.
+    pub smtp_url: Option<String>,
+    /// The sender of e-mail digests (`…__SMTP_FROM`), e.g. `mediaops <watch@example.com>`.
+    pub smtp_from: String,
 }
 
 impl Default for WatchSettings {
     fn default() -> Self {
-        WatchSettings { scheduler: true, tick_secs: 30.0, on_change_secs: 300, lease_secs: 300 }
+        WatchSettings {
+            scheduler: true,
+            tick_secs: 30.0,
+            on_change_secs: 300,
+            lease_secs: 300,
+            smtp_url: None,
+            smtp_from: "mediaops <watch@localhost>".into(),
+        }
     }
 }
 

@@ -6,11 +6,12 @@
 //!
 //! Built: the generic webhook ([`webhook`]), the WeCom group robot
 //! ([`wecom`]), the Feishu custom bot ([`feishu`]), the DingTalk custom
-//! robot ([`dingtalk`]) and Telegram ([`telegram`]). E-mail is not built
-//! yet: a watch list naming it is refused with 503 `not_implemented`
-//! ([`format_of`]).
+//! robot ([`dingtalk`]) and Telegram ([`telegram`]), each a
+//! [`ChannelFormat`]; e-mail goes over SMTP ([`email`]), and needs the
+//! operator's SMTP server ([`available`]: 503 `not_configured` without).
 
 pub mod dingtalk;
+pub mod email;
 pub mod feishu;
 pub mod telegram;
 pub mod text;
@@ -25,6 +26,7 @@ use mediaops_proto::mediaops::watch::v1::Channel;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::digest::Digest;
+use super::settings::WatchSettings;
 use crate::error::ServiceError;
 use crate::outbound::{FetchLimits, GuardedFetcher};
 
@@ -92,10 +94,31 @@ pub trait ChannelFormat: Send + Sync {
     }
 }
 
-/// The format of a channel type.
+/// Whether a channel type can be used on this service.
 ///
 /// # Errors
-/// 503 `not_implemented` naming `field` for a type not built yet.
+/// 503 `not_configured` naming `field` for e-mail without an SMTP server;
+/// 503 `not_implemented` for a type not built.
+pub fn available(kind: &str, settings: &WatchSettings, field: &str) -> Result<(), ServiceError> {
+    if kind == "email" {
+        return match settings.smtp_url {
+            Some(_) => Ok(()),
+            None => Err(ServiceError {
+                field: Some(field.to_owned()),
+                ..ServiceError::new(
+                    ErrorCode::NotConfigured,
+                    "e-mail channels need an SMTP server: set MEDIAOPS_WATCHLISTS__SMTP_URL and __SMTP_FROM (docs/watchlists.md \"E-mail\"); nothing was stored",
+                )
+            }),
+        };
+    }
+    format_of(kind, field).map(|_| ())
+}
+
+/// The HTTP format of a channel type.
+///
+/// # Errors
+/// 503 `not_implemented` naming `field` for a type without one.
 pub fn format_of(kind: &str, field: &str) -> Result<&'static dyn ChannelFormat, ServiceError> {
     match kind {
         "webhook" => Ok(&webhook::Webhook),
@@ -121,6 +144,15 @@ pub struct Sent {
     pub last_error: String,
 }
 
+/// What deliveries go through: the outbound guard for HTTP targets, the
+/// SMTP settings for e-mail, and the retry policy.
+pub struct Transport<'a> {
+    pub fetcher: &'a GuardedFetcher,
+    pub limits: FetchLimits,
+    pub retry: RetryPolicy,
+    pub settings: &'a WatchSettings,
+}
+
 /// Retry policy of a delivery: `retries` more attempts after a transient
 /// failure (transport, timeout, 5xx, 429), waiting `backoff × 2^(n-1)`.
 #[derive(Debug, Clone, Copy)]
@@ -132,15 +164,12 @@ pub struct RetryPolicy {
 /// Renders and posts the digest to `channel`; every request must be
 /// accepted for the channel to count as delivered. The channel's secret
 /// never appears in `last_error` (a Telegram token is in its URL).
-pub async fn send(
-    fetcher: &GuardedFetcher,
-    limits: &FetchLimits,
-    retry: RetryPolicy,
-    channel: &Channel,
-    envelope: &Envelope<'_>,
-    now: DateTime<Utc>,
-) -> Sent {
-    let mut sent = send_unredacted(fetcher, limits, retry, channel, envelope, now).await;
+pub async fn send(transport: &Transport<'_>, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Sent {
+    let mut sent = if channel.r#type == "email" {
+        email::send(transport.settings, transport.retry, channel, envelope).await
+    } else {
+        send_unredacted(transport.fetcher, &transport.limits, transport.retry, channel, envelope, now).await
+    };
     if !channel.secret.is_empty() {
         sent.last_error = sent.last_error.replace(&channel.secret, "***");
     }
