@@ -270,4 +270,6 @@ async fn channels_not_built_and_feeds_answer_not_implemented() {
     assert_eq!(failure(status, &answer, 503, "not_configured")["field"], "channels[0].type");
     let (status, answer) = service.get("/api/watchlists/robots.atom").await;
     failure(status, &answer, 503, "not_implemented");
+    let (status, answer) = service.get("/api/feeds/hotlists/weibo.atom?token=x").await;
+    failure(status, &answer, 503, "not_implemented");
 }
