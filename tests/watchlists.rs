@@ -22,9 +22,12 @@ use sha2::Sha256;
 const SECRET: &str = "whsec_test_0001";
 const POOR_KEY: &str = "mk_test_watch_poor_000001";
 
-/// What the fake webhook received: (path, headers, body).
+/// One request the fake webhook received: (path, headers, body).
+type Request = (String, HeaderMap, Vec<u8>);
+
+/// What the fake webhook received.
 #[derive(Clone, Default)]
-struct Received(Arc<Mutex<Vec<(String, HeaderMap, Vec<u8>)>>>);
+struct Received(Arc<Mutex<Vec<Request>>>);
 
 /// A local webhook: `/hook` answers 204; `/flaky` answers 500 to the first
 /// attempt of each digest (by its idempotency key), then 204.

@@ -96,7 +96,7 @@ pub async fn build(
     };
     let entries = trends.entries(Some(query)).await?;
     // Per (list, title): its captures' (time, rank), oldest first.
-    let mut captures: HashMap<(&str, &str), Vec<(DateTime<Utc>, i64)>> = HashMap::new();
+    let mut captures: HashMap<(&str, &str), Vec<Capture>> = HashMap::new();
     for e in &entries {
         captures.entry((e.source.as_str(), e.title.trim())).or_default().push((e.captured_at, e.rank));
     }
@@ -184,6 +184,9 @@ pub async fn build(
     }
     Ok(digest)
 }
+
+/// One capture of an item: when, at which rank.
+type Capture = (DateTime<Utc>, i64);
 
 /// What the digest shows of an item beside its story fields.
 struct Detail {

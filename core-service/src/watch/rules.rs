@@ -367,7 +367,7 @@ mod tests {
         assert!(!groups[0].matches("华为二手手机"), "excluded");
         assert!(!groups[0].matches("华为发布会"), "required missing");
         assert!(groups[1].matches("2024高考作文题"));
-        assert_eq!(parse_groups("IPHONE").unwrap()[0].matches("iPhone 16"), true);
+        assert!(parse_groups("IPHONE").unwrap()[0].matches("iPhone 16"), "case-insensitive");
     }
 
     #[test]
