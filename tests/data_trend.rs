@@ -6,8 +6,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use common::{BOOTSTRAP_POINTS, KEY, Service, failure, success};
 use core_service::store::ContentStore;
@@ -17,43 +15,9 @@ use core_service::trend::keywords::TitleTerms;
 use mediaops::proto::mediaops::trend::v1::{HotKeywordsRequest, trend_service_client::TrendServiceClient};
 use serde_json::{Value, json};
 
-/// The archive's directory.
-fn archive() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hotlists")
-}
-
-/// A SQLite store holding the whole archive, imported once per test binary
-/// (on its own runtime) and copied for each test (the database with its
-/// WAL files).
-fn template() -> &'static Path {
-    static TEMPLATE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    TEMPLATE
-        .get_or_init(|| {
-            std::thread::spawn(|| {
-                let runtime = tokio::runtime::Runtime::new().unwrap();
-                runtime.block_on(async {
-                    let dir = tempfile::tempdir().unwrap();
-                    let store = SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
-                    let report = core_service::hotlists::archive::import_archive(&store, &archive(), &mut || {}).await;
-                    assert!(report.rejected.is_empty(), "{:?}", &report.rejected[..report.rejected.len().min(5)]);
-                    assert!(report.written > 20_000, "{} rows", report.written);
-                    drop(store);
-                    dir
-                })
-            })
-            .join()
-            .unwrap()
-        })
-        .path()
-}
-
 /// A service over a copy of the imported archive, its clock at 2024-06-22.
 async fn service() -> Service {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(template()).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
+    let dir = common::hotlist_archive_copy();
     Service::start_with(dir, |settings| settings.now = Some("2024-06-22".into())).await
 }
 

@@ -65,7 +65,7 @@ async fn cors_answers_the_configured_origins_only() {
     let headers = answer.headers();
     assert_eq!(header(headers, "access-control-allow-origin"), Some(ORIGIN));
     let methods = header(headers, "access-control-allow-methods").unwrap();
-    for method in ["GET", "POST", "PUT"] {
+    for method in ["GET", "POST", "PUT", "DELETE"] {
         assert!(methods.contains(method), "{methods}");
     }
     let allowed = header(headers, "access-control-allow-headers").unwrap();

@@ -39,6 +39,7 @@ pub mod tasks;
 pub mod trend;
 pub mod validate;
 pub mod vendors;
+pub mod watch;
 pub mod web_search;
 pub mod wechat;
 

@@ -34,6 +34,8 @@ pub struct Core {
     tasks: Arc<crate::tasks::TaskRunner>,
     /// Sync jobs: their workers start when the server serves.
     sync: Arc<crate::sync::SyncService>,
+    /// The watch-list scheduler: it starts when the server serves.
+    watch: Arc<crate::watch::runner::Runner>,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -131,6 +133,22 @@ impl Core {
             crate::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers).await?;
         sync.register(&mut registry)?;
         let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
+        Arc::new(crate::watch::WatchService::new(
+            opened.watch.clone(),
+            clock,
+            fetcher.clone(),
+            settings.watchlists.clone(),
+        ))
+        .register(&mut registry)?;
+        let watch = crate::watch::runner::Runner::new(
+            opened.watch,
+            ledger.clone(),
+            crate::trend::Trends::new(data.clone()),
+            clock,
+            fetcher.clone(),
+            settings.watchlists.clone(),
+            &settings.outbound,
+        );
         let links =
             Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
         crate::data_api::parse_link::register(&links, &sources.fallbacks, &mut registry)?;
@@ -179,7 +197,16 @@ impl Core {
             maintenance,
             rate_limiter,
         });
-        Ok(Core { pipeline, tasks, sync, bootstrap, wechat_callback, readiness, listener: settings.listener.clone() })
+        Ok(Core {
+            pipeline,
+            tasks,
+            sync,
+            watch,
+            bootstrap,
+            wechat_callback,
+            readiness,
+            listener: settings.listener.clone(),
+        })
     }
 
     /// Where the WeChat-facing listener listens, if it is configured.
@@ -215,6 +242,7 @@ impl Core {
         // (a core opened only to list its operations never runs tasks).
         self.tasks.start();
         self.sync.workers().start();
+        let watch = self.watch.spawn();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -235,6 +263,7 @@ impl Core {
             router,
             tasks: self.tasks,
             sync: self.sync,
+            watch,
             readiness,
             draining,
             in_flight,
@@ -249,6 +278,8 @@ pub struct Serving {
     router: axum::Router,
     tasks: Arc<crate::tasks::TaskRunner>,
     sync: Arc<crate::sync::SyncService>,
+    /// The watch-list scheduler's loop, when it runs.
+    watch: Option<tokio::task::JoinHandle<()>>,
     /// The readiness checks feeding `grpc.health.v1`; they report
     /// NOT_SERVING once `draining` begins.
     readiness: tokio::task::JoinHandle<()>,
@@ -320,6 +351,12 @@ impl Serving {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
+        if let Some(watch) = self.watch {
+            // Awaited, so the loop (and the ledger it holds) is gone when
+            // the server returns.
+            watch.abort();
+            let _ = watch.await;
+        }
         served?;
         if let Some(callback) = self.callback {
             callback.await??;

@@ -74,6 +74,9 @@ pub struct CoreSettings {
     /// (`MEDIAOPS_RATE_LIMIT__DEFAULT_RATE`, `…__DEFAULT_BURST`;
     /// docs/rate-limits.md); off by default.
     pub rate_limit: crate::rate_limit::RateLimitSettings,
+    /// `[watchlists]`: the watch-list scheduler (`MEDIAOPS_WATCHLISTS__…`;
+    /// docs/watchlists.md "Configuration").
+    pub watchlists: crate::watch::settings::WatchSettings,
     /// Timeouts and the connection cap of the gRPC port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
@@ -107,6 +110,7 @@ impl Default for CoreSettings {
             wechat: Default::default(),
             sync: Default::default(),
             rate_limit: Default::default(),
+            watchlists: Default::default(),
             listener: Default::default(),
         }
     }

@@ -96,6 +96,12 @@ fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
 }
 
+/// Whether `id` is a record id of the API (profiles, watch lists): 1 to 64
+/// characters of `A-Z a-z 0-9 _ -`.
+pub fn is_record_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,7 @@ pub const CORE_KEYS: &[&str] = &[
     "wechat",
     "sync",
     "rate_limit",
+    "watchlists",
 ];
 
 /// The gateway's top-level keys besides the listener's (`GatewaySettings`;

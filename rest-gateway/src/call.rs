@@ -69,7 +69,8 @@ async fn run(
     authorization(&parts.headers)?;
 
     let mut object = Map::new();
-    if route.method == Method::GET {
+    // GET and DELETE carry their fields in the query, not a body.
+    if route.method == Method::GET || route.method == Method::DELETE {
         let query = parts.uri.query().unwrap_or_default();
         let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
         query::merge_params(&route.input, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut object)?;

@@ -65,7 +65,7 @@ pub fn cors(origins: &str) -> anyhow::Result<Option<CorsLayer>> {
     Ok(Some(
         CorsLayer::new()
             .allow_origin(allow)
-            .allow_methods([Method::GET, Method::POST, Method::PUT])
+            .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
             .allow_headers(names(&ALLOWED_HEADERS))
             .expose_headers(names(&EXPOSED_HEADERS))
             .max_age(Duration::from_secs(600)),

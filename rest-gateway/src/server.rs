@@ -59,6 +59,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
         let entry = match method {
             Method::GET => entry.get(handler),
             Method::PUT => entry.put(handler),
+            Method::DELETE => entry.delete(handler),
             _ => entry.post(handler),
         };
         by_path.insert(path, entry);
@@ -78,6 +79,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     let router = router
         .merge(workbench)
         .route("/healthz", get(healthz))
+        .route("/api/feeds/{*feed}", get(feeds_not_built))
         .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -167,6 +169,17 @@ async fn readyz(state: Arc<AppState>) -> Response {
         }
         Ok(Err(_)) | Err(_) => not_ready(vec!["core"]),
     }
+}
+
+/// `GET /api/feeds/…` (issue 19 item 5, the Atom feeds of hot lists): not
+/// built yet, 503 `not_implemented` (docs/watchlists.md "Feeds").
+async fn feeds_not_built(request: axum::extract::Request) -> Response {
+    let request_id = envelope::request_id(request.headers());
+    let error = ApiError::new(
+        ErrorCode::NotImplemented,
+        "Atom feeds (GET /api/feeds/hotlists/{source}.atom) are not built yet; see docs/watchlists.md \"Feeds\"",
+    );
+    envelope::failure(&request_id, &error)
 }
 
 /// The 404 envelope for a path nothing serves.

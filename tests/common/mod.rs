@@ -166,6 +166,39 @@ pub async fn import_bilibili_feed(data_dir: &Path, days: &[&str]) {
     }
 }
 
+/// A fresh data directory holding the embedded store with the whole shared
+/// hot-list archive (`../shared/data/hotlists`, imported as `mediaops
+/// import hotlists` does). The archive is imported once per test binary (on
+/// its own runtime) and copied for each caller (the database with its WAL
+/// files).
+pub fn hotlist_archive_copy() -> tempfile::TempDir {
+    static TEMPLATE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let template = TEMPLATE.get_or_init(|| {
+        std::thread::spawn(|| {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            runtime.block_on(async {
+                let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hotlists");
+                let dir = tempfile::tempdir().unwrap();
+                let store =
+                    core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+                let report = core_service::hotlists::archive::import_archive(&store, &archive, &mut || {}).await;
+                assert!(report.rejected.is_empty(), "{:?}", &report.rejected[..report.rejected.len().min(5)]);
+                assert!(report.written > 20_000, "{} rows", report.written);
+                drop(store);
+                dir
+            })
+        })
+        .join()
+        .unwrap()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(template.path()).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
 /// Asserts the failure envelope and returns its error object.
 pub fn failure(status: u16, body: &Value, expected_status: u16, code: &str) -> Value {
     assert_eq!(status, expected_status, "{body}");

@@ -19,7 +19,7 @@ const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
 const KINDS: [&str; 5] = ["data_api", "skill", "dedicated", "catalog", "admin"];
 const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
-const HTTP_METHODS: [&str; 3] = ["GET", "POST", "PUT"];
+const HTTP_METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
 
 fn one_of(what: &str, value: &str, allowed: &[&str], rpc: &str) -> anyhow::Result<()> {
     ensure!(allowed.contains(&value), "{rpc}: {what} {value:?} is not one of {allowed:?}");

@@ -28,8 +28,7 @@ pub const DEFAULT_PROFILE: &str = "default";
 
 /// Checks a profile id: 1 to 64 characters of `[A-Za-z0-9_-]`.
 pub fn check_profile_id(id: &str) -> Result<(), ServiceError> {
-    let ok = (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
+    if crate::validate::is_record_id(id) {
         Ok(())
     } else {
         Err(ServiceError::invalid_field("id", "profile id must be 1-64 characters of A-Z, a-z, 0-9, _ and -"))

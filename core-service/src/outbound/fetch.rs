@@ -160,6 +160,48 @@ impl GuardedFetcher {
         tokio::time::timeout(limits.timeout, work).await.map_err(|_| OutboundError::Timeout { url: shown })?
     }
 
+    /// POSTs `body` with `headers` to `link`, a URL a caller configured (a
+    /// watch list's webhook or chat robot, issue 19): the link is checked as
+    /// every hop of [`GuardedFetcher::fetch`] is (scheme, credentials,
+    /// refused names, addresses and ports, and again at connect time);
+    /// redirects are not followed (a POST is not replayed elsewhere); the
+    /// answer's body is read up to `limits.max_bytes`; the whole call has
+    /// `limits.timeout`. Sent once: the caller decides about retries
+    /// ([`OutboundError::is_transient`]).
+    ///
+    /// # Errors
+    /// As [`GuardedFetcher::fetch`]; a redirect is a non-success status.
+    pub async fn post(
+        &self,
+        link: &str,
+        headers: reqwest::header::HeaderMap,
+        body: Vec<u8>,
+        limits: &FetchLimits,
+    ) -> Result<FetchedBody, OutboundError> {
+        let url = parse_link(link)?;
+        let shown = display_url(&url);
+        let work = async {
+            self.check(&url).await?;
+            let response = self
+                .http
+                .post(url.clone())
+                .headers(headers)
+                .body(body)
+                .send()
+                .await
+                .map_err(|e| OutboundError::from_reqwest(&url, &e))?;
+            let status = response.status();
+            let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            if !status.is_success() {
+                let body = read_capped(response, 64 * 1024).await.unwrap_or_default();
+                return Err(OutboundError::from_status(&url, status, &body));
+            }
+            let bytes = read_capped(response, limits.max_bytes).await?;
+            Ok(FetchedBody { final_url: url.clone(), content_type, bytes })
+        };
+        tokio::time::timeout(limits.timeout, work).await.map_err(|_| OutboundError::Timeout { url: shown })?
+    }
+
     /// Where `link` leads: its redirects followed (each hop checked), the
     /// last one's body not read, whatever its status (a short link's
     /// target page may refuse robots; only its address matters).

@@ -11,7 +11,8 @@
 //! The same database keeps the rest of the durable state of a core
 //! (docs/state.md): tasks ([`task`]), sync jobs ([`sync_job`]), charters
 //! ([`charter`]), article themes ([`theme`]), per-account word lists
-//! ([`word_list`]) and the WeChat third-party state ([`wechat`]), each
+//! ([`word_list`]), the WeChat third-party state ([`wechat`]) and watch
+//! lists ([`watch`]), each
 //! behind its own trait; [`open_all`] gives them all.
 //!
 //! Schema migrations (`store/migrations/<backend>/*.sql`) run on open.
@@ -37,6 +38,7 @@ pub mod sync_job;
 pub mod task;
 pub mod theme;
 pub mod topic;
+pub mod watch;
 pub mod wechat;
 pub mod word_list;
 
@@ -287,6 +289,8 @@ pub struct Opened {
     pub words: Arc<dyn crate::safety::custom::CustomWordStore>,
     /// WeChat third-party platform state (docs/wechat.md "State").
     pub wechat: Arc<dyn crate::wechat::store::WechatStore>,
+    /// Watch lists, their seen-sets and delivery logs (docs/watchlists.md).
+    pub watch: Arc<dyn crate::watch::store::WatchStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -315,6 +319,7 @@ impl Opened {
             + crate::articles::themes::store::ThemeStore
             + crate::safety::custom::CustomWordStore
             + crate::wechat::store::WechatStore
+            + crate::watch::store::WatchStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -325,7 +330,8 @@ impl Opened {
             charters: store.clone(),
             themes: store.clone(),
             words: store.clone(),
-            wechat: store,
+            wechat: store.clone(),
+            watch: store,
         }
     }
 }

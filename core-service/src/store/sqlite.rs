@@ -29,6 +29,7 @@ fn migrator() -> Migrator {
         (6, "days", DAYS_MIGRATION.as_str()),
         (7, "sync", include_str!("migrations/sqlite/0007_sync.sql")),
         (8, "state", include_str!("migrations/sqlite/0008_state.sql")),
+        (9, "watchlists", include_str!("migrations/sqlite/0009_watchlists.sql")),
     ])
 }
 
@@ -125,3 +126,4 @@ super::charter::charter_store_impl!(SqliteStore, DIALECT);
 super::theme::theme_store_impl!(SqliteStore, DIALECT);
 super::word_list::word_list_store_impl!(SqliteStore, DIALECT);
 super::wechat::wechat_store_impl!(SqliteStore, DIALECT);
+super::watch::watch_store_impl!(SqliteStore, DIALECT);

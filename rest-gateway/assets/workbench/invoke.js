@@ -20,7 +20,7 @@ export function restRequest(route, object) {
     delete rest[name];
     return encodeURIComponent(value === undefined ? '' : String(value));
   });
-  if (route.method === 'GET') return { method: 'GET', path, query: rest };
+  if (route.method === 'GET' || route.method === 'DELETE') return { method: route.method, path, query: rest };
   const body = route.bodyField ? rest[route.bodyField] || {} : rest;
   return { method: route.method, path, body };
 }

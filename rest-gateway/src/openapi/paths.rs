@@ -36,13 +36,15 @@ impl Builder<'_> {
     /// `<operationKey>.alias-<n>`, with `x-alias-of` naming the key.
     pub fn operation(&mut self, route: &Route, meta: &Operation, binding: Binding) -> Value {
         let get = route.method == Method::GET;
+        // GET and DELETE: fields in the query, no body.
+        let in_query = get || route.method == Method::DELETE;
         let request = json_schema::request_schema(&route.input, self.lists);
         let path_names = path_parameters(&route.path);
         let mut parameters: Vec<Value> =
             path_names.iter().map(|name| parameter(&route.input, &request, name, "path")).collect();
         let path_fields: Vec<String> =
             path_names.iter().filter_map(|name| field(&route.input, name)).map(|f| f.json_name().to_owned()).collect();
-        if get {
+        if in_query {
             for f in route.input.fields() {
                 let json_name = f.json_name().to_owned();
                 if !path_fields.contains(&json_name) && !matches!(f.kind(), Kind::Message(_)) {
@@ -64,7 +66,7 @@ impl Builder<'_> {
             "tags": [tag(meta)],
             "parameters": parameters,
         });
-        if !get {
+        if !in_query {
             operation["requestBody"] = self.request_body(route, &request, &path_fields);
         }
         operation["responses"] = self.responses(route, meta, get);

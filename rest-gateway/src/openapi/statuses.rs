@@ -26,12 +26,12 @@ pub const ALL: [u16; 12] = [400, 401, 402, 403, 404, 408, 409, 413, 415, 429, 50
 /// - 404 for every operation but the catalogs: a record the request names
 ///   (a task, a profile, a theme, an official account) or the work or
 ///   account a data source or the store is asked for may not exist;
-/// - 413 and 415 for routes taking a body (every method but GET).
+/// - 413 and 415 for routes taking a body (every method but GET and DELETE).
 ///
 /// 500 `internal` is never listed: it is a bug (docs/errors.md).
 pub fn error_statuses(route: &Route, meta: &Operation) -> Vec<u16> {
     let side_effect = meta.execution.as_ref().map(|e| e.side_effect.as_str()).unwrap_or_default();
-    let has_body = route.method != Method::GET;
+    let has_body = route.method != Method::GET && route.method != Method::DELETE;
     let mut statuses = vec![400, 401, 408, 409, 429, 502, 503];
     if mediaops_proto::options::is_charged(meta) {
         statuses.push(402);

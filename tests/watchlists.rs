@@ -1,0 +1,278 @@
+//! Watch lists (issue 19) over REST on the shared 21-day hot-list archive:
+//! a watch list is created with the clock before the archive, then the
+//! service restarts with `MEDIAOPS_NOW` stepping through the days; the
+//! scheduler runs each missed firing as of its own time and posts digests
+//! to a local fake webhook, which checks every signature (HMAC-SHA256 over
+//! `<timestamp>.<body>`, computed here with the `hmac` crate). The test
+//! checks dedup, exclusions, `@N`, quiet hours, the trend-radar order, the
+//! delivery log, the charge (1 point per delivered digest), retries, and
+//! the 402 pause; it prints the replay's counts.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, StatusCode};
+use common::{KEY, Service, failure, success};
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+const SECRET: &str = "whsec_test_0001";
+const POOR_KEY: &str = "mk_test_watch_poor_000001";
+
+/// One request the fake webhook received: (path, headers, body).
+type Request = (String, HeaderMap, Vec<u8>);
+
+/// What the fake webhook received.
+#[derive(Clone, Default)]
+struct Received(Arc<Mutex<Vec<Request>>>);
+
+/// A local webhook: `/hook` answers 204; `/flaky` answers 500 to the first
+/// attempt of each digest (by its idempotency key), then 204.
+async fn fake_webhook() -> (String, Received) {
+    let received = Received::default();
+    let flaky_seen: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let log = received.clone();
+    let app = axum::Router::new().route(
+        "/{path}",
+        axum::routing::post(
+            move |axum::extract::Path(path): axum::extract::Path<String>,
+                  headers: HeaderMap,
+                  body: axum::body::Bytes| {
+                let log = log.clone();
+                let flaky_seen = flaky_seen.clone();
+                async move {
+                    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                    if path == "flaky" && flaky_seen.lock().unwrap().insert(key) {
+                        return StatusCode::INTERNAL_SERVER_ERROR;
+                    }
+                    log.0.lock().unwrap().push((path, headers, body.to_vec()));
+                    StatusCode::NO_CONTENT
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, received)
+}
+
+/// The signature header a receiver expects for `body` at `timestamp`.
+fn expected_signature(timestamp: &str, body: &[u8]) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(format!("{timestamp}.").as_bytes());
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+async fn start(dir: tempfile::TempDir, now: &str) -> Service {
+    let now = now.to_owned();
+    Service::start_with(dir, move |core| {
+        core.now = Some(now);
+        core.outbound.allow = vec!["127.0.0.1".into()];
+        core.outbound.retry_backoff_ms = 10;
+        core.watchlists.tick_secs = 0.1;
+    })
+    .await
+}
+
+async fn put(service: &Service, key: &str, id: &str, body: Value) -> (u16, Value) {
+    service.call_with_key(reqwest::Method::PUT, &format!("/api/watchlists/{id}"), Some(body), Some(key)).await
+}
+
+/// Waits until the watch list's next run is after `now` (the scheduler
+/// caught up) or it left the `active` state.
+async fn caught_up(service: &Service, key: &str, id: &str, now: &str) -> Value {
+    let now = chrono::DateTime::parse_from_rfc3339(now).unwrap();
+    for _ in 0..600 {
+        let (status, body) =
+            service.call_with_key(reqwest::Method::GET, &format!("/api/watchlists/{id}"), None, Some(key)).await;
+        let data = success(status, &body);
+        let next = data["nextRunAt"].as_str().map(|t| chrono::DateTime::parse_from_rfc3339(t).unwrap());
+        if data["state"] != "active" || next.is_some_and(|t| t > now) {
+            return data;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the scheduler did not catch up with {now}");
+}
+
+fn watchlist(hook: &str) -> Value {
+    json!({
+        "name": "高考与欧洲杯",
+        "keywords": "# exams, essays left out\n高考 !作文 @3\n+高考 +作文\n欧洲杯 @2\n",
+        "sources": ["weibo", "douyin", "baidu", "zhihu"],
+        "schedule": "0 8,12,22 * * *",
+        "quietHours": "21:30-07:30",
+        "channels": [
+            {"type": "webhook", "url": format!("{hook}/hook"), "secret": SECRET},
+            {"type": "webhook", "url": format!("{hook}/flaky"), "secret": SECRET}
+        ]
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
+    let (hook, received) = fake_webhook().await;
+    let dir = common::hotlist_archive_copy();
+    common::add_key_with_points(dir.path(), POOR_KEY, "poor", 0).await;
+    let mut service = start(dir, "2024-06-01T00:00:00+08:00").await;
+
+    // Validation: each 400 names the field inside the watch list (the body)
+    // and, for a keyword group, its line.
+    let mut bad = watchlist(&hook);
+    bad["keywords"] = json!("高考\n!只有排除");
+    let (status, body) = put(&service, KEY, "exams", json!(bad)).await;
+    let error = failure(status, &body, 400, "invalid_input");
+    assert_eq!(error["field"], "keywords");
+    assert!(error["message"].as_str().unwrap().contains("line 2"), "{error}");
+    for (field, value, named) in [
+        ("schedule", json!("every morning"), "schedule"),
+        ("quietHours", json!("7-9"), "quietHours"),
+        ("sources", json!(["weibo", "myspace"]), "sources[1]"),
+        ("channels", json!([{"type": "webhook", "url": "http://10.1.2.3/hook"}]), "channels[0].url"),
+        ("channels", json!([{"type": "pager", "url": "https://example.com"}]), "channels[0].type"),
+    ] {
+        let mut bad = watchlist(&hook);
+        bad[field] = value;
+        let (status, body) = put(&service, KEY, "exams", bad).await;
+        assert_eq!(failure(status, &body, 400, "invalid_input")["field"], named, "{body}");
+    }
+    let (status, body) = put(&service, KEY, "bad id!", watchlist(&hook)).await;
+    assert_eq!(failure(status, &body, 400, "invalid_input")["field"], "id");
+
+    let (status, body) = put(&service, KEY, "exams", watchlist(&hook)).await;
+    let created = success(status, &body);
+    assert_eq!(created["state"], "active");
+    assert_eq!(created["status"], "active");
+    assert_eq!(created["nextRunAt"], "2024-06-01T00:00:00.000Z", "08:00 in Shanghai");
+    assert_eq!(created["channels"][0]["hasSecret"], true);
+    assert!(!body.to_string().contains(SECRET), "secrets are never answered");
+    let (status, body) = put(&service, POOR_KEY, "exams", watchlist(&hook)).await;
+    success(status, &body);
+    let (status, body) = service.get("/api/watchlists").await;
+    assert_eq!(success(status, &body)["total"], 1, "a key sees only its account's watch lists");
+    let (status, body) = service.get("/api/watchlists/nothing-here").await;
+    failure(status, &body, 404, "not_found");
+
+    // Replay: the clock steps through the archive's days.
+    let days: Vec<String> = (1..=21).step_by(2).chain([21]).map(|d| format!("2024-06-{d:02}T23:59:00+08:00")).collect();
+    for now in &days {
+        let common::Service { running, data_dir, .. } = service;
+        running.shutdown().await.unwrap();
+        service = start(data_dir, now).await;
+        caught_up(&service, KEY, "exams", now).await;
+    }
+    let poor = caught_up(&service, POOR_KEY, "exams", days.last().unwrap()).await;
+
+    // Every request is signed and carries its digest id as idempotency key.
+    let received = received.0.lock().unwrap().clone();
+    let mut digests = Vec::new();
+    for (path, headers, body) in &received {
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let timestamp = header("x-mediaops-timestamp");
+        assert_eq!(header("x-mediaops-signature"), expected_signature(&timestamp, body), "{path}");
+        let digest: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(header("idempotency-key"), digest["digestId"].as_str().unwrap());
+        if path == "hook" {
+            digests.push(digest);
+        }
+    }
+    let flaky = received.iter().filter(|(path, ..)| path == "flaky").count();
+    assert_eq!(flaky, digests.len(), "the flaky channel got every digest after one retry");
+
+    let (mut items, mut pushed_keys) = (0, HashSet::new());
+    for digest in &digests {
+        assert_eq!(digest["watchlistId"], "exams");
+        let run_at = chrono::DateTime::parse_from_rfc3339(digest["runAt"].as_str().unwrap()).unwrap();
+        let local = run_at.with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap());
+        assert!(matches!(chrono::Timelike::hour(&local), 8 | 12), "22:00 is in the quiet hours: {local}");
+        let list = digest["items"].as_array().unwrap();
+        assert!(!list.is_empty());
+        assert!(list.windows(2).all(|w| w[0]["score"].as_i64() >= w[1]["score"].as_i64()), "hottest first");
+        let per_line = |line: i64| list.iter().filter(|i| i["groupLine"] == line).count();
+        assert!(per_line(2) <= 3 && per_line(4) <= 2, "@N caps a group per push: {digest}");
+        for item in list {
+            let title = item["title"].as_str().unwrap();
+            let source = item["source"].as_str().unwrap();
+            assert!(["weibo", "douyin", "baidu", "zhihu"].contains(&source), "{item}");
+            match item["groupLine"].as_i64().unwrap() {
+                2 => assert!(title.contains("高考") && !title.contains("作文"), "{item}"),
+                3 => assert!(title.contains("高考") && title.contains("作文"), "{item}"),
+                4 => assert!(title.contains("欧洲杯"), "{item}"),
+                other => panic!("line {other}"),
+            }
+            assert!(!item["trajectory"].as_array().unwrap().is_empty());
+            let key: String = title.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+            assert!(pushed_keys.insert((source.to_owned(), key)), "pushed twice: {item}");
+            items += 1;
+        }
+    }
+    let matched: i64 = digests.iter().map(|d| d["matched"].as_i64().unwrap()).sum();
+    let deduplicated: i64 = digests.iter().map(|d| d["deduplicated"].as_i64().unwrap()).sum();
+    println!(
+        "replay: {} digests pushed ({items} items), {matched} matched stories counted over the runs, {deduplicated} deduplicated",
+        digests.len()
+    );
+    assert!(digests.len() >= 30, "{} digests", digests.len());
+    assert!(deduplicated > 0);
+    // What the archive holds: the first digest at 08:00 on June 1, the
+    // essay topic at noon of the first exam day (on Weibo, Baidu too), and
+    // the next morning led by the maths paper, hot on five other lists.
+    let at =
+        |run_at: &str| digests.iter().find(|d| d["runAt"] == run_at).unwrap_or_else(|| panic!("no digest at {run_at}"));
+    assert_eq!(digests[0]["runAt"], "2024-06-01T00:00:00Z");
+    let exam_noon = at("2024-06-07T04:00:00Z")["items"].as_array().unwrap().clone();
+    let essay = exam_noon.iter().find(|i| i["title"] == "高考作文").unwrap_or_else(|| panic!("{exam_noon:?}"));
+    assert_eq!((essay["source"].as_str(), essay["groupLine"].as_i64()), (Some("weibo"), Some(3)));
+    assert!(essay["alsoOn"].as_array().unwrap().contains(&json!("baidu")), "{essay}");
+    let maths = &at("2024-06-08T00:00:00Z")["items"][0];
+    assert_eq!((maths["title"].as_str(), maths["source"].as_str()), (Some("高考数学"), Some("weibo")));
+    assert_eq!(maths["alsoOn"].as_array().unwrap().len(), 5, "{maths}");
+
+    // The delivery log: two lines a digest; one point each, charged once.
+    let (status, body) = service.get("/api/watchlists/exams/deliveries?limit=200").await;
+    let log = success(status, &body)["items"].as_array().unwrap().clone();
+    assert_eq!(log.len(), digests.len() * 2);
+    assert!(log.iter().all(|l| l["status"] == "delivered"), "{log:?}");
+    assert!(log.iter().filter(|l| l["channel"] == 1).all(|l| l["attempts"] == 2), "the flaky one was retried");
+    assert_eq!(log.iter().map(|l| l["points"].as_i64().unwrap()).sum::<i64>(), digests.len() as i64);
+    let (status, body) = service.get("/api/account/balance").await;
+    let balance = success(status, &body);
+    assert_eq!(balance["points"].as_i64().unwrap(), common::BOOTSTRAP_POINTS - digests.len() as i64, "{balance}");
+
+    // No points: paused at its first digest, visibly, and nothing was sent for it.
+    assert_eq!(poor["state"], "paused_insufficient_points", "{poor}");
+    assert!(poor["stateReason"].as_str().unwrap().contains("balance is 0"), "{poor}");
+    assert!(poor["nextRunAt"].is_null());
+    let (status, body) =
+        service.call_with_key(reqwest::Method::GET, "/api/watchlists/exams/deliveries", None, Some(POOR_KEY)).await;
+    let poor_log = success(status, &body)["items"].as_array().unwrap().clone();
+    assert_eq!(poor_log.len(), 2);
+    assert!(poor_log.iter().all(|l| l["status"] == "insufficient_points" && l["points"] == 0));
+
+    // Delete: gone with its log.
+    let (status, body) = service.call(reqwest::Method::DELETE, "/api/watchlists/exams", None).await;
+    assert_eq!(success(status, &body)["deleted"], true);
+    let (status, body) = service.get("/api/watchlists/exams/deliveries").await;
+    failure(status, &body, 404, "not_found");
+    let (status, body) = service.call(reqwest::Method::DELETE, "/api/watchlists/exams", None).await;
+    failure(status, &body, 404, "not_found");
+    service.running.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn channels_not_built_and_feeds_answer_not_implemented() {
+    let service = Service::start().await;
+    let mut body = watchlist("https://example.com");
+    body["channels"] = json!([{"type": "email", "to": ["ops@example.com"]}]);
+    let (status, answer) = put(&service, KEY, "robots", body).await;
+    assert_eq!(failure(status, &answer, 503, "not_configured")["field"], "channels[0].type");
+    let (status, answer) = service.get("/api/watchlists/robots.atom").await;
+    failure(status, &answer, 503, "not_implemented");
+    let (status, answer) = service.get("/api/feeds/hotlists/weibo.atom?token=x").await;
+    failure(status, &answer, 503, "not_implemented");
+}
