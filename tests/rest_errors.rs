@@ -159,3 +159,40 @@ async fn healthz_is_liveness_and_readyz_reports_the_core() {
         assert_eq!(body, expected, "{path}");
     }
 }
+
+/// A body sent with a GET or DELETE (whose fields are in the query) is
+/// read and ignored, so the connection stays usable: the next request on
+/// the same keep-alive connection gets its answer (a left-unread body
+/// closed it, and a pooling client's next request failed with no answer).
+#[tokio::test]
+async fn a_body_on_a_get_or_delete_leaves_the_connection_usable() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let service = Service::start().await;
+    let address = service.base.trim_start_matches("http://").to_owned();
+    for method in ["GET", "DELETE"] {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        // Larger than the server's first read (below the test service's
+        // 64 KiB limit): it cannot have it all without reading it.
+        let body = format!("{{\"unused\": \"{}\"}}", "x".repeat(60_000));
+        let first = format!(
+            "{method} /api/watchlists/unknown HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {KEY}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let second = format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+        let (mut reader, mut writer) = stream.into_split();
+        let sent = tokio::spawn(async move {
+            // A server that closed the connection refuses the rest: not a
+            // failure of the test itself, which reads what came back.
+            let _ = writer.write_all(first.as_bytes()).await;
+            let _ = writer.write_all(second.as_bytes()).await;
+            writer
+        });
+        let mut answers = String::new();
+        let read = tokio::time::timeout(std::time::Duration::from_secs(10), reader.read_to_string(&mut answers));
+        let _ = read.await.expect("answers within 10 s");
+        drop(sent.await);
+        let statuses: Vec<&str> = answers.match_indices("HTTP/1.1 ").map(|(at, _)| &answers[at..at + 12]).collect();
+        assert_eq!(statuses, ["HTTP/1.1 404", "HTTP/1.1 200"], "{method}: both answered on one connection: {answers}");
+    }
+}
