@@ -25,6 +25,7 @@ pub mod outbound;
 pub mod persist;
 pub mod rankings;
 pub mod rate_limit;
+pub mod read_cache;
 pub mod readiness;
 pub mod redis_connection;
 pub mod registry;

@@ -4,13 +4,34 @@
 //! keeps each core's [`KeyCache`] and [`LimitCache`] in step: live while
 //! subscribed, forgetting each announced entry (docs/billing.md "Key
 //! cache"). A message is `key:<sha256 hex>` or `limit:<account id>`.
+//!
+//! The caches are used only while the subscription is up, so a change on
+//! any replica reaches every replica's cache within the channel's delivery
+//! time (milliseconds); while it is down every call reads Redis, as before.
+//! An entry lives at most [`CACHE_TTL`] either way.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::cache::{KeyCache, LimitCache};
+use crate::auth::Principal;
+use crate::rate_limit::Limit;
+use crate::read_cache::ReadCache;
+
+/// Enabled API keys by SHA-256 hex.
+pub type KeyCache = ReadCache<Principal>;
+
+/// Accounts' own rate limits (`None`: the account has none, the default
+/// applies) by account id.
+pub type LimitCache = ReadCache<Option<Limit>>;
+
+/// How long a cached key or limit is trusted at most, even with the
+/// subscription up (a bound for a lost event message).
+pub const CACHE_TTL: Duration = Duration::from_secs(10);
+
+/// Keys, and limits, kept at most per core.
+pub const CACHE_CAPACITY: usize = 100_000;
 
 /// The channel's name under the ledger's prefix.
 pub fn channel(prefix: &str) -> String {
@@ -44,10 +65,19 @@ impl<'a> Event<'a> {
 }
 
 /// The caches one subscription keeps in step.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Caches {
     pub keys: Arc<KeyCache>,
     pub limits: Arc<LimitCache>,
+}
+
+impl Default for Caches {
+    fn default() -> Self {
+        Caches {
+            keys: Arc::new(ReadCache::subscribed(CACHE_TTL, CACHE_CAPACITY)),
+            limits: Arc::new(ReadCache::subscribed(CACHE_TTL, CACHE_CAPACITY)),
+        }
+    }
 }
 
 impl Caches {

@@ -16,7 +16,6 @@
 //! live has passed ([`RESERVATION_TTL`] by default) by a sweeper every core
 //! runs, and by the next reservation of the same account.
 
-pub mod cache;
 pub mod embedded;
 pub mod hold;
 pub mod ledger_events;

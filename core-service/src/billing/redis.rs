@@ -16,7 +16,7 @@
 //! The channel `P:ledger-events` announces disabled keys and changed
 //! account limits to every core ([`super::ledger_events`]); each core
 //! caches the keys and limits it has read while it is subscribed
-//! ([`super::cache`]; docs/billing.md "Key cache").
+//! ([`super::ledger_events::Caches`]; docs/billing.md "Key cache").
 //!
 //! Every debit decision is one Lua script over the account's keys, which
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin

@@ -57,7 +57,7 @@ impl RedisLimiter {
 
     /// Reads an account's own limit from `ledger` (the Redis ledger, which
     /// caches it while subscribed to its event channel;
-    /// `crate::billing::cache`) before each check, and skips the script
+    /// `crate::billing::ledger_events`) before each check, and skips the script
     /// when the account's limit, or the default, is off: an unlimited call
     /// costs no round trip to Redis (issue 22 item 3).
     pub fn with_account_limits(mut self, ledger: Arc<dyn Ledger>) -> RedisLimiter {

@@ -5,19 +5,16 @@
 //! and then drops the account's entry. A shared PostgreSQL store is not
 //! wrapped: another replica may change a list (docs/banned-words.md).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::custom::{AccountLists, CustomWordStore, WordList};
 use crate::error::ServiceError;
+use crate::read_cache::ReadCache;
 
 /// See the module docs.
 pub struct CachedWordStore {
     inner: Arc<dyn CustomWordStore>,
-    lists: Mutex<HashMap<String, Arc<AccountLists>>>,
-    /// Bumped by every `put`: a read that started before one is not kept.
-    generation: AtomicU64,
+    lists: ReadCache<Arc<AccountLists>>,
 }
 
 impl CachedWordStore {
@@ -26,37 +23,25 @@ impl CachedWordStore {
 
     /// `inner` with a cache in front; `inner` must have no other writer.
     pub fn new(inner: Arc<dyn CustomWordStore>) -> CachedWordStore {
-        CachedWordStore { inner, lists: Mutex::default(), generation: AtomicU64::new(0) }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<AccountLists>>> {
-        self.lists.lock().unwrap_or_else(|e| e.into_inner())
+        CachedWordStore { inner, lists: ReadCache::sole_writer(Self::CAPACITY) }
     }
 }
 
 #[async_trait::async_trait]
 impl CustomWordStore for CachedWordStore {
     async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError> {
-        if let Some(lists) = self.lock().get(account_id) {
-            return Ok(lists.clone());
+        if let Some(lists) = self.lists.get(account_id) {
+            return Ok(lists);
         }
-        let generation = self.generation.load(Ordering::Acquire);
+        let generation = self.lists.generation();
         let lists = self.inner.get(account_id).await?;
-        let mut cached = self.lock();
-        if self.generation.load(Ordering::Acquire) == generation {
-            if cached.len() >= Self::CAPACITY {
-                cached.clear();
-            }
-            cached.insert(account_id.to_owned(), lists.clone());
-        }
+        self.lists.put(account_id, &lists, generation);
         Ok(lists)
     }
 
     async fn put(&self, account_id: &str, scope: &str, list: &WordList) -> Result<(), ServiceError> {
         let stored = self.inner.put(account_id, scope, list).await;
-        let mut cached = self.lock();
-        self.generation.fetch_add(1, Ordering::AcqRel);
-        cached.remove(account_id);
+        self.lists.forget(account_id);
         stored
     }
 }

@@ -1,75 +1,76 @@
-//! What a core read lately from the Redis ledger and may use again without
-//! asking (issue 22 item 3; docs/billing.md "Key cache"): the API keys it
-//! has seen ([`KeyCache`]) and the accounts' own rate limits
-//! ([`LimitCache`]). Each forgets an entry the moment any replica changes
-//! it, announced on the ledger's event channel
-//! ([`super::ledger_events`]).
+//! A small in-memory cache in front of a slower read (Redis, the database)
+//! whose writers drop entries as they change them (issue 22): the API keys
+//! and account limits of the Redis ledger
+//! ([`crate::billing::ledger_events`]) and the banned-word lists of the
+//! SQLite store ([`crate::safety::cached_words`]).
 //!
-//! An entry is used only while the cache is *live*: while the core's
-//! subscription to that channel is up, so a change on any replica reaches
-//! every replica's cache within the channel's delivery time
-//! (milliseconds). While the subscription is down the cache is empty and
-//! not used: every call reads Redis, as before. An entry lives at most
-//! [`SubscribedCache::TTL`] either way.
+//! A read that missed takes [`ReadCache::generation`] before it asks the
+//! store and hands it to [`ReadCache::put`]: if anything was forgotten
+//! meanwhile the value is not kept (it may be the one just changed). A
+//! cache can be *live* or not: one that is not (its invalidation channel
+//! is down) neither answers nor keeps anything. A full cache starts afresh.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::auth::Principal;
-use crate::rate_limit::Limit;
-
-/// Enabled API keys by SHA-256 hex.
-pub type KeyCache = SubscribedCache<Principal>;
-
-/// Accounts' own rate limits (`None`: the account has none, the default
-/// applies) by account id.
-pub type LimitCache = SubscribedCache<Option<Limit>>;
-
 /// See the module docs.
 #[derive(Debug)]
-pub struct SubscribedCache<V> {
+pub struct ReadCache<V> {
     /// Key → value, and when it was read.
     entries: Mutex<HashMap<String, (V, Instant)>>,
     live: AtomicBool,
     /// Bumped by every forget and every change of liveness: a read that
-    /// started before one of them is not cached ([`SubscribedCache::put`]).
+    /// started before one of them is not cached ([`ReadCache::put`]).
     generation: AtomicU64,
+    /// How long an entry is trusted at most; `None` = until forgotten.
+    ttl: Option<Duration>,
+    /// Entries kept at most.
+    capacity: usize,
 }
 
-impl<V> Default for SubscribedCache<V> {
-    fn default() -> Self {
-        SubscribedCache { entries: Mutex::default(), live: AtomicBool::new(false), generation: AtomicU64::new(0) }
+impl<V: Clone> ReadCache<V> {
+    /// A cache that is not live until [`ReadCache::set_live`] says its
+    /// invalidation channel is up; entries live at most `ttl`.
+    pub fn subscribed(ttl: Duration, capacity: usize) -> ReadCache<V> {
+        ReadCache::new(false, Some(ttl), capacity)
     }
-}
 
-impl<V: Clone> SubscribedCache<V> {
-    /// How long an entry is trusted at most, even with the subscription up
-    /// (a bound for a lost event message).
-    pub const TTL: Duration = Duration::from_secs(10);
+    /// A cache of a store whose only writer drops entries through it:
+    /// live from the start, entries kept until forgotten.
+    pub fn sole_writer(capacity: usize) -> ReadCache<V> {
+        ReadCache::new(true, None, capacity)
+    }
 
-    /// Entries kept at most; a full cache starts afresh.
-    pub const CAPACITY: usize = 100_000;
+    fn new(live: bool, ttl: Option<Duration>, capacity: usize) -> ReadCache<V> {
+        ReadCache {
+            entries: Mutex::default(),
+            live: AtomicBool::new(live),
+            generation: AtomicU64::new(0),
+            ttl,
+            capacity,
+        }
+    }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (V, Instant)>> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The generation to pass to [`SubscribedCache::put`] after reading.
+    /// The generation to pass to [`ReadCache::put`] after reading.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
 
     /// The cached value of `key`, when the cache is live and the entry
-    /// younger than [`SubscribedCache::TTL`].
+    /// younger than its time to live.
     pub fn get(&self, key: &str) -> Option<V> {
         if !self.live.load(Ordering::Acquire) {
             return None;
         }
         let entries = self.lock();
         let (value, read_at) = entries.get(key)?;
-        (read_at.elapsed() < Self::TTL).then(|| value.clone())
+        self.ttl.is_none_or(|ttl| read_at.elapsed() < ttl).then(|| value.clone())
     }
 
     /// Caches a value read at `generation`: dropped when the cache is not
@@ -83,7 +84,7 @@ impl<V: Clone> SubscribedCache<V> {
         if self.generation() != generation {
             return;
         }
-        if entries.len() >= Self::CAPACITY {
+        if entries.len() >= self.capacity {
             entries.clear();
         }
         entries.insert(key.to_owned(), (value.clone(), Instant::now()));
@@ -96,8 +97,9 @@ impl<V: Clone> SubscribedCache<V> {
         entries.remove(key);
     }
 
-    /// The subscription came up (`true`) or went down (`false`); either way
-    /// the cache starts empty, since events may have been missed.
+    /// The invalidation channel came up (`true`) or went down (`false`);
+    /// either way the cache starts empty, since changes may have been
+    /// missed.
     pub fn set_live(&self, live: bool) {
         let mut entries = self.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
@@ -109,6 +111,8 @@ impl<V: Clone> SubscribedCache<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Principal;
+    use crate::rate_limit::Limit;
 
     fn principal() -> Principal {
         Principal { account_id: "a".into(), key_id: "k".into(), key_prefix: "mk_…".into() }
@@ -116,7 +120,7 @@ mod tests {
 
     #[test]
     fn used_only_while_live_and_forgets() {
-        let cache = KeyCache::default();
+        let cache = ReadCache::subscribed(Duration::from_secs(10), 100);
         cache.put("h", &principal(), cache.generation());
         assert_eq!(cache.get("h"), None, "not live: nothing cached");
         cache.set_live(true);
@@ -133,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_read_overtaken_by_a_forget_is_not_cached() {
-        let cache = LimitCache::default();
+        let cache = ReadCache::subscribed(Duration::from_secs(10), 100);
         cache.set_live(true);
         let before_read = cache.generation();
         cache.forget("acct");
