@@ -127,17 +127,19 @@ impl RedisLedger {
         Ok(())
     }
 
+    /// `lua/settle.lua`'s keys (the account's reservation keys) and
+    /// arguments (the reservation id, `1` to release or `0` to commit).
+    fn settle_keys_and_args<'a>(&self, account_id: &str, id: &'a str, release: bool) -> ([String; 3], [&'a str; 2]) {
+        (self.reservation_keys(account_id), [id, if release { "1" } else { "0" }])
+    }
+
     async fn settle(&self, account_id: &str, id: &str, release: bool) -> Result<bool, ServiceError> {
+        let (keys, args) = self.settle_keys_and_args(account_id, id, release);
         let mut invocation = self.settle.prepare_invoke();
-        for key in self.reservation_keys(account_id) {
+        for key in keys {
             invocation.key(key);
         }
-        let settled: i64 = invocation
-            .arg(id)
-            .arg(if release { "1" } else { "0" })
-            .invoke_async(&mut self.redis.clone())
-            .await
-            .map_err(failed)?;
+        let settled: i64 = invocation.arg(&args[..]).invoke_async(&mut self.redis.clone()).await.map_err(failed)?;
         Ok(settled == 1)
     }
 }
@@ -361,8 +363,8 @@ impl Ledger for RedisLedger {
 
     async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
         let mut pipe = redis::pipe();
-        let keys = self.reservation_keys(account_id);
-        pipe.cmd("EVALSHA").arg(self.settle.get_hash()).arg(keys.len()).arg(&keys).arg(id).arg("0");
+        let (keys, args) = self.settle_keys_and_args(account_id, id, false);
+        pipe.cmd("EVALSHA").arg(self.settle.get_hash()).arg(keys.len()).arg(&keys).arg(&args[..]);
         self.usage_commands(&mut pipe, record)?;
         match pipe.query_async::<(i64,)>(&mut self.redis.clone()).await {
             Ok((settled,)) => Ok(settled == 1),
