@@ -147,15 +147,7 @@ impl GuardedFetcher {
             let Hop::Answered(response) = self.follow(url, limits, &|_| false).await? else {
                 unreachable!("nothing is done before it is fetched")
             };
-            let final_url = response.url().clone();
-            let status = response.status();
-            let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            if !status.is_success() {
-                let body = read_capped(response, 64 * 1024).await.unwrap_or_default();
-                return Err(OutboundError::from_status(&final_url, status, &body));
-            }
-            let bytes = read_capped(response, limits.max_bytes).await?;
-            Ok(FetchedBody { final_url, content_type, bytes })
+            read_answer(response, limits).await
         };
         tokio::time::timeout(limits.timeout, work).await.map_err(|_| OutboundError::Timeout { url: shown })?
     }
@@ -190,14 +182,7 @@ impl GuardedFetcher {
                 .send()
                 .await
                 .map_err(|e| OutboundError::from_reqwest(&url, &e))?;
-            let status = response.status();
-            let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            if !status.is_success() {
-                let body = read_capped(response, 64 * 1024).await.unwrap_or_default();
-                return Err(OutboundError::from_status(&url, status, &body));
-            }
-            let bytes = read_capped(response, limits.max_bytes).await?;
-            Ok(FetchedBody { final_url: url.clone(), content_type, bytes })
+            read_answer(response, limits).await
         };
         tokio::time::timeout(limits.timeout, work).await.map_err(|_| OutboundError::Timeout { url: shown })?
     }
@@ -304,6 +289,20 @@ impl GuardedFetcher {
         let port = url.port_or_known_default().unwrap_or(0);
         self.policy.check_port(&host, &addresses, port).map_err(refused)
     }
+}
+
+/// The body of a final answer, at most `limits.max_bytes`; a non-success
+/// status is an error carrying the first 64 KiB of its body.
+async fn read_answer(response: reqwest::Response, limits: &FetchLimits) -> Result<FetchedBody, OutboundError> {
+    let final_url = response.url().clone();
+    let status = response.status();
+    let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    if !status.is_success() {
+        let body = read_capped(response, 64 * 1024).await.unwrap_or_default();
+        return Err(OutboundError::from_status(&final_url, status, &body));
+    }
+    let bytes = read_capped(response, limits.max_bytes).await?;
+    Ok(FetchedBody { final_url, content_type, bytes })
 }
 
 /// Where following redirects stopped.
