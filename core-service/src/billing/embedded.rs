@@ -145,8 +145,7 @@ impl EmbeddedLedger {
             flush: tokio::sync::Mutex::new(()),
             write_scheduled: AtomicBool::new(false),
         };
-        let bytes = serde_json::to_vec(&*disk.lock_state())?;
-        persist::write_atomic(&disk.path, &bytes)?;
+        disk.write_blocking(&disk.lock_state())?;
         Ok(EmbeddedLedger { disk: Arc::new(disk), usage_path, usage_file: Mutex::new(usage_file), _lock: lock })
     }
 
@@ -187,6 +186,15 @@ impl Disk {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Writes `state` (the locked state) on this thread: when the ledger
+    /// opens and when it closes, where there is no group write to join.
+    fn write_blocking(&self, state: &State) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec(state).map_err(std::io::Error::other)?;
+        persist::write_atomic(&self.path, &bytes)?;
+        self.flushed.store(state.generation, Ordering::Release);
+        Ok(())
+    }
+
     /// Applies `change` in memory; returns its result and the generation
     /// that holds it.
     fn apply<R>(&self, change: impl FnOnce(&mut State) -> R) -> (R, u64) {
@@ -225,8 +233,7 @@ impl Drop for EmbeddedLedger {
         if self.disk.flushed.load(Ordering::Acquire) >= state.generation {
             return;
         }
-        let written = serde_json::to_vec(&*state).map_err(std::io::Error::other);
-        if let Err(e) = written.and_then(|bytes| persist::write_atomic(&self.disk.path, &bytes)) {
+        if let Err(e) = self.disk.write_blocking(&state) {
             tracing::error!(error = %e, "the ledger's last changes were not written");
         }
     }
