@@ -7,10 +7,8 @@
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
-use hmac::{Hmac, Mac};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
-use sha2::Sha256;
 
 use super::text::{Markup, Measure, messages};
 use super::{ChannelFormat, Envelope, Outgoing, errcode_zero};
@@ -22,9 +20,8 @@ pub struct Dingtalk;
 
 /// The `sign` query value, URL-encoded.
 pub fn sign(timestamp_ms: i64, secret: &str) -> String {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any length");
-    mac.update(format!("{timestamp_ms}\n{secret}").as_bytes());
-    let b64 = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+    let mac = super::hmac_sha256(secret.as_bytes(), format!("{timestamp_ms}\n{secret}").as_bytes());
+    let b64 = base64::engine::general_purpose::STANDARD.encode(mac);
     form_urlencoded::byte_serialize(b64.as_bytes()).collect()
 }
 

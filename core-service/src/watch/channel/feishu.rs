@@ -7,10 +7,8 @@
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
-use hmac::{Hmac, Mac};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
-use sha2::Sha256;
 
 use super::text::{Markup, Measure, messages};
 use super::{ChannelFormat, Envelope, Outgoing, errcode_zero};
@@ -23,8 +21,7 @@ pub struct Feishu;
 /// The `sign` field.
 pub fn sign(timestamp: i64, secret: &str) -> String {
     let key = format!("{timestamp}\n{secret}");
-    let mac = <Hmac<Sha256> as Mac>::new_from_slice(key.as_bytes()).expect("HMAC takes keys of any length");
-    base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+    base64::engine::general_purpose::STANDARD.encode(super::hmac_sha256(key.as_bytes(), b""))
 }
 
 impl ChannelFormat for Feishu {

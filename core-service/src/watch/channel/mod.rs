@@ -228,3 +228,12 @@ fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
     }
     Ok(map)
 }
+
+/// HMAC-SHA256 of `message` under `key`: the signature primitive of the
+/// webhook, Feishu and DingTalk formats.
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(message);
+    mac.finalize().into_bytes().into()
+}
