@@ -16,6 +16,7 @@ pub mod clock;
 pub mod data_api;
 pub mod dispatch;
 pub mod error;
+pub mod feeds;
 pub mod fields;
 pub mod hotlists;
 pub mod images;

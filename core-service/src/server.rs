@@ -140,10 +140,13 @@ impl Core {
             settings.watchlists.clone(),
         ))
         .register(&mut registry)?;
+        let trends = crate::trend::Trends::new(data.clone());
+        Arc::new(crate::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone()))
+            .register(&mut registry)?;
         let watch = crate::watch::runner::Runner::new(
             opened.watch,
             ledger.clone(),
-            crate::trend::Trends::new(data.clone()),
+            trends,
             clock,
             fetcher.clone(),
             settings.watchlists.clone(),
@@ -196,6 +199,7 @@ impl Core {
             metrics: Arc::new(metrics),
             maintenance,
             rate_limiter,
+            feed_tokens: opened.feed_tokens,
         });
         Ok(Core {
             pipeline,

@@ -8,6 +8,7 @@ pub mod core_client;
 pub mod core_set;
 pub mod envelope;
 pub mod etag;
+pub mod feeds;
 pub mod mcp;
 pub mod middleware;
 pub mod openapi;

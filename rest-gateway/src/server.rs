@@ -2,7 +2,7 @@
 //! `POST /mcp` (the MCP server, [`crate::mcp`]), `GET /healthz` (liveness),
 //! `GET /readyz` (readiness), `GET /openapi.json`, `/openapi.yaml` and
 //! `/docs` ([`crate::openapi`]), the workbench ([`crate::workbench`]: `/`,
-//! `/assets/…`), and JSON envelopes
+//! `/assets/…`), the Atom feeds ([`crate::feeds`]), and JSON envelopes
 //! for unknown paths (404) and wrong methods (405), wrapped in the HTTP
 //! layers of [`crate::middleware`] (trace, CORS, timeout, compression, ETag).
 
@@ -71,6 +71,9 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // Only the operation routes are tagged (route_layer: before the
     // probes and fallbacks are added).
     router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
+    // `GET /api/watchlists/{id}.atom` is a feed, served before the watch-list
+    // route (and outside its ETag layer: the feed has its own validators).
+    router = router.layer(axum::middleware::from_fn_with_state(state.clone(), crate::feeds::watchlist));
     router = router.merge(crate::mcp::router(state.clone(), tools));
     // The public document and its docs page (issue 17 items 2-3).
     router = router.merge(crate::openapi::router(pool)?);
@@ -79,7 +82,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     let router = router
         .merge(workbench)
         .route("/healthz", get(healthz))
-        .route("/api/feeds/{*feed}", get(feeds_not_built))
+        .route("/api/feeds/hotlists/{file}", get(crate::feeds::hotlist).with_state(state.clone()))
         .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -169,17 +172,6 @@ async fn readyz(state: Arc<AppState>) -> Response {
         }
         Ok(Err(_)) | Err(_) => not_ready(vec!["core"]),
     }
-}
-
-/// `GET /api/feeds/…` (issue 19 item 5, the Atom feeds of hot lists): not
-/// built yet, 503 `not_implemented` (docs/watchlists.md "Feeds").
-async fn feeds_not_built(request: axum::extract::Request) -> Response {
-    let request_id = envelope::request_id(request.headers());
-    let error = ApiError::new(
-        ErrorCode::NotImplemented,
-        "Atom feeds (GET /api/feeds/hotlists/{source}.atom) are not built yet; see docs/watchlists.md \"Feeds\"",
-    );
-    envelope::failure(&request_id, &error)
 }
 
 /// The 404 envelope for a path nothing serves.

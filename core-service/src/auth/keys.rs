@@ -8,9 +8,15 @@ pub const KEY_PREFIX: &str = "mk_";
 
 /// A new random key: `mk_` + 40 characters of [A-Za-z0-9] (~238 bits).
 pub fn generate_key() -> String {
+    generate_secret(KEY_PREFIX)
+}
+
+/// `prefix` + 40 random characters of [A-Za-z0-9] (~238 bits): API keys
+/// (`mk_`) and feed tokens (`mf_`, docs/watchlists.md "Feeds").
+pub fn generate_secret(prefix: &str) -> String {
     let mut rng = rand::rng();
     let body: String = (0..40).map(|_| rng.sample(rand::distr::Alphanumeric) as char).collect();
-    format!("{KEY_PREFIX}{body}")
+    format!("{prefix}{body}")
 }
 
 /// Hex SHA-256 of the key: the only form in which a key is stored.

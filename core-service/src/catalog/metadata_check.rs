@@ -16,7 +16,7 @@ const TASK_FAMILIES: [&str; 6] =
     ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
 const CONTROLS: [&str; 7] = ["text", "textarea", "number", "tags", "url", "date", "select"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
-const KINDS: [&str; 5] = ["data_api", "skill", "dedicated", "catalog", "admin"];
+const KINDS: [&str; 6] = ["data_api", "skill", "dedicated", "catalog", "admin", "feed"];
 const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
@@ -37,6 +37,12 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     if meta.kind == "admin" {
         ensure!(meta.http.is_none(), "{rpc}: admin operations are gRPC only and take no http rule");
         ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: admin operations are free and not skills");
+        return Ok(());
+    }
+    if meta.kind == "feed" {
+        // Served by the gateway's own feed routes (docs/watchlists.md "Feeds").
+        ensure!(meta.http.is_none(), "{rpc}: feed operations take no http rule");
+        ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: feed operations are free and not skills");
         return Ok(());
     }
     let Some(http) = &meta.http else { bail!("{rpc}: no http rule") };

@@ -87,6 +87,9 @@ pub struct Pipeline {
     pub maintenance: Arc<crate::maintenance::Maintenance>,
     /// Per-key and per-account rate limits (step 1).
     pub rate_limiter: Arc<dyn crate::rate_limit::RateLimiter>,
+    /// Feed tokens: the credential of the `feed` RPCs (docs/watchlists.md
+    /// "Feeds").
+    pub feed_tokens: Arc<dyn crate::feeds::store::FeedTokenStore>,
 }
 
 /// A successful call's answer, with what is left to do once it is delivered.
@@ -316,11 +319,28 @@ impl Pipeline {
         self.rate_limiter.check(&principal.account_id, &principal.key_id).await
     }
 
-    /// The caller: an API key's account, or the admin for admin RPCs.
+    /// The caller: an API key's account, the admin for admin RPCs, or a
+    /// feed token's account for `feed` RPCs (its `key_id` names the feed,
+    /// [`crate::feeds::principal_key_id`]; an API key does not open a feed,
+    /// a feed token opens nothing else).
     async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
         let token =
             mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
+        if op.meta.kind == "feed" {
+            let token = token?;
+            let hash = crate::auth::keys::hash_key(token);
+            return match self.feed_tokens.find_feed_token(&hash).await? {
+                Some((account_id, feed)) => Ok(Principal {
+                    account_id,
+                    key_id: crate::feeds::principal_key_id(&feed),
+                    key_prefix: crate::auth::keys::display_prefix(token),
+                }),
+                None => Err(ServiceError::unauthenticated(
+                    "this feed token is not valid: it was rotated or revoked (POST /api/feeds/tokens makes a new one)",
+                )),
+            };
+        }
         if op.meta.kind == "admin" {
             let Some(expected) = &self.admin_token else {
                 return Err(ServiceError::new(

@@ -11,8 +11,8 @@
 //! The same database keeps the rest of the durable state of a core
 //! (docs/state.md): tasks ([`task`]), sync jobs ([`sync_job`]), charters
 //! ([`charter`]), article themes ([`theme`]), per-account word lists
-//! ([`word_list`]), the WeChat third-party state ([`wechat`]) and watch
-//! lists ([`watch`]), each
+//! ([`word_list`]), the WeChat third-party state ([`wechat`]), watch
+//! lists ([`watch`]) and feed tokens ([`feed_token`]), each
 //! behind its own trait; [`open_all`] gives them all.
 //!
 //! Schema migrations (`store/migrations/<backend>/*.sql`) run on open.
@@ -26,6 +26,7 @@ pub(crate) mod board;
 pub mod charter;
 pub mod days;
 pub mod failure;
+pub mod feed_token;
 pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
@@ -291,6 +292,8 @@ pub struct Opened {
     pub wechat: Arc<dyn crate::wechat::store::WechatStore>,
     /// Watch lists, their seen-sets and delivery logs (docs/watchlists.md).
     pub watch: Arc<dyn crate::watch::store::WatchStore>,
+    /// Feed tokens (docs/watchlists.md "Feeds").
+    pub feed_tokens: Arc<dyn crate::feeds::store::FeedTokenStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -320,6 +323,7 @@ impl Opened {
             + crate::safety::custom::CustomWordStore
             + crate::wechat::store::WechatStore
             + crate::watch::store::WatchStore
+            + crate::feeds::store::FeedTokenStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -331,7 +335,8 @@ impl Opened {
             themes: store.clone(),
             words: store.clone(),
             wechat: store.clone(),
-            watch: store,
+            watch: store.clone(),
+            feed_tokens: store,
         }
     }
 }

@@ -25,6 +25,7 @@ fn migrator() -> Migrator {
         (7, "sync", include_str!("migrations/postgres/0007_sync.sql")),
         (8, "state", include_str!("migrations/postgres/0008_state.sql")),
         (9, "watchlists", include_str!("migrations/postgres/0009_watchlists.sql")),
+        (10, "feeds", include_str!("migrations/postgres/0010_feeds.sql")),
     ])
 }
 
@@ -105,3 +106,4 @@ super::theme::theme_store_impl!(PostgresStore, DIALECT);
 super::word_list::word_list_store_impl!(PostgresStore, DIALECT);
 super::wechat::wechat_store_impl!(PostgresStore, DIALECT);
 super::watch::watch_store_impl!(PostgresStore, DIALECT);
+super::feed_token::feed_token_store_impl!(PostgresStore, DIALECT);

@@ -33,10 +33,12 @@ pub(crate) const ADD_DELIVERY: &str =
 pub(crate) const DELIVERIES: &str = "SELECT document FROM watch_deliveries WHERE account_id = $1 \
      AND watchlist_id = $2 ORDER BY seq DESC LIMIT $3";
 
-/// The tables a deletion clears, the watch list's own row last.
-pub(crate) const DELETE_FROM: [&str; 3] = [
+/// The tables a deletion clears (with the watch list's feed token,
+/// migration 0010), the watch list's own row last.
+pub(crate) const DELETE_FROM: [&str; 4] = [
     "DELETE FROM watch_seen WHERE account_id = $1 AND watchlist_id = $2",
     "DELETE FROM watch_deliveries WHERE account_id = $1 AND watchlist_id = $2",
+    "DELETE FROM feed_tokens WHERE account_id = $1 AND feed = 'watchlists/' || $2",
     "DELETE FROM watchlists WHERE account_id = $1 AND id = $2",
 ];
 

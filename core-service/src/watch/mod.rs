@@ -21,7 +21,6 @@ pub mod store;
 use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{
     ChannelView, DeleteWatchlistRequest, DeletedWatchlist, DeliveryList, GetWatchlistRequest, ListDeliveriesRequest,
@@ -82,12 +81,6 @@ impl WatchService {
     }
 
     async fn stored(&self, account_id: &str, id: &str) -> Result<StoredWatchlist, ServiceError> {
-        if id.ends_with(".atom") {
-            return Err(ServiceError::new(
-                ErrorCode::NotImplemented,
-                "Atom feeds of watch lists are not built yet (docs/watchlists.md \"Feeds\")",
-            ));
-        }
         check_id(id)?;
         self.store
             .get_watchlist(account_id, id)

@@ -1,0 +1,159 @@
+//! The Atom feeds over HTTP (issue 19 item 5; docs/watchlists.md "Feeds"):
+//! `GET /api/feeds/hotlists/{source}.atom` and `GET /api/watchlists/{id}.atom`,
+//! authenticated by the feed's token in the URL (`?token=mf_…`; feed readers
+//! cannot send headers; an `Authorization: Bearer mf_…` header is taken
+//! too). The core's `mediaops.feeds.v1.FeedService/ReadFeed` answers the
+//! XML; this module answers it as `application/atom+xml` with a strong
+//! `ETag` and `Last-Modified`, and `304 Not Modified` when the reader's
+//! `If-None-Match` (or, without one, `If-Modified-Since`) says it has it.
+//! Errors are the JSON envelope, as everywhere.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::feeds::v1::{FeedDocument, ReadFeedRequest};
+use prost::Message;
+
+use crate::core_client::CallMetadata;
+use crate::envelope::{self, ApiError};
+use crate::server::AppState;
+
+/// The core's RPC answering a feed.
+const READ_FEED: &str = "/mediaops.feeds.v1.FeedService/ReadFeed";
+
+/// Feeds carry a credential in their URL: never cached by shared caches.
+const CACHE_CONTROL: &str = "private, max-age=60";
+
+/// `GET /api/feeds/hotlists/{file}`: `file` is `<source>.atom`.
+pub async fn hotlist(
+    state: axum::extract::State<Arc<AppState>>,
+    axum::extract::Path(file): axum::extract::Path<String>,
+    request: Request,
+) -> Response {
+    match file.strip_suffix(".atom") {
+        Some(source) => serve(&state, format!("hotlists/{source}"), request).await,
+        None => crate::server::not_found(request).await,
+    }
+}
+
+/// Middleware before routing: `GET /api/watchlists/{id}.atom` is a feed,
+/// not the watch-list operation at `/api/watchlists/{id}`.
+pub async fn watchlist(state: axum::extract::State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let id = request
+        .uri()
+        .path()
+        .strip_prefix("/api/watchlists/")
+        .and_then(|rest| rest.strip_suffix(".atom"))
+        .filter(|id| !id.contains('/'))
+        .map(str::to_owned);
+    match id {
+        Some(id) if request.method() == Method::GET => serve(&state, format!("watchlists/{id}"), request).await,
+        _ => next.run(request).await,
+    }
+}
+
+/// Reads the feed from the core and answers it (or 304, or the error
+/// envelope).
+async fn serve(state: &AppState, feed: String, request: Request) -> Response {
+    let request_id = envelope::request_id(request.headers());
+    let (parts, body) = request.into_parts();
+    // A body on a GET is read and ignored (docs/http.md), so the connection
+    // stays usable.
+    if axum::body::to_bytes(body, state.max_body_bytes).await.is_err() {
+        let error = ApiError::new(ErrorCode::PayloadTooLarge, "a feed request takes no body");
+        return envelope::failure(&request_id, &error);
+    }
+    let document = match read(state, &feed, &parts.uri, &parts.headers, &request_id).await {
+        Ok(document) => document,
+        Err(error) => {
+            tracing::info!(request_id, feed, code = %error.code, status = error.code.http_status(), "feed failed");
+            return envelope::failure(&request_id, &error);
+        }
+    };
+    answer(document, &parts.headers, &request_id)
+}
+
+/// The token (query first, then the `Authorization` header), then the
+/// core's call.
+async fn read(
+    state: &AppState,
+    feed: &str,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+    request_id: &str,
+) -> Result<FeedDocument, ApiError> {
+    let query = uri.query().unwrap_or_default();
+    let token = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned());
+    let authorization = match token {
+        Some(token) if !token.is_empty() => format!("Bearer {token}"),
+        _ => match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+            Some(value) => value.to_owned(),
+            None => {
+                return Err(ApiError {
+                    field: Some("token".into()),
+                    ..ApiError::new(
+                        ErrorCode::Unauthenticated,
+                        "a feed URL carries its token: ?token=mf_… (POST /api/feeds/tokens makes one)",
+                    )
+                });
+            }
+        },
+    };
+    let metadata = CallMetadata {
+        authorization: &authorization,
+        request_id,
+        idempotency_key: None,
+        traceparent: crate::traceparent::from_headers(headers),
+    };
+    let request = ReadFeedRequest { feed: feed.to_owned() };
+    let (bytes, _) = state
+        .core
+        .unary(READ_FEED, Bytes::from(request.encode_to_vec()), &metadata)
+        .await
+        .map_err(|status| ApiError::from_status(&status))?;
+    FeedDocument::decode(bytes)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the core answered a malformed FeedDocument: {e}")))
+}
+
+/// 200 with the XML and its validators, or 304 when the reader has it.
+fn answer(document: FeedDocument, request: &HeaderMap, request_id: &str) -> Response {
+    let tag = format!("\"{}\"", document.etag);
+    let modified = chrono::DateTime::parse_from_rfc3339(&document.updated_at).ok().map(SystemTime::from);
+    let if_none_match: Vec<HeaderValue> = request.get_all(header::IF_NONE_MATCH).iter().cloned().collect();
+    let not_modified = if if_none_match.is_empty() {
+        let since = request.get(header::IF_MODIFIED_SINCE).and_then(|v| v.to_str().ok());
+        matches!((since.and_then(|s| httpdate::parse_http_date(s).ok()), modified), (Some(since), Some(m)) if m <= since)
+    } else {
+        crate::etag::matches(&if_none_match, &tag).is_some()
+    };
+    let mut response = if not_modified {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = Response::new(Body::from(document.body));
+        if let Ok(value) = HeaderValue::from_str(&document.content_type) {
+            response.headers_mut().insert(header::CONTENT_TYPE, value);
+        }
+        response
+    };
+    let headers = response.headers_mut();
+    let mut set = |name: header::HeaderName, value: &str| {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
+    };
+    set(header::ETAG, &tag);
+    if let Some(modified) = modified {
+        set(header::LAST_MODIFIED, &httpdate::fmt_http_date(modified));
+    }
+    set(header::CACHE_CONTROL, CACHE_CONTROL);
+    set(header::REFERRER_POLICY, "no-referrer");
+    set(axum::http::HeaderName::from_static(envelope::REQUEST_ID_HEADER), request_id);
+    response
+}
