@@ -18,12 +18,13 @@ pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {
 }
 
 /// The table as Markdown: key, method and path, price, status; data APIs
-/// in the spec's platform order, then skills, dedicated endpoints, catalogs.
+/// in the spec's platform order, then skills, dedicated endpoints, catalogs,
+/// the feed (served by the gateway's feed URLs), admin RPCs.
 pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
     let mut operations: Vec<_> = registry.operations().collect();
     operations.sort_by_key(|op| {
-        let kind = ["data_api", "skill", "dedicated", "catalog", "admin"].iter().position(|k| *k == op.meta.kind);
+        let kind = ["data_api", "skill", "dedicated", "catalog", "feed", "admin"].iter().position(|k| *k == op.meta.kind);
         let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
         (kind, platform)
     });
@@ -34,6 +35,10 @@ pub fn markdown(registry: &Registry) -> String {
                 paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));
                 paths
             }
+            None if op.meta.kind == "feed" => vec![format!(
+                "`GET /api/feeds/hotlists/{{source}}.atom`, `/api/watchlists/{{id}}.atom` (feed token; gRPC `{}`)",
+                op.method.full_name()
+            )],
             None => vec![format!("gRPC only: `{}` (admin token)", op.method.full_name())],
         };
         out.push_str(&format!(
