@@ -265,14 +265,10 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
 }
 
 #[tokio::test]
-async fn channels_not_built_and_feeds_answer_not_implemented() {
+async fn a_channel_without_its_settings_is_not_configured() {
     let service = Service::start().await;
     let mut body = watchlist("https://example.com");
     body["channels"] = json!([{"type": "email", "to": ["ops@example.com"]}]);
     let (status, answer) = put(&service, KEY, "robots", body).await;
     assert_eq!(failure(status, &answer, 503, "not_configured")["field"], "channels[0].type");
-    let (status, answer) = service.get("/api/watchlists/robots.atom").await;
-    failure(status, &answer, 503, "not_implemented");
-    let (status, answer) = service.get("/api/feeds/hotlists/weibo.atom?token=x").await;
-    failure(status, &answer, 503, "not_implemented");
 }
