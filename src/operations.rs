@@ -23,7 +23,8 @@ pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
     let mut operations: Vec<_> = registry.operations().collect();
     operations.sort_by_key(|op| {
-        let kind = ["data_api", "skill", "dedicated", "catalog", "admin"].iter().position(|k| *k == op.meta.kind);
+        // MetadataKind's numbers follow the table's order (data APIs first).
+        let kind = op.meta.kind;
         let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
         (kind, platform)
     });

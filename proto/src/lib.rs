@@ -18,6 +18,7 @@ pub mod options;
 pub mod rate_limit;
 pub mod readiness;
 pub mod request_id;
+pub mod spec_names;
 pub mod task_id;
 pub mod value_lists;
 pub mod warnings;

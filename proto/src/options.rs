@@ -4,7 +4,7 @@
 
 use prost_reflect::{DescriptorPool, FieldDescriptor, MethodDescriptor, ReflectMessage};
 
-use crate::mediaops::options::v1::{Field, Operation, ValueList};
+use crate::mediaops::options::v1::{Control, Field, MetadataKind, Operation, ValueList};
 
 const OPERATION_EXT: &str = "mediaops.options.v1.operation";
 const FIELD_EXT: &str = "mediaops.options.v1.field";
@@ -69,9 +69,9 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
 }
 
 /// Whether `meta` is listed in the data API catalog, `GET /api/apis`
-/// (spec 2.2: `kind: "data_api"`).
+/// (spec 2.2: kind `data_api`).
 pub fn is_data_api(meta: &Operation) -> bool {
-    meta.kind == "data_api"
+    meta.kind() == MetadataKind::DataApi
 }
 
 /// Whether `meta` is listed in the skill catalog, `GET /api/skills` (spec
@@ -178,8 +178,8 @@ impl FieldRules {
 pub fn string_limit(options: Option<&Field>) -> usize {
     match options {
         Some(o) if o.max_length > 0 => o.max_length as usize,
-        Some(o) if o.control == "textarea" => TEXTAREA_MAX_CHARS,
-        Some(o) if o.control == "url" => URL_MAX_CHARS,
+        Some(o) if o.control() == Control::Textarea => TEXTAREA_MAX_CHARS,
+        Some(o) if o.control() == Control::Url => URL_MAX_CHARS,
         _ => DEFAULT_MAX_CHARS,
     }
 }

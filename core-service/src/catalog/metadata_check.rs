@@ -1,22 +1,21 @@
-//! Start-up check of every operation's metadata against the enumerations of
-//! spec 2.4, so a typo in a proto option fails the build's tests and the
-//! start, never a client.
+//! Start-up check of every operation's metadata against the rules of spec
+//! 2.2-2.4, so a mistake in a proto option fails the build's tests and the
+//! start, never a client. The enumerations that are proto enums (kind,
+//! price class, execution mode and side effect, control, availability
+//! status) are checked by the proto compiler; here only that they are set.
 
 use anyhow::{bail, ensure};
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{
+    AvailabilityStatus, ExecutionMode, MetadataKind, Operation, PriceClass, SideEffect,
+};
 use prost_reflect::MethodDescriptor;
 
 use super::SKILL_CATEGORIES;
 use mediaops_proto::value_lists::ValueLists;
 
-const PRICE_CLASSES: [&str; 5] = ["standardData", "lightweight", "realtimeData", "valueScaled", "free"];
-const MODES: [&str; 3] = ["generic", "dedicated", "unavailable"];
-const SIDE_EFFECTS: [&str; 4] = ["read", "generate", "write_external", "write_internal"];
 const TASK_FAMILIES: [&str; 6] =
     ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
-const CONTROLS: [&str; 7] = ["text", "textarea", "number", "tags", "url", "date", "select"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
-const KINDS: [&str; 5] = ["data_api", "skill", "dedicated", "catalog", "admin"];
 const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
@@ -32,9 +31,9 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     ensure!(!meta.operation_key.is_empty(), "{rpc}: operation_key is empty");
     ensure!(!meta.title.is_empty(), "{rpc}: title is empty");
     ensure!(meta.unit_price >= 0, "{rpc}: unit_price is negative");
-    one_of("kind", &meta.kind, &KINDS, rpc)?;
-    one_of("price_class", &meta.price_class, &PRICE_CLASSES, rpc)?;
-    if meta.kind == "admin" {
+    ensure!(meta.kind() != MetadataKind::Unspecified, "{rpc}: kind is not set");
+    ensure!(meta.price_class() != PriceClass::Unspecified, "{rpc}: price_class is not set");
+    if meta.kind() == MetadataKind::Admin {
         ensure!(meta.http.is_none(), "{rpc}: admin operations are gRPC only and take no http rule");
         ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: admin operations are free and not skills");
         return Ok(());
@@ -43,17 +42,20 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     one_of("http.method", &http.method, &HTTP_METHODS, rpc)?;
     ensure!(http.path.starts_with("/api/"), "{rpc}: path {:?} is not under /api/", http.path);
     let Some(execution) = &meta.execution else { bail!("{rpc}: no execution") };
-    one_of("execution.mode", &execution.mode, &MODES, rpc)?;
-    one_of("execution.side_effect", &execution.side_effect, &SIDE_EFFECTS, rpc)?;
-    let maintenance = meta.availability.as_ref().is_some_and(|a| a.status == "maintenance");
+    ensure!(execution.mode() != ExecutionMode::Unspecified, "{rpc}: execution.mode is not set");
+    ensure!(execution.side_effect() != SideEffect::Unspecified, "{rpc}: execution.side_effect is not set");
+    if let Some(availability) = &meta.availability {
+        ensure!(availability.status() != AvailabilityStatus::Unspecified, "{rpc}: availability.status is not set");
+    }
+    let maintenance = meta.availability.as_ref().is_some_and(|a| a.status() == AvailabilityStatus::Maintenance);
     ensure!(
-        maintenance == (execution.mode == "unavailable"),
+        maintenance == (execution.mode() == ExecutionMode::Unavailable),
         "{rpc}: availability maintenance and execution.mode unavailable go together (spec 3)"
     );
     if let Some(task_ui) = &meta.task_ui {
         one_of("task_ui.task_family", &task_ui.task_family, &TASK_FAMILIES, rpc)?;
     }
-    if meta.kind == "data_api" {
+    if meta.kind() == MetadataKind::DataApi {
         ensure!(
             http.path == format!("/api/apis/{}/{}/call", meta.platform, meta.slug),
             "{rpc}: data API path must be /api/apis/<platform>/<slug>/call"
@@ -67,7 +69,7 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
         one_of("skill.category", &skill.category, &SKILL_CATEGORIES, rpc)?;
         ensure!(!meta.slug.is_empty(), "{rpc}: a skill needs a slug");
     }
-    if meta.kind == "skill" {
+    if meta.kind() == MetadataKind::Skill {
         ensure!(meta.skill.is_some(), "{rpc}: kind skill without a skill option");
         ensure!(
             http.path == format!("/api/skills/{}/invoke", meta.slug),
@@ -94,9 +96,6 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
         let Some(options) = mediaops_proto::options::field(&field) else {
             continue;
         };
-        if !options.control.is_empty() {
-            one_of("field control", &options.control, &CONTROLS, rpc)?;
-        }
         if !options.value_type.is_empty() {
             one_of("field value_type", &options.value_type, &VALUE_TYPES, rpc)?;
         }

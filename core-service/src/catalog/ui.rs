@@ -6,7 +6,8 @@
 //! by the rules in docs/catalog.md.
 
 use mediaops_proto::mediaops::catalog::v1::{InputDescriptor, InputField};
-use mediaops_proto::mediaops::options::v1::{Operation, OutputDescriptor, OutputField, OutputSection};
+use mediaops_proto::mediaops::options::v1::{Control, Operation, OutputDescriptor, OutputField, OutputSection};
+use mediaops_proto::spec_names::SpecName;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use mediaops_proto::value_lists::ValueLists;
@@ -29,11 +30,13 @@ fn push_inputs(message: &MessageDescriptor, prefix: &str, lists: &ValueLists, ou
         }
         let options = mediaops_proto::options::field(&field).unwrap_or_default();
         let choices = lists.choices(&options);
-        let control =
-            if !options.control.is_empty() { options.control.clone() } else { default_control(&field).to_owned() };
+        let control = match options.control() {
+            Control::Unspecified => default_control(&field),
+            declared => declared,
+        };
         out.push(InputField {
             label: if options.label.is_empty() { field.json_name().to_owned() } else { options.label.clone() },
-            control,
+            control: control.spec_name().to_owned(),
             value_type: if options.value_type.is_empty() {
                 value_type(&field).to_owned()
             } else {
@@ -71,13 +74,14 @@ fn value_type(field: &FieldDescriptor) -> &'static str {
     }
 }
 
-fn default_control(field: &FieldDescriptor) -> &'static str {
+/// The control of a field that declares none: tags, number or text by type.
+fn default_control(field: &FieldDescriptor) -> Control {
     if field.is_list() {
-        "tags"
+        Control::Tags
     } else if is_number(&field.kind()) {
-        "number"
+        Control::Number
     } else {
-        "text"
+        Control::Text
     }
 }
 

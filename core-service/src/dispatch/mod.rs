@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::options::v1::MetadataKind;
 use prost_reflect::DynamicMessage;
 use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
@@ -310,7 +311,7 @@ impl Pipeline {
         op: &OperationInfo,
         principal: &Principal,
     ) -> Result<Option<crate::rate_limit::Verdict>, ServiceError> {
-        if op.meta.kind == "admin" {
+        if op.meta.kind() == MetadataKind::Admin {
             return Ok(None);
         }
         self.rate_limiter.check(&principal.account_id, &principal.key_id).await
@@ -321,7 +322,7 @@ impl Pipeline {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
         let token =
             mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
-        if op.meta.kind == "admin" {
+        if op.meta.kind() == MetadataKind::Admin {
             let Some(expected) = &self.admin_token else {
                 return Err(ServiceError::new(
                     ErrorCode::Forbidden,

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mediaops_proto::mediaops::admin::v1 as pb;
-use mediaops_proto::mediaops::options::v1::Availability;
+use mediaops_proto::mediaops::catalog::v1::Availability;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -85,8 +85,8 @@ impl Maintenance {
         let mut known = std::collections::HashSet::new();
         for op in registry.operations() {
             known.insert(op.key().to_owned());
-            if let Some(a) = op.meta.availability.as_ref().filter(|a| a.status == MAINTENANCE) {
-                declared.insert(op.key().to_owned(), a.note.clone());
+            if op.under_maintenance() {
+                declared.insert(op.key().to_owned(), op.meta.availability.clone().unwrap_or_default().note);
             }
         }
         Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new(), clock }
