@@ -20,9 +20,47 @@ fn extension<T: prost::Message + Default>(options: &prost_reflect::DynamicMessag
     options.get_extension(&ext).as_message()?.transcode_to::<T>().ok()
 }
 
-/// The `(mediaops.options.v1.operation)` option of an RPC, if it has one.
+/// The `(mediaops.options.v1.operation)` option of an RPC, if it has one,
+/// with the identity a data API or a skill leaves unset filled in from its
+/// platform and slug ([`derived_identity`]).
 pub fn operation(method: &MethodDescriptor) -> Option<Operation> {
-    extension(&method.options(), OPERATION_EXT)
+    extension(&method.options(), OPERATION_EXT).map(with_derived_identity)
+}
+
+/// The method of a derived HTTP rule (spec 2.2, 2.3: data APIs and skills
+/// are called with `POST`).
+pub const DERIVED_METHOD: &str = "POST";
+
+/// The `operation_key` and `http.path` the spec's path shapes give an
+/// operation from its platform and slug: `<platform>.<slug>` and
+/// `/api/apis/<platform>/<slug>/call` for a data API (spec 2.2),
+/// `skills.<slug>` and `/api/skills/<slug>/invoke` for a skill (spec 2.3);
+/// `None` for other kinds, which state their own.
+pub fn derived_identity(meta: &Operation) -> Option<(String, String)> {
+    let (platform, slug) = (&meta.platform, &meta.slug);
+    match meta.kind() {
+        MetadataKind::DataApi => Some((format!("{platform}.{slug}"), format!("/api/apis/{platform}/{slug}/call"))),
+        MetadataKind::Skill => Some((format!("skills.{slug}"), format!("/api/skills/{slug}/invoke"))),
+        _ => None,
+    }
+}
+
+/// `meta` with an unset `operation_key`, `http.method` and `http.path`
+/// filled from [`derived_identity`], so the protos state a data API's or a
+/// skill's identity once (platform and slug).
+fn with_derived_identity(mut meta: Operation) -> Operation {
+    let Some((key, path)) = derived_identity(&meta) else { return meta };
+    if meta.operation_key.is_empty() {
+        meta.operation_key = key;
+    }
+    let http = meta.http.get_or_insert_with(Default::default);
+    if http.method.is_empty() {
+        http.method = DERIVED_METHOD.to_owned();
+    }
+    if http.path.is_empty() {
+        http.path = path;
+    }
+    meta
 }
 
 /// The `(mediaops.options.v1.field)` option of a request field, if it has one.

@@ -55,14 +55,14 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     if let Some(task_ui) = &meta.task_ui {
         one_of("task_ui.task_family", &task_ui.task_family, &TASK_FAMILIES, rpc)?;
     }
-    if meta.kind() == MetadataKind::DataApi {
+    if let Some((key, path)) = mediaops_proto::options::derived_identity(meta) {
+        // Data APIs and skills (spec 2.2, 2.3): stated, they must be what
+        // platform and slug give; unset, they were filled from them.
+        ensure!(http.path == path, "{rpc}: path {:?} is not {path:?}, the path its platform and slug give", http.path);
         ensure!(
-            http.path == format!("/api/apis/{}/{}/call", meta.platform, meta.slug),
-            "{rpc}: data API path must be /api/apis/<platform>/<slug>/call"
-        );
-        ensure!(
-            meta.operation_key == format!("{}.{}", meta.platform, meta.slug),
-            "{rpc}: operation_key must be <platform>.<slug>"
+            meta.operation_key == key,
+            "{rpc}: operation_key {:?} is not {key:?}, the key its platform and slug give",
+            meta.operation_key
         );
     }
     if let Some(skill) = &meta.skill {
@@ -71,10 +71,6 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     }
     if meta.kind() == MetadataKind::Skill {
         ensure!(meta.skill.is_some(), "{rpc}: kind skill without a skill option");
-        ensure!(
-            http.path == format!("/api/skills/{}/invoke", meta.slug),
-            "{rpc}: skill path must be /api/skills/<slug>/invoke"
-        );
     }
     if let Some(output) = &meta.output {
         for section in &output.sections {
