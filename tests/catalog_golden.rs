@@ -9,6 +9,7 @@
 //! ```sh
 //! MEDIAOPS_UPDATE_GOLDEN=1 cargo test -p mediaops --test catalog_golden
 //! ```
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -8,6 +8,7 @@
 //! The Python tools are installed by `.ci/run` (pip: openapi-spec-validator,
 //! schemathesis, playwright; apt: chromium). A missing tool fails the test
 //! with its name, never skips it.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -9,6 +9,7 @@
 //!
 //! Run: `cargo bench -p core-service --bench render`. The Node comparison
 //! (marked + juice on the same files) is described in docs/articles.md.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::hint::black_box;
 use std::path::PathBuf;

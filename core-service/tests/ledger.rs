@@ -1,6 +1,7 @@
 //! One conformance suite, run against both ledgers: the embedded one and
 //! the Redis one on the real server at 127.0.0.1:6379 (MEDIAOPS_TEST_REDIS_URL
 //! overrides), each test under its own key prefix. Never a mock.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -166,10 +166,8 @@ impl FieldRules {
             let mut required = Vec::new();
             for f in message.fields() {
                 let options = field(&f);
-                if let Some(options) = &options {
-                    if options.required {
-                        required.push(RequiredField { field: f.clone(), allow_empty: options.allow_empty });
-                    }
+                if let Some(options) = options.as_ref().filter(|o| o.required) {
+                    required.push(RequiredField { field: f.clone(), allow_empty: options.allow_empty });
                 }
                 if f.kind() == prost_reflect::Kind::String {
                     let limit = string_limit(options.as_ref());

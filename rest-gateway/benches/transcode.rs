@@ -1,6 +1,7 @@
 //! Gateway transcoding for one operation (`lifestyle.search-note`):
 //! request JSON → validated request message → protobuf bytes, and response
 //! protobuf bytes (20 items) → message → JSON text. Run: `cargo bench -p rest-gateway`.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use prost::Message;

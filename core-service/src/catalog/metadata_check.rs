@@ -80,13 +80,11 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
             }
         }
     }
-    if let Some(billing) = &meta.billing {
-        if !billing.platforms_field.is_empty() {
-            ensure!(
-                method.input().get_field_by_name(&billing.platforms_field).is_some_and(|f| f.is_list()),
-                "{rpc}: billing.platforms_field names no list field of the request"
-            );
-        }
+    if let Some(billing) = meta.billing.as_ref().filter(|b| !b.platforms_field.is_empty()) {
+        ensure!(
+            method.input().get_field_by_name(&billing.platforms_field).is_some_and(|f| f.is_list()),
+            "{rpc}: billing.platforms_field names no list field of the request"
+        );
     }
     for field in method.input().fields() {
         let Some(options) = mediaops_proto::options::field(&field) else {

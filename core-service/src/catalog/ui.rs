@@ -22,11 +22,12 @@ pub fn input_descriptor(message: &MessageDescriptor, lists: &ValueLists) -> Inpu
 fn push_inputs(message: &MessageDescriptor, prefix: &str, lists: &ValueLists, out: &mut Vec<InputField>) {
     for field in message.fields() {
         let path = format!("{prefix}{}", field.json_name());
-        if let Kind::Message(inner) = field.kind() {
-            if !field.is_list() && !is_free_form(&inner) {
-                push_inputs(&inner, &format!("{path}."), lists, out);
-                continue;
-            }
+        if let Kind::Message(inner) = field.kind()
+            && !field.is_list()
+            && !is_free_form(&inner)
+        {
+            push_inputs(&inner, &format!("{path}."), lists, out);
+            continue;
         }
         let options = mediaops_proto::options::field(&field).unwrap_or_default();
         let choices = lists.choices(&options);
@@ -147,10 +148,11 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
 fn item_fields(item: &MessageDescriptor) -> Vec<OutputField> {
     let mut fields = scalar_fields(item, "");
     for field in item.fields() {
-        if let Kind::Message(inner) = field.kind() {
-            if !field.is_list() && !is_free_form(&inner) {
-                fields.extend(scalar_fields(&inner, &format!("{}.", field.json_name())));
-            }
+        if let Kind::Message(inner) = field.kind()
+            && !field.is_list()
+            && !is_free_form(&inner)
+        {
+            fields.extend(scalar_fields(&inner, &format!("{}.", field.json_name())));
         }
     }
     assign_title(&mut fields);

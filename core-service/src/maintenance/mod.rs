@@ -42,6 +42,9 @@ pub const MAINTENANCE: &str = "maintenance";
 /// Status of an available operation in the admin answers.
 pub const AVAILABLE: &str = "available";
 
+/// The switches last read and when they were read.
+type CachedSwitches = (Instant, Arc<HashMap<String, Switch>>);
+
 /// One run-time switch of one operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,7 +72,7 @@ pub struct Maintenance {
     declared: HashMap<String, String>,
     /// Every operation key the registry knows.
     known: std::collections::HashSet<String>,
-    cache: Mutex<Option<(Instant, Arc<HashMap<String, Switch>>)>>,
+    cache: Mutex<Option<CachedSwitches>>,
     /// Upstream-only operations and their vendors: down while every one of
     /// their vendors' circuits is open (the automatic switch).
     watched: std::sync::OnceLock<HashMap<String, Vec<Arc<crate::vendors::Vendor>>>>,
@@ -139,7 +142,7 @@ impl Maintenance {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Instant, Arc<HashMap<String, Switch>>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<CachedSwitches>> {
         self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
