@@ -37,8 +37,8 @@ fn check_golden(name: &str, actual: &[u8]) {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; create it with {UPDATE_ENV}=1", path.display()));
+    let expected =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; create it with {UPDATE_ENV}=1", path.display()));
     if expected == actual {
         return;
     }

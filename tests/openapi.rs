@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::KEY;
-use mediaops_proto::spec_names::SpecName;
 use common::process::{Process, Spawn};
+use mediaops_proto::spec_names::SpecName;
 use serde_json::{Value, json};
 
 /// `tests/openapi/` and `tests/schemathesis/`.

@@ -13,6 +13,7 @@ use mediaops_proto::error_code::ErrorCode;
 
 const TTL: Duration = Duration::from_secs(60);
 
+/// The Redis test server (`MEDIAOPS_TEST_REDIS_URL`, else the local one).
 pub fn redis_url() -> String {
     std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }

@@ -131,6 +131,7 @@ pub fn is_charged(meta: &Operation) -> bool {
 /// A field declared `required` (`(mediaops.options.v1.field).required`).
 #[derive(Debug, Clone)]
 pub struct RequiredField {
+    /// The field.
     pub field: FieldDescriptor,
     /// `allow_empty`: present is enough; "" and [] are valid values.
     pub allow_empty: bool,

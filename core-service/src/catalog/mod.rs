@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::catalog::v1::{
-    ApiEntry, Availability, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest, ListSkillsResponse,
-    SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
+    ApiEntry, Availability, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest,
+    ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
 };
 use mediaops_proto::mediaops::options::v1::{self as options, ExecutionMode, Operation};
 use mediaops_proto::spec_names::SpecName;
@@ -117,9 +117,11 @@ impl Catalog {
         let Some(state) = switched.get(key) else { return };
         *availability = state.clone();
         *execution = match state {
-            Some(_) => execution
-                .take()
-                .map(|e| Execution { mode: ExecutionMode::Unavailable.spec_name().to_owned(), target: None, ..e }),
+            Some(_) => execution.take().map(|e| Execution {
+                mode: ExecutionMode::Unavailable.spec_name().to_owned(),
+                target: None,
+                ..e
+            }),
             None => self.live.get(key).cloned(),
         };
     }

@@ -57,12 +57,7 @@ pub type UtcWindow = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
 /// A `[start, end]` pair of date fields as a UTC window over whole days;
 /// 400 naming `end_field` when the end is before the start.
-pub fn date_window(
-    start: &str,
-    start_field: &str,
-    end: &str,
-    end_field: &str,
-) -> Result<UtcWindow, ServiceError> {
+pub fn date_window(start: &str, start_field: &str, end: &str, end_field: &str) -> Result<UtcWindow, ServiceError> {
     let (start, end) = (parse_date(start, start_field)?, parse_date(end, end_field)?);
     if let (Some(s), Some(e)) = (start, end)
         && e < s
@@ -74,12 +69,7 @@ pub fn date_window(
 
 /// A `[start, end]` pair of datetime fields as a UTC window; 400 naming
 /// `end_field` when the end is before the start.
-pub fn datetime_window(
-    start: &str,
-    start_field: &str,
-    end: &str,
-    end_field: &str,
-) -> Result<UtcWindow, ServiceError> {
+pub fn datetime_window(start: &str, start_field: &str, end: &str, end_field: &str) -> Result<UtcWindow, ServiceError> {
     let (start, end) = (parse_datetime(start, start_field)?, parse_datetime(end, end_field)?);
     if let (Some(s), Some(e)) = (start, end)
         && e < s

@@ -75,12 +75,17 @@ pub struct Limits {
 
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {
+    /// Every operation and its handler.
     pub registry: Registry,
+    /// Where points are reserved, settled and released (spec 8).
     pub ledger: Arc<dyn Ledger>,
+    /// The required fields and string limits checked before a handler runs.
     pub required: FieldChecks,
+    /// The price of each call (spec 8).
     pub pricing: Pricing,
     /// Bearer token of the admin RPCs; `None` disables them.
     pub admin_token: Option<String>,
+    /// Request size and time limits.
     pub limits: Limits,
     /// Per-operation counters served at `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
@@ -371,6 +376,7 @@ pub struct OperationService {
 }
 
 impl OperationService {
+    /// The gRPC service that runs every call through `pipeline`.
     pub fn new(pipeline: Arc<Pipeline>) -> Self {
         OperationService { pipeline }
     }

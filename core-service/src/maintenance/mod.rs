@@ -51,6 +51,7 @@ type CachedSwitches = (Instant, Arc<HashMap<String, Switch>>);
 pub struct Switch {
     /// Under maintenance (true) or available (false).
     pub maintenance: bool,
+    /// Shown as `availability.note` and in the 503 message.
     pub note: String,
     /// RFC 3339 UTC.
     pub changed_at: String,

@@ -31,7 +31,9 @@ pub type Handler = Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, Ser
 pub struct OperationInfo {
     /// `/package.Service/Method`, as gRPC requests name it.
     pub grpc_path: String,
+    /// The RPC.
     pub method: MethodDescriptor,
+    /// Its `(mediaops.options.v1.operation)` option, identity derived.
     pub meta: Operation,
 }
 

@@ -19,7 +19,9 @@ use crate::routes::Route;
 
 /// What every operation object is built with.
 pub struct Builder<'a> {
+    /// The value lists, for select fields.
     pub lists: &'a ValueLists,
+    /// The response schemas collected so far.
     pub schemas: ResponseSchemas,
 }
 
@@ -27,7 +29,9 @@ pub struct Builder<'a> {
 /// (from 1) alias path of `http.alias_paths`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {
+    /// The operation's own path.
     Primary,
+    /// Its `n`th alias path (from 1).
     Alias(usize),
 }
 
