@@ -21,7 +21,9 @@ pub use mediaops_proto as proto;
 
 /// Both servers, running.
 pub struct Running {
+    /// Where the gRPC core listens.
     pub grpc_addr: SocketAddr,
+    /// Where the REST gateway listens.
     pub rest_addr: SocketAddr,
     /// The WeChat-facing listener (docs/wechat.md), when configured.
     pub wechat_callback_addr: Option<SocketAddr>,

@@ -24,7 +24,8 @@ pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
     let mut operations: Vec<_> = registry.operations().collect();
     operations.sort_by_key(|op| {
-        let kind = ["data_api", "skill", "dedicated", "catalog", "feed", "admin"].iter().position(|k| *k == op.meta.kind);
+        // MetadataKind's numbers follow the table's order (data APIs first).
+        let kind = op.meta.kind;
         let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
         (kind, platform)
     });
@@ -35,7 +36,7 @@ pub fn markdown(registry: &Registry) -> String {
                 paths.extend(http.alias_paths.iter().map(|p| format!("`{p}`")));
                 paths
             }
-            None if op.meta.kind == "feed" => vec![format!(
+            None if op.meta.kind() == mediaops_proto::mediaops::options::v1::MetadataKind::Feed => vec![format!(
                 "`GET /api/feeds/hotlists/{{source}}.atom`, `/api/watchlists/{{id}}.atom` (feed token; gRPC `{}`)",
                 op.method.full_name()
             )],

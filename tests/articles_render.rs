@@ -2,6 +2,7 @@
 //! a real article in a named theme, the theme choice order and
 //! `themeSource`, account defaults, custom themes with their checks and
 //! ownership, persistence across a restart, and the 400s naming the field.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

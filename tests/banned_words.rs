@@ -1,6 +1,7 @@
 //! Banned-word checks (spec 2.6, 4.6, 4.14) and per-account word lists over
 //! real HTTP: result shape, offsets in characters, normalization, platform
 //! lists, field errors, account additions and allows, persistence.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! free operations, the admin service (gRPC only, admin token) and the key
 //! lifecycle. Charging itself is covered on both ledgers in
 //! core-service/tests/charging.rs.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

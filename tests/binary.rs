@@ -1,6 +1,7 @@
 //! The `mediaops` binary as a user runs it: first start prints a bootstrap
 //! key that works, a restart keeps it, and the README's operation table is
 //! what `mediaops operations` prints.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

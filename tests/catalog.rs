@@ -1,6 +1,7 @@
 //! The three catalogs over real HTTP: every operation of spec 4.3-4.14 with
 //! the spec's price and path, descriptors generated from the protos, skill
 //! search with scores.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

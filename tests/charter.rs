@@ -1,5 +1,6 @@
 //! Positioning charter storage (spec 2.5, 4.15) over real HTTP: PUT/GET round
 //! trip, every validation rule, profile ownership, persistence across restart.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 
@@ -70,7 +71,8 @@ async fn default_profile_reads_empty_until_stored() {
 #[tokio::test]
 async fn every_rule_of_2_5_is_enforced_with_the_field_named() {
     let service = Service::start().await;
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Break = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Break)> = vec![
         ("version", Box::new(|c| c["version"] = json!(2))),
         ("version", Box::new(|c| c.as_object_mut().unwrap().remove("version").map(|_| ()).unwrap())),
         (

@@ -3,6 +3,7 @@
 //! stderr (JSON on request), strict configuration, imports that write
 //! nothing, a closed stdout, help and completions, replayed idempotent
 //! answers, and the README's "Try it" block.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

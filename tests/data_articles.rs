@@ -1,6 +1,7 @@
 //! articles (official-account) operations over REST and gRPC, answered
 //! from a store holding three accounts, their articles with counters over
 //! time, and comments.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! channels operations (spec 4.9) over REST and gRPC, answered from a store
 //! holding a few video-channel accounts and works written here.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

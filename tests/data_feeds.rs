@@ -2,6 +2,7 @@
 //! over REST and gRPC, answered from a store holding works the topic
 //! classifier sorts: for every keyword there is a work in the topic and a
 //! more liked one outside it, and only the first is in the feed.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

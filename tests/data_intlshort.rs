@@ -1,5 +1,6 @@
 //! intlshort `search-user` over REST and gRPC, answered from a store
 //! holding four accounts.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! lifestyle operations over REST and gRPC, answered from a store holding a
 //! few camping and café notes, their authors and one note's comments.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! microblog operations over REST and gRPC, answered from a store holding
 //! two accounts and three posts with their counters.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

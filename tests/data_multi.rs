@@ -2,6 +2,7 @@
 //! `multi-content-export-top` over REST and gRPC, answered from a store
 //! holding works of several platforms at known times (recent ones relative
 //! to the wall clock for the 30-day search, March 2024 for the export).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! a book-and-travel creator, a Chengdu food creator with 25 videos (and a
 //! namesake with none), and comments on one video. Publish times are
 //! relative to now, the service clock `realtime-search` counts back from.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

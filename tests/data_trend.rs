@@ -2,6 +2,7 @@
 //! holding the real hot-list archive (`../shared/data/hotlists`, imported as
 //! `mediaops import hotlists` does) with the as-of clock at 2024-06-22 (the
 //! day after the archive's last day).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

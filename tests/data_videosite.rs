@@ -1,6 +1,7 @@
 //! videosite operations over REST and gRPC, answered from a store holding
 //! the real archived Bilibili popular feed (`../shared/data/works/bilibili`,
 //! imported as `mediaops import bilibili-popular` does).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

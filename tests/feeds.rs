@@ -5,6 +5,8 @@
 //! checked against the archive's own files, `ETag` / `Last-Modified` and
 //! their 304s, a watch list's feed, and that all of it is free.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
+
 mod common;
 
 use std::collections::{HashMap, HashSet};

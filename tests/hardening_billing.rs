@@ -3,6 +3,7 @@
 //! `Idempotency-Key` is refused, and a caller that goes away frees its
 //! points at once. The ledger is the machine's Redis (a prefix of the
 //! test's own); nothing is mocked.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

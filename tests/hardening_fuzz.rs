@@ -7,6 +7,7 @@
 //! usage log and the ledger agree with the answers), another account's
 //! calls beside it all succeed, and the process's memory stays bounded.
 //! `MEDIAOPS_FUZZ_SEED` replays a run; the counts are printed.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 
@@ -168,9 +169,9 @@ fn all_cases(seed: u64) -> Vec<Case> {
         let method: reqwest::Method = route.method.as_str().parse().unwrap();
         cases.extend(route_cases(&mut rng, &method, &route.path, &route.input));
     }
-    for i in 0..cases.len() {
+    for case in &mut cases {
         if rng.random_bool(0.1) {
-            cases[i].headers = bad_headers(&mut rng);
+            case.headers = bad_headers(&mut rng);
         }
     }
     cases

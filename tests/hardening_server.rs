@@ -5,6 +5,7 @@
 //! let an in-flight call finish, then the process exits 0.
 //!
 //! Every socket is on 127.0.0.1 and every wait is bounded.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 #[path = "../core-service/tests/support/fake_web.rs"]

@@ -7,6 +7,7 @@
 //! The shared PostgreSQL and Redis servers are never stopped: each outage is
 //! a TCP [`Proxy`] of this test's own that stops forwarding (or a database
 //! of this test's own that is dropped).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

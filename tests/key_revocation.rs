@@ -3,6 +3,7 @@
 //! (docs/billing.md "Key cache"). Two `mediaops serve` processes on the
 //! machine's Redis, one shared ledger; the key is disabled with the CLI,
 //! a third process, as an operator would.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! switches operations at run time; the catalogs and calls follow, nothing is
 //! charged while down, switches survive a restart, and with Redis every core
 //! sees them.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

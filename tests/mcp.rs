@@ -4,6 +4,7 @@
 //! current protocol and with the `initialize` handshake, and over stdio
 //! through `mediaops mcp`. Needs python3 with `mcp` (CI installs it in
 //! `.ci/run`); fails, rather than skips, without it.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -6,6 +6,7 @@
 //! `governor` cells) and once on Redis (the Lua cells), where the admin RPCs
 //! change the limit at run time and gRPC callers get RESOURCE_EXHAUSTED
 //! with the same metadata. Nothing is mocked.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

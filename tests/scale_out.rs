@@ -7,6 +7,7 @@
 //!
 //! One test, in phases that need both cores, then the load with a SIGTERM
 //! on one core; it prints its figures.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! shapes: `{created, data[{b64_json} | {url}]}` and
 //! `{error: {message, type, param, code}}`. Billing is the real embedded
 //! ledger: answers cost 10 points, every failure is free.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

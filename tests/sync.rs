@@ -5,6 +5,7 @@
 //! store; failures retry with backoff and end in the dead-letter list an
 //! admin replays; a job whose worker stopped mid-fetch is taken over, from
 //! the embedded queue and from Redis Streams' pending list.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 
@@ -338,7 +339,8 @@ async fn redis_streams_a_stopped_worker_s_pending_entry_is_claimed_and_acknowled
     let mut redis = redis::Client::open(url.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
     let stream = format!("{prefix}:sync:stream");
     // XPENDING summary: [count, first id, last id, consumers].
-    let pending: (i64, Option<String>, Option<String>, Option<Vec<(String, String)>>) =
+    type Pending = (i64, Option<String>, Option<String>, Option<Vec<(String, String)>>);
+    let pending: Pending =
         redis::cmd("XPENDING").arg(&stream).arg("sync-workers").query_async(&mut redis).await.unwrap();
     assert_eq!(pending.0, 0, "the taken-over entry was acknowledged");
     let length: i64 = redis::cmd("XLEN").arg(&stream).query_async(&mut redis).await.unwrap();

@@ -2,6 +2,7 @@
 //! answered from a seeded store, bad links as 400s naming `url`, misses as
 //! 404s, and only answers charged (4 points). Short links are tested
 //! against a fake short-link server in core-service/tests/parse_link.rs.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

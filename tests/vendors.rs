@@ -2,6 +2,7 @@
 //! docs/vendors.md) against a local fake vendor that answers in TikHub's
 //! documented envelope (`{code, message, data}`), over a store holding the
 //! real archived Bilibili popular feed.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -7,6 +7,7 @@
 //! checks dedup, exclusions, `@N`, quiet hours, the trend-radar order, the
 //! delivery log, the charge (1 point per delivered digest), retries, and
 //! the 402 pause; it prints the replay's counts.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! answer and the task path, another account's 404, 503 when not
 //! configured. Billing and failure paths on both ledgers:
 //! `core-service/tests/web_search.rs`.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 #[path = "../core-service/tests/support/fake_web.rs"]

@@ -9,6 +9,7 @@
 //! copied, and the third-party platform flow (encrypted ticket and
 //! authorization events, authorization link, redirect, status, publish,
 //! withdrawal).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 

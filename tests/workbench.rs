@@ -8,6 +8,7 @@
 //! playwright`; `.ci/run` installs both and sets
 //! `MEDIAOPS_TEST_REQUIRE_BROWSER=1`, which makes their absence a failure
 //! (elsewhere the test says it is skipped).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
 #[path = "../core-service/tests/support/fake_web.rs"]

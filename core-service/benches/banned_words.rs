@@ -15,6 +15,8 @@
 //! `BANNED_WORDS_BENCH_DUMP=<dir>` also writes `text.txt` and `words.txt` (the
 //! normalized words and phrases of the full lexicon, one per line) for the
 //! pyahocorasick comparison (`benches/banned_words_pyahocorasick.py`).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
+#![allow(missing_docs)] // criterion_group! writes an undocumented pub fn
 
 use std::path::{Path, PathBuf};
 

@@ -7,6 +7,7 @@
 //!   usage) of a 4-point operation whose handler does no work, the same two ways;
 //! - rate limit: one check of a limited account's two cells (issue 16 item
 //!   4), by the Redis GCRA script and by the in-process `governor` cells.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

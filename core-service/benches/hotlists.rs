@@ -12,6 +12,7 @@
 //!   (`archive::read_snapshots` + `parse::finish`), without the store.
 //!
 //! Each figure repeats its whole file set for at least one second.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

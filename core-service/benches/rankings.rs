@@ -24,6 +24,7 @@
 //!   at the end. `RANKINGS_BENCH_BACKENDS=sqlite` (or `postgres`) runs one.
 //!
 //! Figures measured: docs/rankings.md "Benchmark".
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::collections::HashMap;
 use std::str::FromStr;

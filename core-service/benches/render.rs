@@ -9,6 +9,8 @@
 //!
 //! Run: `cargo bench -p core-service --bench render`. The Node comparison
 //! (marked + juice on the same files) is described in docs/articles.md.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
+#![allow(missing_docs)] // criterion_group! writes an undocumented pub fn
 
 use std::hint::black_box;
 use std::path::PathBuf;

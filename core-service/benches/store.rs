@@ -31,6 +31,7 @@
 //! hits: p50 67 ms, p99 296 ms). PostgreSQL, 200,000 works: 1,587 rows/s;
 //! p50 16 ms, p99 489 ms. Common terms cost what their matches cost: the
 //! exact total and the rank touch every match.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::str::FromStr;
 use std::time::{Duration, Instant};

@@ -11,6 +11,7 @@
 //!   acknowledge.
 //! - `MEDIAOPS_TEST_DATABASE_URL` (default `postgres://root@127.0.0.1:5432/test`),
 //!   `MEDIAOPS_TEST_REDIS_URL` (default `redis://127.0.0.1:6379`).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::str::FromStr;
 use std::sync::Arc;

@@ -15,6 +15,7 @@
 //!   (`MEDIAOPS_TEST_DATABASE_URL`, default
 //!   `postgres://root@127.0.0.1:5432/test`) in a fresh schema dropped at the
 //!   end. `TRENDS_BENCH_BACKENDS=sqlite` (or `postgres`) runs one.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::future::Future;
 use std::path::Path;

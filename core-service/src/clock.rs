@@ -36,6 +36,7 @@ impl Clock {
         Ok(Clock::Fixed(at.with_timezone(&Utc)))
     }
 
+    /// The current time: the system's, or the fixed as-of time.
     pub fn now(&self) -> DateTime<Utc> {
         match self {
             Clock::System => Utc::now(),

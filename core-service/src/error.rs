@@ -16,7 +16,9 @@ use mediaops_proto::mediaops::common::v1 as common;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ServiceError {
+    /// The error code (HTTP status and `error.code`).
     pub code: ErrorCode,
+    /// A message for people.
     pub message: String,
     /// JSON path of the field at fault, e.g. `positioning.oneLiner`.
     pub field: Option<String>,
@@ -34,11 +36,14 @@ pub struct ServiceError {
 /// `rate_limit_exceeded`, an HTTP status) and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamDetail {
+    /// The upstream's own code, when it gave one.
     pub code: Option<String>,
+    /// The upstream's own message.
     pub message: String,
 }
 
 impl ServiceError {
+    /// An error of `code` with `message`, no field, upstream or retry time.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ServiceError { code, message: message.into(), field: None, upstream: None, retry_after: None }
     }
@@ -68,14 +73,17 @@ impl ServiceError {
         self
     }
 
+    /// 401 `unauthenticated`.
     pub fn unauthenticated(message: impl Into<String>) -> Self {
         ServiceError::new(ErrorCode::Unauthenticated, message)
     }
 
+    /// 404 `not_found`.
     pub fn not_found(message: impl Into<String>) -> Self {
         ServiceError::new(ErrorCode::NotFound, message)
     }
 
+    /// 500 `internal`: a bug (docs/errors.md).
     pub fn internal(message: impl Into<String>) -> Self {
         ServiceError::new(ErrorCode::Internal, message)
     }

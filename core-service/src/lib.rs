@@ -2,28 +2,39 @@
 //! gRPC server, with the call pipeline (authenticate → validate → run) in
 //! front of each, the catalogs generated from the proto descriptors, and the
 //! positioning-charter store.
+//!
+//! `missing_docs` (workspace lints, issue 20 item 5) is allowed in the
+//! modules marked below: their public struct fields, variants and
+//! constructors (about 420 items, 150 of them in `store`, which is being
+//! rewritten) are not all documented yet. Every other module is checked.
 
 pub mod account;
 pub mod admin;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod articles;
 pub mod auth;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod billing;
 pub mod bootstrap;
 pub mod catalog;
 pub mod charter;
 pub mod chinese_count;
 pub mod clock;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod data_api;
 pub mod dispatch;
 pub mod error;
 pub mod feeds;
 pub mod fields;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod hotlists;
 pub mod images;
 pub mod maintenance;
 pub mod metrics;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod outbound;
 pub mod persist;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod rankings;
 pub mod rate_limit;
 pub mod read_cache;
@@ -34,15 +45,20 @@ pub mod safety;
 pub mod server;
 pub mod settings;
 pub mod source;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod store;
 pub mod structs;
 pub mod sync;
 pub mod tasks;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod trend;
 pub mod validate;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod vendors;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod watch;
 pub mod web_search;
+#[allow(missing_docs)] // documentation debt, see the note above
 pub mod wechat;
 
 pub use error::ServiceError;

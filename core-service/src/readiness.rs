@@ -33,7 +33,9 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Which dependencies answered the last check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct State {
+    /// The billing ledger answered.
     pub ledger: bool,
+    /// The content store answered.
     pub store: bool,
 }
 

@@ -56,6 +56,7 @@ pub struct SourceChain {
 }
 
 impl SourceChain {
+    /// A chain asking `sources` in order.
     pub fn new(sources: Vec<Arc<dyn Source>>) -> SourceChain {
         SourceChain { sources }
     }

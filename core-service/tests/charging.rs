@@ -8,6 +8,7 @@
 //! `lifestyle.lifestyle-sync-notes`) through `Core::open_with_ledger`; the
 //! billing under test is the real pipeline and the real ledgers. Upstream
 //! failures come from a local fake upstream HTTP server.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

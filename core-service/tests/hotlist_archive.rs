@@ -2,6 +2,7 @@
 //! both stores (SQLite in a temp file; PostgreSQL in a schema of its own),
 //! every record an entry, dated and ranked as docs/hotlists.md says, and a
 //! re-import that changes nothing.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

@@ -4,6 +4,7 @@
 //! snapshot; broken sources (500, bad JSON, timeout) fail alone, with
 //! bounded retries, while the others keep writing; the core's scheduler
 //! runs the enabled sources by itself and admins see their state over gRPC.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! The live-reply parsers on the real archived replies (shared data README:
 //! the Zhihu and Baidu files are raw replies of the endpoints HOTLISTS.md
 //! names): every record of every file becomes an entry, none is skipped.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::path::{Path, PathBuf};
 

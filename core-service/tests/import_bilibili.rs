@@ -1,6 +1,7 @@
 //! `bilibili-popular` import of the real archived feed
 //! (`../shared/data/works/bilibili/`, two days, 582 + 581 videos) into both
 //! stores: counts, one known work's fields, and no duplicates on re-import.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

@@ -4,6 +4,7 @@
 //! time, not JSON, a snapshot of a work never stored) are rejected with
 //! their line and reason while the rest is written, and a second import
 //! changes no counts.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

@@ -5,6 +5,7 @@
 //! value lands where docs/store.md says, counts such as `1.2万` are parsed,
 //! the two corrupt rows are reported and the rest imported, and a second
 //! import changes nothing.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

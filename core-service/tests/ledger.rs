@@ -1,6 +1,7 @@
 //! One conformance suite, run against both ledgers: the embedded one and
 //! the Redis one on the real server at 127.0.0.1:6379 (MEDIAOPS_TEST_REDIS_URL
 //! overrides), each test under its own key prefix. Never a mock.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use mediaops_proto::error_code::ErrorCode;
 
 const TTL: Duration = Duration::from_secs(60);
 
+/// The Redis test server (`MEDIAOPS_TEST_REDIS_URL`, else the local one).
 pub fn redis_url() -> String {
     std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }

@@ -2,6 +2,7 @@
 //! refused class, redirects to private addresses, DNS rebinding, caps) and
 //! the connector client (retries only where idempotent, timeouts, error
 //! bodies).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod fakes;
 

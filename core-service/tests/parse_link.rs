@@ -1,6 +1,7 @@
 //! `tool/parse-content-detail` on a real SQLite store, with short links
 //! served by a fake short-link server that the injected resolver puts
 //! behind the platforms' short-link host names.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod fakes;
 

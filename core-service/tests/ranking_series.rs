@@ -6,6 +6,7 @@
 //! computed from `work_series` / `account_series` on a seeded random store
 //! (gaps, several snapshots a day around Shanghai midnight, unknown
 //! counters, out-of-order and replaced snapshots).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

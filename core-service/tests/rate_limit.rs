@@ -4,6 +4,7 @@
 //! passed to the script) and the in-process `governor` limiter (a fake
 //! clock), each over the ledger of its deployment, which holds the
 //! accounts' own limits. Never a mock.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -6,6 +6,7 @@
 //! through their services; and the files of the earlier file-backed stores
 //! are imported once and their directories renamed. PostgreSQL is the real
 //! server (`MEDIAOPS_TEST_DATABASE_URL` overrides), one schema per test.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

@@ -2,6 +2,7 @@
 //! file, and PostgreSQL on the real server at postgres://root@127.0.0.1:5432/test
 //! (MEDIAOPS_TEST_DATABASE_URL overrides), each test in a fresh schema of its
 //! own that is dropped afterwards. Never a mock.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

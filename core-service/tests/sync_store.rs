@@ -3,6 +3,7 @@
 //! target, the dead-letter list, and the queue's due order, leases,
 //! take-over after a lease passes and removal only by the holder; on
 //! PostgreSQL two consumers never hold one entry at once.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

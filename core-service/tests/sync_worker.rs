@@ -3,6 +3,7 @@
 //! dead-lettered instead of run again; a job no vendor can sync fails at
 //! once; a finished job's stray queue entry is dropped. On the embedded
 //! queue over SQLite; nothing is mocked.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

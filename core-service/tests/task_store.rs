@@ -1,6 +1,7 @@
 //! The task store (migration 0003) on both backends, one suite: create and
 //! read, finishing only by the lease holder and only once, lease renewal,
 //! and claiming orphaned tasks (expired leases only, never twice).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

@@ -5,6 +5,7 @@
 //! the seen-set, the delivery log newest first, deletion of everything.
 //! PostgreSQL is the real server (`MEDIAOPS_TEST_DATABASE_URL` overrides),
 //! one schema per test.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

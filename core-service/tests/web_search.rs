@@ -6,6 +6,7 @@
 //! failures as 502 uncharged (also after the call returned), not
 //! configured as 503 uncharged, charged exactly once per task, and tasks
 //! surviving a restart (resumed, or failed and released past their deadline).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
 

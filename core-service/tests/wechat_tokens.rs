@@ -5,6 +5,7 @@
 //! slowly, two `TokenCache`s standing for two cores fetch once between them,
 //! share the token with its TTL, drop only a refused token, and outlive a
 //! lock holder that died. The in-process cache, by contrast, is per core.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -18,11 +18,19 @@ pub mod options;
 pub mod rate_limit;
 pub mod readiness;
 pub mod request_id;
+pub mod spec_names;
 pub mod task_id;
 pub mod value_lists;
 pub mod warnings;
 
-include!(concat!(env!("OUT_DIR"), "/_includes.rs"));
+/// The prost and tonic code generated from `proto/` (re-exported at the
+/// crate root: `mediaops_proto::mediaops::…`). Its docs are the protos'
+/// comments; fields without one are not flagged (`missing_docs`).
+#[allow(missing_docs)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/_includes.rs"));
+}
+pub use generated::*;
 
 /// The encoded `FileDescriptorSet` of every file under `proto/`, imports
 /// included (google/protobuf/*). Used for reflection, the catalogs and the

@@ -4,7 +4,7 @@
 
 use prost_reflect::{DescriptorPool, FieldDescriptor, MethodDescriptor, ReflectMessage};
 
-use crate::mediaops::options::v1::{Field, Operation, ValueList};
+use crate::mediaops::options::v1::{Control, Field, MetadataKind, Operation, ValueList};
 
 const OPERATION_EXT: &str = "mediaops.options.v1.operation";
 const FIELD_EXT: &str = "mediaops.options.v1.field";
@@ -20,9 +20,47 @@ fn extension<T: prost::Message + Default>(options: &prost_reflect::DynamicMessag
     options.get_extension(&ext).as_message()?.transcode_to::<T>().ok()
 }
 
-/// The `(mediaops.options.v1.operation)` option of an RPC, if it has one.
+/// The `(mediaops.options.v1.operation)` option of an RPC, if it has one,
+/// with the identity a data API or a skill leaves unset filled in from its
+/// platform and slug ([`derived_identity`]).
 pub fn operation(method: &MethodDescriptor) -> Option<Operation> {
-    extension(&method.options(), OPERATION_EXT)
+    extension(&method.options(), OPERATION_EXT).map(with_derived_identity)
+}
+
+/// The method of a derived HTTP rule (spec 2.2, 2.3: data APIs and skills
+/// are called with `POST`).
+pub const DERIVED_METHOD: &str = "POST";
+
+/// The `operation_key` and `http.path` the spec's path shapes give an
+/// operation from its platform and slug: `<platform>.<slug>` and
+/// `/api/apis/<platform>/<slug>/call` for a data API (spec 2.2),
+/// `skills.<slug>` and `/api/skills/<slug>/invoke` for a skill (spec 2.3);
+/// `None` for other kinds, which state their own.
+pub fn derived_identity(meta: &Operation) -> Option<(String, String)> {
+    let (platform, slug) = (&meta.platform, &meta.slug);
+    match meta.kind() {
+        MetadataKind::DataApi => Some((format!("{platform}.{slug}"), format!("/api/apis/{platform}/{slug}/call"))),
+        MetadataKind::Skill => Some((format!("skills.{slug}"), format!("/api/skills/{slug}/invoke"))),
+        _ => None,
+    }
+}
+
+/// `meta` with an unset `operation_key`, `http.method` and `http.path`
+/// filled from [`derived_identity`], so the protos state a data API's or a
+/// skill's identity once (platform and slug).
+fn with_derived_identity(mut meta: Operation) -> Operation {
+    let Some((key, path)) = derived_identity(&meta) else { return meta };
+    if meta.operation_key.is_empty() {
+        meta.operation_key = key;
+    }
+    let http = meta.http.get_or_insert_with(Default::default);
+    if http.method.is_empty() {
+        http.method = DERIVED_METHOD.to_owned();
+    }
+    if http.path.is_empty() {
+        http.path = path;
+    }
+    meta
 }
 
 /// The `(mediaops.options.v1.field)` option of a request field, if it has one.
@@ -69,9 +107,9 @@ pub fn operations(pool: &DescriptorPool) -> Vec<(MethodDescriptor, Operation)> {
 }
 
 /// Whether `meta` is listed in the data API catalog, `GET /api/apis`
-/// (spec 2.2: `kind: "data_api"`).
+/// (spec 2.2: kind `data_api`).
 pub fn is_data_api(meta: &Operation) -> bool {
-    meta.kind == "data_api"
+    meta.kind() == MetadataKind::DataApi
 }
 
 /// Whether `meta` is listed in the skill catalog, `GET /api/skills` (spec
@@ -93,6 +131,7 @@ pub fn is_charged(meta: &Operation) -> bool {
 /// A field declared `required` (`(mediaops.options.v1.field).required`).
 #[derive(Debug, Clone)]
 pub struct RequiredField {
+    /// The field.
     pub field: FieldDescriptor,
     /// `allow_empty`: present is enough; "" and [] are valid values.
     pub allow_empty: bool,
@@ -128,10 +167,8 @@ impl FieldRules {
             let mut required = Vec::new();
             for f in message.fields() {
                 let options = field(&f);
-                if let Some(options) = &options {
-                    if options.required {
-                        required.push(RequiredField { field: f.clone(), allow_empty: options.allow_empty });
-                    }
+                if let Some(options) = options.as_ref().filter(|o| o.required) {
+                    required.push(RequiredField { field: f.clone(), allow_empty: options.allow_empty });
                 }
                 if f.kind() == prost_reflect::Kind::String {
                     let limit = string_limit(options.as_ref());
@@ -178,8 +215,8 @@ impl FieldRules {
 pub fn string_limit(options: Option<&Field>) -> usize {
     match options {
         Some(o) if o.max_length > 0 => o.max_length as usize,
-        Some(o) if o.control == "textarea" => TEXTAREA_MAX_CHARS,
-        Some(o) if o.control == "url" => URL_MAX_CHARS,
+        Some(o) if o.control() == Control::Textarea => TEXTAREA_MAX_CHARS,
+        Some(o) if o.control() == Control::Url => URL_MAX_CHARS,
         _ => DEFAULT_MAX_CHARS,
     }
 }

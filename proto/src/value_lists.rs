@@ -13,6 +13,7 @@ pub struct ValueLists {
 }
 
 impl ValueLists {
+    /// Every value list declared in `pool`, by name.
     pub fn from_pool(pool: &DescriptorPool) -> ValueLists {
         ValueLists { by_name: crate::options::value_lists(pool).into_iter().map(|l| (l.name.clone(), l)).collect() }
     }

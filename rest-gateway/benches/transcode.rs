@@ -1,6 +1,8 @@
 //! Gateway transcoding for one operation (`lifestyle.search-note`):
 //! request JSON → validated request message → protobuf bytes, and response
 //! protobuf bytes (20 items) → message → JSON text. Run: `cargo bench -p rest-gateway`.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
+#![allow(missing_docs)] // criterion_group! writes an undocumented pub fn
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use prost::Message;

@@ -16,6 +16,7 @@ use tower::ServiceExt;
 pub struct CallMetadata<'a> {
     /// `Bearer <key>` exactly as the client sent it.
     pub authorization: &'a str,
+    /// The request id, as `x-request-id`.
     pub request_id: &'a str,
     /// The client's `Idempotency-Key` header, if any.
     pub idempotency_key: Option<&'a str>,

@@ -36,7 +36,9 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// One entry of `MEDIAOPS_CORE_ADDR`: `http://host:port`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Target {
+    /// Host name or address.
     pub host: String,
+    /// gRPC port.
     pub port: u16,
 }
 

@@ -17,8 +17,11 @@ pub const REQUEST_ID_HEADER: &str = mediaops_proto::request_id::HEADER;
 /// A failed call, as the client will see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
+    /// The error code (HTTP status and `error.code`).
     pub code: ErrorCode,
+    /// A message for people.
     pub message: String,
+    /// JSON path of the field at fault, when there is one.
     pub field: Option<String>,
     /// `{code?, message}` passed through from an upstream (spec 7 rule 3);
     /// boxed, as it is rare, to keep `Result<_, ApiError>` small.
@@ -29,6 +32,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// An error of `code` with `message` and nothing else.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ApiError { code, message: message.into(), field: None, upstream: None, rate_limit: Vec::new() }
     }

@@ -7,13 +7,17 @@ use prost_reflect::{DescriptorPool, FieldDescriptor, Kind, MessageDescriptor};
 /// One REST path bound to one RPC.
 #[derive(Debug, Clone)]
 pub struct Route {
+    /// HTTP method.
     pub method: axum::http::Method,
     /// axum path syntax, e.g. `/api/ip-profile/{id}/charter`.
     pub path: String,
     /// `/package.Service/Method`.
     pub grpc_path: String,
+    /// `operationKey` of the RPC (spec 2.2).
     pub operation_key: String,
+    /// The request message.
     pub input: MessageDescriptor,
+    /// The response message.
     pub output: MessageDescriptor,
     /// The request field the JSON body fills, when it is not the whole request.
     pub body_field: Option<FieldDescriptor>,

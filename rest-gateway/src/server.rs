@@ -25,9 +25,11 @@ use mediaops_listener::Draining;
 
 /// State shared by every request.
 pub struct AppState {
+    /// The gRPC client of the core(s).
     pub core: CoreClient,
     /// Required fields and string limits of every message.
     pub rules: crate::transcode::decode::FieldRules,
+    /// Largest request body accepted (413 above).
     pub max_body_bytes: usize,
     /// Set once the gateway begins to stop: `/readyz` answers 503.
     pub draining: Draining,

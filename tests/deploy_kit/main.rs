@@ -8,6 +8,7 @@
 //!
 //! The facts come from the code ([`code`]: settings defaults, `--help`,
 //! `cargo metadata`); the files are read as their tools read them ([`kit`]).
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -7,6 +7,7 @@ pub mod keys;
 /// The account a valid, enabled key belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
+    /// The account the key belongs to.
     pub account_id: String,
     /// First 12 hex characters of the key's SHA-256 (`KeyInfo::key_id`):
     /// names the key's rate-limit cell.

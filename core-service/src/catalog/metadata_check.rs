@@ -1,22 +1,21 @@
-//! Start-up check of every operation's metadata against the enumerations of
-//! spec 2.4, so a typo in a proto option fails the build's tests and the
-//! start, never a client.
+//! Start-up check of every operation's metadata against the rules of spec
+//! 2.2-2.4, so a mistake in a proto option fails the build's tests and the
+//! start, never a client. The enumerations that are proto enums (kind,
+//! price class, execution mode and side effect, control, availability
+//! status) are checked by the proto compiler; here only that they are set.
 
 use anyhow::{bail, ensure};
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{
+    AvailabilityStatus, ExecutionMode, MetadataKind, Operation, PriceClass, SideEffect,
+};
 use prost_reflect::MethodDescriptor;
 
 use super::SKILL_CATEGORIES;
 use mediaops_proto::value_lists::ValueLists;
 
-const PRICE_CLASSES: [&str; 5] = ["standardData", "lightweight", "realtimeData", "valueScaled", "free"];
-const MODES: [&str; 3] = ["generic", "dedicated", "unavailable"];
-const SIDE_EFFECTS: [&str; 4] = ["read", "generate", "write_external", "write_internal"];
 const TASK_FAMILIES: [&str; 6] =
     ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
-const CONTROLS: [&str; 7] = ["text", "textarea", "number", "tags", "url", "date", "select"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
-const KINDS: [&str; 6] = ["data_api", "skill", "dedicated", "catalog", "admin", "feed"];
 const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
@@ -32,14 +31,14 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     ensure!(!meta.operation_key.is_empty(), "{rpc}: operation_key is empty");
     ensure!(!meta.title.is_empty(), "{rpc}: title is empty");
     ensure!(meta.unit_price >= 0, "{rpc}: unit_price is negative");
-    one_of("kind", &meta.kind, &KINDS, rpc)?;
-    one_of("price_class", &meta.price_class, &PRICE_CLASSES, rpc)?;
-    if meta.kind == "admin" {
+    ensure!(meta.kind() != MetadataKind::Unspecified, "{rpc}: kind is not set");
+    ensure!(meta.price_class() != PriceClass::Unspecified, "{rpc}: price_class is not set");
+    if meta.kind() == MetadataKind::Admin {
         ensure!(meta.http.is_none(), "{rpc}: admin operations are gRPC only and take no http rule");
         ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: admin operations are free and not skills");
         return Ok(());
     }
-    if meta.kind == "feed" {
+    if meta.kind() == MetadataKind::Feed {
         // Served by the gateway's own feed routes (docs/watchlists.md "Feeds").
         ensure!(meta.http.is_none(), "{rpc}: feed operations take no http rule");
         ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: feed operations are free and not skills");
@@ -49,36 +48,35 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     one_of("http.method", &http.method, &HTTP_METHODS, rpc)?;
     ensure!(http.path.starts_with("/api/"), "{rpc}: path {:?} is not under /api/", http.path);
     let Some(execution) = &meta.execution else { bail!("{rpc}: no execution") };
-    one_of("execution.mode", &execution.mode, &MODES, rpc)?;
-    one_of("execution.side_effect", &execution.side_effect, &SIDE_EFFECTS, rpc)?;
-    let maintenance = meta.availability.as_ref().is_some_and(|a| a.status == "maintenance");
+    ensure!(execution.mode() != ExecutionMode::Unspecified, "{rpc}: execution.mode is not set");
+    ensure!(execution.side_effect() != SideEffect::Unspecified, "{rpc}: execution.side_effect is not set");
+    if let Some(availability) = &meta.availability {
+        ensure!(availability.status() != AvailabilityStatus::Unspecified, "{rpc}: availability.status is not set");
+    }
+    let maintenance = meta.availability.as_ref().is_some_and(|a| a.status() == AvailabilityStatus::Maintenance);
     ensure!(
-        maintenance == (execution.mode == "unavailable"),
+        maintenance == (execution.mode() == ExecutionMode::Unavailable),
         "{rpc}: availability maintenance and execution.mode unavailable go together (spec 3)"
     );
     if let Some(task_ui) = &meta.task_ui {
         one_of("task_ui.task_family", &task_ui.task_family, &TASK_FAMILIES, rpc)?;
     }
-    if meta.kind == "data_api" {
+    if let Some((key, path)) = mediaops_proto::options::derived_identity(meta) {
+        // Data APIs and skills (spec 2.2, 2.3): stated, they must be what
+        // platform and slug give; unset, they were filled from them.
+        ensure!(http.path == path, "{rpc}: path {:?} is not {path:?}, the path its platform and slug give", http.path);
         ensure!(
-            http.path == format!("/api/apis/{}/{}/call", meta.platform, meta.slug),
-            "{rpc}: data API path must be /api/apis/<platform>/<slug>/call"
-        );
-        ensure!(
-            meta.operation_key == format!("{}.{}", meta.platform, meta.slug),
-            "{rpc}: operation_key must be <platform>.<slug>"
+            meta.operation_key == key,
+            "{rpc}: operation_key {:?} is not {key:?}, the key its platform and slug give",
+            meta.operation_key
         );
     }
     if let Some(skill) = &meta.skill {
         one_of("skill.category", &skill.category, &SKILL_CATEGORIES, rpc)?;
         ensure!(!meta.slug.is_empty(), "{rpc}: a skill needs a slug");
     }
-    if meta.kind == "skill" {
+    if meta.kind() == MetadataKind::Skill {
         ensure!(meta.skill.is_some(), "{rpc}: kind skill without a skill option");
-        ensure!(
-            http.path == format!("/api/skills/{}/invoke", meta.slug),
-            "{rpc}: skill path must be /api/skills/<slug>/invoke"
-        );
     }
     if let Some(output) = &meta.output {
         for section in &output.sections {
@@ -88,21 +86,16 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
             }
         }
     }
-    if let Some(billing) = &meta.billing {
-        if !billing.platforms_field.is_empty() {
-            ensure!(
-                method.input().get_field_by_name(&billing.platforms_field).is_some_and(|f| f.is_list()),
-                "{rpc}: billing.platforms_field names no list field of the request"
-            );
-        }
+    if let Some(billing) = meta.billing.as_ref().filter(|b| !b.platforms_field.is_empty()) {
+        ensure!(
+            method.input().get_field_by_name(&billing.platforms_field).is_some_and(|f| f.is_list()),
+            "{rpc}: billing.platforms_field names no list field of the request"
+        );
     }
     for field in method.input().fields() {
         let Some(options) = mediaops_proto::options::field(&field) else {
             continue;
         };
-        if !options.control.is_empty() {
-            one_of("field control", &options.control, &CONTROLS, rpc)?;
-        }
         if !options.value_type.is_empty() {
             one_of("field value_type", &options.value_type, &VALUE_TYPES, rpc)?;
         }

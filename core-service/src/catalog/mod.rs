@@ -11,10 +11,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::catalog::v1::{
-    ApiEntry, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest, ListSkillsResponse,
-    SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
+    ApiEntry, Availability, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest,
+    ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
 };
-use mediaops_proto::mediaops::options::v1::{Availability, Operation};
+use mediaops_proto::mediaops::options::v1::{self as options, ExecutionMode, Operation};
+use mediaops_proto::spec_names::SpecName;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 use crate::billing::Ledger;
@@ -116,7 +117,11 @@ impl Catalog {
         let Some(state) = switched.get(key) else { return };
         *availability = state.clone();
         *execution = match state {
-            Some(_) => execution.take().map(|e| Execution { mode: "unavailable".to_owned(), target: None, ..e }),
+            Some(_) => execution.take().map(|e| Execution {
+                mode: ExecutionMode::Unavailable.spec_name().to_owned(),
+                target: None,
+                ..e
+            }),
             None => self.live.get(key).cloned(),
         };
     }
@@ -226,13 +231,25 @@ fn parse_category(category: &str) -> Result<Option<&str>, ServiceError> {
     ))
 }
 
+/// The catalog `execution` (spec 2.4) of `meta`: its declared mode and side
+/// effect by their spec names, and its HTTP rule as target unless the mode
+/// is `unavailable`.
 fn execution(meta: &Operation) -> Execution {
-    let declared = meta.execution.clone().unwrap_or_default();
-    let target = match (&meta.http, declared.mode.as_str()) {
-        (_, "unavailable") | (None, _) => None,
+    let declared = meta.execution.unwrap_or_default();
+    let target = match (&meta.http, declared.mode()) {
+        (_, ExecutionMode::Unavailable) | (None, _) => None,
         (Some(http), _) => Some(ExecutionTarget { method: http.method.clone(), path: http.path.clone() }),
     };
-    Execution { mode: declared.mode, side_effect: declared.side_effect, target }
+    Execution {
+        mode: declared.mode().spec_name().to_owned(),
+        side_effect: declared.side_effect().spec_name().to_owned(),
+        target,
+    }
+}
+
+/// The catalog `availability` (spec 2.2) of a declared one.
+fn availability(declared: &options::Availability) -> Availability {
+    Availability { status: declared.status().spec_name().to_owned(), note: declared.note.clone() }
 }
 
 /// The `execution` of an operation while available: as declared, except that
@@ -241,8 +258,8 @@ fn execution(meta: &Operation) -> Execution {
 /// its declared path as target (docs/maintenance.md).
 fn live_execution(meta: &Operation) -> Execution {
     let mut live = meta.clone();
-    if let Some(execution) = live.execution.as_mut().filter(|e| e.mode == "unavailable") {
-        execution.mode = if meta.skill.is_some() { "generic" } else { "dedicated" }.to_owned();
+    if let Some(execution) = live.execution.as_mut().filter(|e| e.mode() == ExecutionMode::Unavailable) {
+        execution.set_mode(if meta.skill.is_some() { ExecutionMode::Generic } else { ExecutionMode::Dedicated });
     }
     execution(&live)
 }
@@ -261,8 +278,8 @@ fn api_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
         tags: meta.tags.clone(),
         request_schema: Some(to_struct(schema::request_schema(&method.input(), lists))),
         response_example: Some(to_struct(schema::example(&method.output()))),
-        availability: meta.availability.clone(),
-        price_class: meta.price_class.clone(),
+        availability: meta.availability.as_ref().map(availability),
+        price_class: meta.price_class().spec_name().to_owned(),
         input_ui_schema: Some(ui::input_descriptor(&method.input(), lists)),
         output_ui_schema: Some(ui::output_descriptor(meta, &method.output())),
         execution: Some(execution(meta)),
@@ -286,14 +303,14 @@ fn skill_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) 
         unit_price: meta.unit_price,
         input_schema: Some(to_struct(schema::request_schema(&method.input(), lists))),
         output_example: Some(to_struct(schema::example(&method.output()))),
-        price_class: meta.price_class.clone(),
+        price_class: meta.price_class().spec_name().to_owned(),
         input_ui_schema: Some(ui::input_descriptor(&method.input(), lists)),
         output_ui_schema: Some(ui::output_descriptor(meta, &method.output())),
         execution: Some(execution(meta)),
         task_ui: meta.task_ui.clone(),
         match_score: None,
         match_reasons: Vec::new(),
-        availability: meta.availability.clone(),
+        availability: meta.availability.as_ref().map(availability),
     }
 }
 

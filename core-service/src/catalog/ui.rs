@@ -6,7 +6,8 @@
 //! by the rules in docs/catalog.md.
 
 use mediaops_proto::mediaops::catalog::v1::{InputDescriptor, InputField};
-use mediaops_proto::mediaops::options::v1::{Operation, OutputDescriptor, OutputField, OutputSection};
+use mediaops_proto::mediaops::options::v1::{Control, Operation, OutputDescriptor, OutputField, OutputSection};
+use mediaops_proto::spec_names::SpecName;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use mediaops_proto::value_lists::ValueLists;
@@ -21,19 +22,22 @@ pub fn input_descriptor(message: &MessageDescriptor, lists: &ValueLists) -> Inpu
 fn push_inputs(message: &MessageDescriptor, prefix: &str, lists: &ValueLists, out: &mut Vec<InputField>) {
     for field in message.fields() {
         let path = format!("{prefix}{}", field.json_name());
-        if let Kind::Message(inner) = field.kind() {
-            if !field.is_list() && !is_free_form(&inner) {
-                push_inputs(&inner, &format!("{path}."), lists, out);
-                continue;
-            }
+        if let Kind::Message(inner) = field.kind()
+            && !field.is_list()
+            && !is_free_form(&inner)
+        {
+            push_inputs(&inner, &format!("{path}."), lists, out);
+            continue;
         }
         let options = mediaops_proto::options::field(&field).unwrap_or_default();
         let choices = lists.choices(&options);
-        let control =
-            if !options.control.is_empty() { options.control.clone() } else { default_control(&field).to_owned() };
+        let control = match options.control() {
+            Control::Unspecified => default_control(&field),
+            declared => declared,
+        };
         out.push(InputField {
             label: if options.label.is_empty() { field.json_name().to_owned() } else { options.label.clone() },
-            control,
+            control: control.spec_name().to_owned(),
             value_type: if options.value_type.is_empty() {
                 value_type(&field).to_owned()
             } else {
@@ -71,13 +75,14 @@ fn value_type(field: &FieldDescriptor) -> &'static str {
     }
 }
 
-fn default_control(field: &FieldDescriptor) -> &'static str {
+/// The control of a field that declares none: tags, number or text by type.
+fn default_control(field: &FieldDescriptor) -> Control {
     if field.is_list() {
-        "tags"
+        Control::Tags
     } else if is_number(&field.kind()) {
-        "number"
+        Control::Number
     } else {
-        "text"
+        Control::Text
     }
 }
 
@@ -143,10 +148,11 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
 fn item_fields(item: &MessageDescriptor) -> Vec<OutputField> {
     let mut fields = scalar_fields(item, "");
     for field in item.fields() {
-        if let Kind::Message(inner) = field.kind() {
-            if !field.is_list() && !is_free_form(&inner) {
-                fields.extend(scalar_fields(&inner, &format!("{}.", field.json_name())));
-            }
+        if let Kind::Message(inner) = field.kind()
+            && !field.is_list()
+            && !is_free_form(&inner)
+        {
+            fields.extend(scalar_fields(&inner, &format!("{}.", field.json_name())));
         }
     }
     assign_title(&mut fields);

@@ -33,6 +33,7 @@ pub struct CharterService {
 }
 
 impl CharterService {
+    /// The charter service over `store`, checking values against `lists` (spec 4.2), stamping changes with `clock`.
     pub fn new(store: Arc<dyn CharterStore>, lists: ValueLists, clock: Clock) -> Self {
         CharterService { store, lists, clock }
     }

@@ -52,14 +52,12 @@ pub fn day_end(date: NaiveDate) -> DateTime<Utc> {
     shanghai_to_utc(date, NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN))
 }
 
+/// A UTC time window: its start and its end, each `None` when not given.
+pub type UtcWindow = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
 /// A `[start, end]` pair of date fields as a UTC window over whole days;
 /// 400 naming `end_field` when the end is before the start.
-pub fn date_window(
-    start: &str,
-    start_field: &str,
-    end: &str,
-    end_field: &str,
-) -> Result<(Option<DateTime<Utc>>, Option<DateTime<Utc>>), ServiceError> {
+pub fn date_window(start: &str, start_field: &str, end: &str, end_field: &str) -> Result<UtcWindow, ServiceError> {
     let (start, end) = (parse_date(start, start_field)?, parse_date(end, end_field)?);
     if let (Some(s), Some(e)) = (start, end)
         && e < s
@@ -71,12 +69,7 @@ pub fn date_window(
 
 /// A `[start, end]` pair of datetime fields as a UTC window; 400 naming
 /// `end_field` when the end is before the start.
-pub fn datetime_window(
-    start: &str,
-    start_field: &str,
-    end: &str,
-    end_field: &str,
-) -> Result<(Option<DateTime<Utc>>, Option<DateTime<Utc>>), ServiceError> {
+pub fn datetime_window(start: &str, start_field: &str, end: &str, end_field: &str) -> Result<UtcWindow, ServiceError> {
     let (start, end) = (parse_datetime(start, start_field)?, parse_datetime(end, end_field)?);
     if let (Some(s), Some(e)) = (start, end)
         && e < s

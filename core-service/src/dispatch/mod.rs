@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::options::v1::MetadataKind;
 use prost_reflect::DynamicMessage;
 use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
@@ -74,12 +75,17 @@ pub struct Limits {
 
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {
+    /// Every operation and its handler.
     pub registry: Registry,
+    /// Where points are reserved, settled and released (spec 8).
     pub ledger: Arc<dyn Ledger>,
+    /// The required fields and string limits checked before a handler runs.
     pub required: FieldChecks,
+    /// The price of each call (spec 8).
     pub pricing: Pricing,
     /// Bearer token of the admin RPCs; `None` disables them.
     pub admin_token: Option<String>,
+    /// Request size and time limits.
     pub limits: Limits,
     /// Per-operation counters served at `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
@@ -313,7 +319,7 @@ impl Pipeline {
         op: &OperationInfo,
         principal: &Principal,
     ) -> Result<Option<crate::rate_limit::Verdict>, ServiceError> {
-        if op.meta.kind == "admin" {
+        if op.meta.kind() == MetadataKind::Admin {
             return Ok(None);
         }
         self.rate_limiter.check(&principal.account_id, &principal.key_id).await
@@ -327,7 +333,7 @@ impl Pipeline {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
         let token =
             mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
-        if op.meta.kind == "feed" {
+        if op.meta.kind() == MetadataKind::Feed {
             let token = token?;
             let hash = crate::auth::keys::hash_key(token);
             return match self.feed_tokens.find_feed_token(&hash).await? {
@@ -341,7 +347,7 @@ impl Pipeline {
                 )),
             };
         }
-        if op.meta.kind == "admin" {
+        if op.meta.kind() == MetadataKind::Admin {
             let Some(expected) = &self.admin_token else {
                 return Err(ServiceError::new(
                     ErrorCode::Forbidden,
@@ -390,6 +396,7 @@ pub struct OperationService {
 }
 
 impl OperationService {
+    /// The gRPC service that runs every call through `pipeline`.
     pub fn new(pipeline: Arc<Pipeline>) -> Self {
         OperationService { pipeline }
     }

@@ -122,10 +122,10 @@ impl Settlement {
     }
 
     async fn release(&self) {
-        if let Some(hold) = self.ctx.hold.take() {
-            if let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await {
-                tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
-            }
+        if let Some(hold) = self.ctx.hold.take()
+            && let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await
+        {
+            tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
         }
     }
 

@@ -17,7 +17,9 @@ pub const CONTENT_TYPE: &str = "application/atom+xml; charset=utf-8";
 pub struct FeedMeta {
     /// A URN that never changes for the feed (`urn:mediaops:feed:…`).
     pub id: String,
+    /// `<title>`: the list's or the watch list's name.
     pub title: String,
+    /// `<subtitle>`: what the feed shows.
     pub subtitle: String,
     /// The feed's URL path without its token (`rel="self"`).
     pub path: String,
@@ -29,7 +31,9 @@ pub struct FeedMeta {
 pub struct FeedEntry {
     /// A URN stable across polls, so a reader shows an item once.
     pub id: String,
+    /// The item's title.
     pub title: String,
+    /// The item's page (`rel="alternate"`), when known.
     pub url: Option<String>,
     /// When the item first appeared (entries do not change `updated` as
     /// their rank moves, so readers do not mark them unread again).

@@ -52,6 +52,8 @@ pub struct FeedService {
 }
 
 impl FeedService {
+    /// The service over the feed-token and watch-list stores; `trends`
+    /// reads the hot lists and gives the service clock.
     pub fn new(tokens: Arc<dyn FeedTokenStore>, watch: Arc<dyn WatchStore>, trends: Arc<Trends>) -> Self {
         FeedService { tokens, watch, trends }
     }

@@ -20,7 +20,9 @@ use crate::outbound::{ConnectorClient, GuardedFetcher, OutboundError, OutboundSe
 /// not from what the API said).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedImage {
+    /// The image file as made.
     pub bytes: Bytes,
+    /// Its media type, e.g. `image/png`.
     pub mime: &'static str,
 }
 
@@ -34,7 +36,9 @@ impl GeneratedImage {
 /// A reference image fetched for an edit.
 #[derive(Debug, Clone)]
 pub struct ReferenceImage {
+    /// The image file as fetched.
     pub bytes: Bytes,
+    /// Its media type, from its content.
     pub mime: &'static str,
 }
 

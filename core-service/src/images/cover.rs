@@ -92,7 +92,11 @@ mod tests {
     #[test]
     fn a_wide_image_loses_its_sides_and_small_or_transparent_images_work() {
         let wide =
-            png(3000, 600, |x, _| if x < 400 || x >= 2600 { Rgba([255, 0, 0, 255]) } else { Rgba([0, 0, 200, 255]) });
+            png(
+                3000,
+                600,
+                |x, _| if !(400..2600).contains(&x) { Rgba([255, 0, 0, 255]) } else { Rgba([0, 0, 200, 255]) },
+            );
         let cover = decode(&to_cover_jpeg(&wide).unwrap());
         assert_eq!(cover.dimensions(), (COVER_WIDTH, COVER_HEIGHT));
         assert!(near(cover.get_pixel(3, 190), [0, 0, 200]) && near(cover.get_pixel(896, 190), [0, 0, 200]));

@@ -38,6 +38,7 @@ pub const SUCCESS: &str = "success";
 pub struct ImageSkills {
     /// `None` when `[images]` has no base URL.
     pub api: Option<ImagesApi>,
+    /// Sizes, limits and timeouts of the image skills.
     pub settings: ImageSettings,
 }
 

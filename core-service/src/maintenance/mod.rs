@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mediaops_proto::mediaops::admin::v1 as pb;
-use mediaops_proto::mediaops::options::v1::Availability;
+use mediaops_proto::mediaops::catalog::v1::Availability;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -42,12 +42,16 @@ pub const MAINTENANCE: &str = "maintenance";
 /// Status of an available operation in the admin answers.
 pub const AVAILABLE: &str = "available";
 
+/// The switches last read and when they were read.
+type CachedSwitches = (Instant, Arc<HashMap<String, Switch>>);
+
 /// One run-time switch of one operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Switch {
     /// Under maintenance (true) or available (false).
     pub maintenance: bool,
+    /// Shown as `availability.note` and in the 503 message.
     pub note: String,
     /// RFC 3339 UTC.
     pub changed_at: String,
@@ -69,7 +73,7 @@ pub struct Maintenance {
     declared: HashMap<String, String>,
     /// Every operation key the registry knows.
     known: std::collections::HashSet<String>,
-    cache: Mutex<Option<(Instant, Arc<HashMap<String, Switch>>)>>,
+    cache: Mutex<Option<CachedSwitches>>,
     /// Upstream-only operations and their vendors: down while every one of
     /// their vendors' circuits is open (the automatic switch).
     watched: std::sync::OnceLock<HashMap<String, Vec<Arc<crate::vendors::Vendor>>>>,
@@ -85,8 +89,8 @@ impl Maintenance {
         let mut known = std::collections::HashSet::new();
         for op in registry.operations() {
             known.insert(op.key().to_owned());
-            if let Some(a) = op.meta.availability.as_ref().filter(|a| a.status == MAINTENANCE) {
-                declared.insert(op.key().to_owned(), a.note.clone());
+            if op.under_maintenance() {
+                declared.insert(op.key().to_owned(), op.meta.availability.clone().unwrap_or_default().note);
             }
         }
         Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new(), clock }
@@ -139,7 +143,7 @@ impl Maintenance {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Instant, Arc<HashMap<String, Switch>>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<CachedSwitches>> {
         self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 

@@ -150,7 +150,7 @@ impl AddressPolicy {
     /// address it resolves to is allowed too).
     pub fn host_allowed(&self, host: &str) -> bool {
         let host = normalize(host);
-        self.hosts.iter().any(|h| *h == host)
+        self.hosts.contains(&host)
             || self.domains.iter().any(|d| host.strip_suffix(d.as_str()).is_some_and(|p| p.ends_with('.')))
     }
 

@@ -77,6 +77,7 @@ impl Quota {
 pub enum Limit {
     /// No limit: calls are not counted and no rate-limit fields are sent.
     Off,
+    /// At most this many calls per period, with this burst.
     Quota(Quota),
 }
 
@@ -139,6 +140,7 @@ impl Limit {
 pub struct LimitError {
     /// `rate` or `burst`.
     pub field: &'static str,
+    /// Why, for the 400.
     pub message: String,
 }
 

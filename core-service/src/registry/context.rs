@@ -11,7 +11,9 @@ use crate::billing::hold::HoldSlot;
 pub struct CallContext {
     /// Echoed from the client's `x-request-id`, or generated.
     pub request_id: String,
+    /// The caller.
     pub principal: Principal,
+    /// The operation called.
     pub operation: Arc<OperationInfo>,
     /// The points reserved for this call; a handler whose work outlives the
     /// call takes them over (docs/tasks.md "Billing").

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{AvailabilityStatus, Operation};
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 use crate::error::ServiceError;
@@ -31,7 +31,9 @@ pub type Handler = Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, Ser
 pub struct OperationInfo {
     /// `/package.Service/Method`, as gRPC requests name it.
     pub grpc_path: String,
+    /// The RPC.
     pub method: MethodDescriptor,
+    /// Its `(mediaops.options.v1.operation)` option, identity derived.
     pub meta: Operation,
 }
 
@@ -44,7 +46,7 @@ impl OperationInfo {
     /// Whether the proto declares the operation under maintenance (spec 3);
     /// run-time switches are [`crate::maintenance`]'s.
     pub fn under_maintenance(&self) -> bool {
-        self.meta.availability.as_ref().is_some_and(|a| a.status == "maintenance")
+        self.meta.availability.as_ref().is_some_and(|a| a.status() == AvailabilityStatus::Maintenance)
     }
 }
 

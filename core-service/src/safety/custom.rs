@@ -31,7 +31,9 @@ pub const ALL_PLATFORMS: &str = "all";
 /// An added word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddedWord {
+    /// The word as the operator wrote it.
     pub word: String,
+    /// Its category (`自定义` when none was named).
     pub category: String,
 }
 
@@ -39,13 +41,16 @@ pub struct AddedWord {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WordList {
+    /// Words added to the built-in lexicon.
     pub add: Vec<AddedWord>,
+    /// Built-in words no longer reported.
     pub allow: Vec<String>,
     /// RFC 3339 UTC of the last store.
     pub updated_at: Option<String>,
 }
 
 impl WordList {
+    /// Whether the list adds and allows nothing.
     pub fn is_empty(&self) -> bool {
         self.add.is_empty() && self.allow.is_empty()
     }
@@ -54,6 +59,7 @@ impl WordList {
 /// Every list of one account, by scope (`all` or a platform name).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccountLists {
+    /// Each scope's list, by scope.
     pub lists: BTreeMap<String, WordList>,
 }
 

@@ -41,7 +41,9 @@ pub struct Entry {
 /// A category and its description.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Category {
+    /// The category's name, e.g. `广告法极限词`.
     pub name: String,
+    /// What its words are, for the report.
     pub description: String,
 }
 
@@ -51,6 +53,7 @@ pub const CUSTOM_CATEGORY: &str = "自定义";
 /// The parsed built-in lexicon.
 #[derive(Debug)]
 pub struct Lexicon {
+    /// Every category, in file order.
     pub categories: Vec<Category>,
     /// Entries of `common/*.tsv`, in file order.
     pub common: Vec<Arc<Entry>>,

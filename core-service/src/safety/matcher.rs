@@ -60,6 +60,7 @@ pub struct Hit {
     pub start: usize,
     /// Index one past the last original character.
     pub end: usize,
+    /// The lexicon entry matched.
     pub entry: Arc<Entry>,
 }
 

@@ -16,7 +16,9 @@ use crate::vendors::vendor::{MappedOperation, Vendor};
 /// The vendor mapping a sync operation fetches through.
 #[derive(Clone)]
 pub struct SyncFetch {
+    /// The vendor fetched from.
     pub vendor: Arc<Vendor>,
+    /// The vendor operation mapped to the sync.
     pub operation: Arc<MappedOperation>,
 }
 
@@ -29,6 +31,7 @@ pub struct SyncSummary {
     pub records: u32,
     /// Of those, works and accounts.
     pub works: u32,
+    /// Accounts among the records written.
     pub accounts: u32,
 }
 

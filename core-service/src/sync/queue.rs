@@ -17,6 +17,7 @@ use crate::store::sync_job::SyncJobStore;
 /// A job handed to a worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
+    /// The sync job's id (its task id).
     pub job_id: String,
     /// The queue's handle on it (the Redis stream entry id; the job id in
     /// the embedded queue).
@@ -53,6 +54,7 @@ pub struct EmbeddedQueue {
 }
 
 impl EmbeddedQueue {
+    /// A queue over the job store, a claim holding for `lease`.
     pub fn new(store: Arc<dyn SyncJobStore>, lease: Duration) -> EmbeddedQueue {
         EmbeddedQueue { store, lease }
     }

@@ -19,6 +19,7 @@ pub enum QueueKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncSettings {
+    /// Where jobs are queued: in the core, or in Redis shared by cores.
     pub queue: QueueKind,
     /// Workers per core (0 = this core only accepts syncs; another core
     /// sharing the queue works them).
@@ -28,6 +29,7 @@ pub struct SyncSettings {
     /// Seconds before the first retry; each retry waits twice the one
     /// before, up to `retry_max_secs`, with ±20 % jitter.
     pub retry_base_secs: f64,
+    /// Most seconds a retry waits.
     pub retry_max_secs: f64,
     /// Seconds a worker's claim on a job holds without renewal (it renews
     /// every third of it while it works); a job whose worker died is taken

@@ -40,6 +40,7 @@ enum Attempt {
 }
 
 impl SyncWorkers {
+    /// Workers taking `jobs` from `queue`, fetching with `fetchers` (by operation key) into `store`.
     pub fn new(
         jobs: Arc<dyn SyncJobStore>,
         queue: Arc<dyn SyncQueue>,

@@ -43,6 +43,7 @@ const CLAIM_BATCH: u32 = 32;
 /// when a task is resumed after a restart, so it must be safe to repeat
 /// (the web search only reads).
 pub trait TaskWork: Send + Sync + 'static {
+    /// Runs the task's work on its stored request: its result, or the error it fails with.
     fn run(&self, request: Value) -> BoxFuture<Result<Value, ServiceError>>;
 }
 
@@ -59,6 +60,7 @@ pub struct TaskRunner {
 }
 
 impl TaskRunner {
+    /// A runner keeping tasks in `store` and charging through `ledger`.
     pub fn new(store: Arc<dyn TaskStore>, ledger: Arc<dyn Ledger>) -> Arc<TaskRunner> {
         Arc::new(TaskRunner {
             store,

@@ -19,7 +19,9 @@ const MAX_TASK_ID_CHARS: usize = 64;
 
 /// Where `tasks.get` looks: the task runner's store, then the sync jobs.
 pub struct TaskReader {
+    /// The runner of the asynchronous tasks.
     pub runner: Arc<TaskRunner>,
+    /// The sync jobs, also answered as tasks.
     pub sync_jobs: Arc<dyn SyncJobStore>,
 }
 

@@ -375,7 +375,7 @@ impl Vendor {
             Ok(Value::String(s)) => s,
             Ok(other) => other.to_string(),
         };
-        if self.success.iter().any(|s| *s == code) {
+        if self.success.contains(&code) {
             return None;
         }
         let vendor_message = self

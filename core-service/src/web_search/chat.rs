@@ -18,6 +18,7 @@ use crate::outbound::{ConnectorClient, OutboundError, Retry};
 pub struct Message {
     /// `system` or `user`.
     pub role: &'static str,
+    /// The message text.
     pub content: String,
 }
 
@@ -48,6 +49,7 @@ pub struct ChatModel {
 }
 
 impl ChatModel {
+    /// A model `model` of the chat API at `client`, with `api_key` as bearer when set.
     pub fn new(client: ConnectorClient, api_key: Option<&str>, model: &str) -> ChatModel {
         ChatModel { client, api_key: api_key.map(str::to_owned), model: model.to_owned() }
     }

@@ -13,13 +13,16 @@ use crate::outbound::{ConnectorClient, OutboundError, Retry};
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Hit {
+    /// The page title.
     #[serde(default)]
     pub title: String,
+    /// The page address.
     #[serde(default)]
     pub url: String,
     /// The snippet (may be absent).
     #[serde(default)]
     pub content: String,
+    /// The engine that found it.
     #[serde(default)]
     pub engine: String,
 }
@@ -27,8 +30,10 @@ pub struct Hit {
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct SearchAnswer {
+    /// The hits, best first.
     #[serde(default)]
     pub results: Vec<Hit>,
+    /// Queries the engines suggest.
     #[serde(default)]
     pub suggestions: Vec<String>,
 }

@@ -62,8 +62,11 @@ pub struct FakeChat {
     pub url: String,
     pub mode: Arc<Mutex<ChatMode>>,
     /// `(authorization header, JSON body)` of every request, in order.
-    pub requests: Arc<Mutex<Vec<(Option<String>, Value)>>>,
+    pub requests: Arc<Mutex<Vec<ChatRequest>>>,
 }
+
+/// One request the fake chat API received: its authorization header and JSON body.
+pub type ChatRequest = (Option<String>, Value);
 
 impl FakeSearxng {
     pub fn set(&self, mode: SearxMode) {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{Operation, SideEffect};
 use mediaops_proto::options::{is_data_api, is_skill};
 use mediaops_proto::value_lists::ValueLists;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
@@ -26,7 +26,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// Side effects (`execution.sideEffect`, spec 2.4) of tools announced
 /// `readOnlyHint: true`: they change nothing the caller keeps besides the
 /// points every call is charged.
-pub const READ_ONLY_SIDE_EFFECTS: [&str; 2] = ["read", "generate"];
+pub const READ_ONLY_SIDE_EFFECTS: [SideEffect; 2] = [SideEffect::Read, SideEffect::Generate];
 
 /// The tool name of an operation: its `operationKey` with each `.` replaced
 /// by `_` (`videosite.search-work` → `videosite_search-work`), since the
@@ -96,7 +96,7 @@ fn tool(name: String, method: &MethodDescriptor, meta: &Operation, lists: &Value
         _ => JsonObject::new(), // request_schema always gives an object
     };
     let description = format!("{}\n{}\n{}", meta.title, meta.summary, price(method, meta));
-    let side_effect = meta.execution.as_ref().map(|e| e.side_effect.as_str()).unwrap_or_default();
+    let side_effect = meta.execution.unwrap_or_default().side_effect();
     let annotations = ToolAnnotations::new().read_only(READ_ONLY_SIDE_EFFECTS.contains(&side_effect));
     Tool::new(name, description, Arc::new(schema)).with_title(meta.title.clone()).with_annotations(annotations)
 }

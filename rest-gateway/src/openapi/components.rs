@@ -22,12 +22,19 @@ pub const BEARER: &str = "bearer";
 /// Header names as they are documented (HTTP header names are
 /// case-insensitive; the gateway sends them in lower case).
 pub mod header {
+    /// The request id, sent and echoed.
     pub const REQUEST_ID: &str = "X-Request-Id";
+    /// Seconds to wait before retrying (429, 503).
     pub const RETRY_AFTER: &str = "Retry-After";
+    /// What is left of the rate limit (docs/rate-limits.md).
     pub const RATE_LIMIT: &str = "RateLimit";
+    /// The rate limit in force.
     pub const RATE_LIMIT_POLICY: &str = "RateLimit-Policy";
+    /// The entity tag of a cacheable answer.
     pub const ETAG: &str = "ETag";
+    /// How long an answer may be cached.
     pub const CACHE_CONTROL: &str = "Cache-Control";
+    /// Set when an `Idempotency-Key` replayed a stored answer.
     pub const REPLAYED: &str = "Idempotent-Replayed";
 }
 
@@ -189,7 +196,9 @@ fn headers() -> Value {
 
 /// Names of the shared parameters.
 pub mod parameter {
+    /// The `Idempotency-Key` header parameter.
     pub const IDEMPOTENCY_KEY: &str = "IdempotencyKey";
+    /// The `X-Request-Id` header parameter.
     pub const REQUEST_ID: &str = "RequestId";
 }
 

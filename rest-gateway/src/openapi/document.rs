@@ -87,8 +87,8 @@ pub fn document(pool: &DescriptorPool) -> anyhow::Result<Value> {
 /// Where an operation's tag is listed: data APIs (0), skills (1), the
 /// rest (2). A tag shared by several groups is listed in the earliest.
 fn tag_group(meta: &mediaops_proto::mediaops::options::v1::Operation) -> u8 {
-    match meta.kind.as_str() {
-        "data_api" => 0,
+    match meta.kind() {
+        mediaops_proto::mediaops::options::v1::MetadataKind::DataApi => 0,
         _ if meta.skill.is_some() => 1,
         _ => 2,
     }

@@ -7,7 +7,8 @@
 
 use axum::http::Method;
 use mediaops_proto::json_schema::{self, ResponseSchemas};
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{AvailabilityStatus, Operation};
+use mediaops_proto::spec_names::SpecName;
 use mediaops_proto::value_lists::ValueLists;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde_json::{Map, Value, json};
@@ -18,7 +19,9 @@ use crate::routes::Route;
 
 /// What every operation object is built with.
 pub struct Builder<'a> {
+    /// The value lists, for select fields.
     pub lists: &'a ValueLists,
+    /// The response schemas collected so far.
     pub schemas: ResponseSchemas,
 }
 
@@ -26,7 +29,9 @@ pub struct Builder<'a> {
 /// (from 1) alias path of `http.alias_paths`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {
+    /// The operation's own path.
     Primary,
+    /// Its `n`th alias path (from 1).
     Alias(usize),
 }
 
@@ -171,15 +176,16 @@ fn description(meta: &Operation, binding: Binding) -> String {
             billing.price_per_platform, billing.platforms_field
         )
     } else if meta.unit_price > 0 {
-        format!("{} points per successful call (`{}`).", meta.unit_price, meta.price_class)
+        format!("{} points per successful call (`{}`).", meta.unit_price, meta.price_class().spec_name())
     } else {
         "Free.".to_owned()
     };
     let mut text = format!("{}\n\n{price}", meta.summary);
-    if let Some(availability) = meta.availability.as_ref().filter(|a| !a.status.is_empty()) {
+    if let Some(availability) = meta.availability.as_ref().filter(|a| a.status() != AvailabilityStatus::Unspecified) {
         text.push_str(&format!(
             "\n\nUnder {}: {} Answers 503 `maintenance` and charges nothing.",
-            availability.status, availability.note
+            availability.status().spec_name(),
+            availability.note
         ));
     }
     if meta.shape_is_ours {
@@ -195,21 +201,22 @@ fn description(meta: &Operation, binding: Binding) -> String {
 /// it is charged, the side effect, availability and alias.
 fn extensions(route: &Route, meta: &Operation, binding: Binding) -> Vec<(&'static str, Value)> {
     let billing = meta.billing.clone().unwrap_or_default();
-    let execution = meta.execution.clone().unwrap_or_default();
+    let execution = meta.execution.unwrap_or_default();
     let mut out = vec![
         ("x-operation-key", json!(meta.operation_key)),
         ("x-grpc-method", json!(route.grpc_path)),
         ("x-price", json!(meta.unit_price)),
-        ("x-price-class", json!(meta.price_class)),
+        ("x-price-class", json!(meta.price_class().spec_name())),
         ("x-charged", json!(mediaops_proto::options::is_charged(meta))),
-        ("x-side-effect", json!(execution.side_effect)),
-        ("x-kind", json!(meta.kind)),
+        ("x-side-effect", json!(execution.side_effect().spec_name())),
+        ("x-kind", json!(meta.kind().spec_name())),
     ];
     if billing.price_per_platform > 0 {
         out.push(("x-price-per-platform", json!(billing.price_per_platform)));
     }
-    if let Some(availability) = meta.availability.as_ref().filter(|a| !a.status.is_empty()) {
-        out.push(("x-availability", json!({"status": availability.status, "note": availability.note})));
+    if let Some(availability) = meta.availability.as_ref().filter(|a| a.status() != AvailabilityStatus::Unspecified) {
+        let status = availability.status().spec_name();
+        out.push(("x-availability", json!({"status": status, "note": availability.note})));
     }
     if let Binding::Alias(_) = binding {
         out.push(("x-alias-of", json!(meta.operation_key)));

@@ -5,7 +5,7 @@
 
 use axum::http::Method;
 use mediaops_proto::error_code::ErrorCode;
-use mediaops_proto::mediaops::options::v1::Operation;
+use mediaops_proto::mediaops::options::v1::{MetadataKind, Operation, SideEffect};
 
 use crate::routes::Route;
 
@@ -30,16 +30,16 @@ pub const ALL: [u16; 12] = [400, 401, 402, 403, 404, 408, 409, 413, 415, 429, 50
 ///
 /// 500 `internal` is never listed: it is a bug (docs/errors.md).
 pub fn error_statuses(route: &Route, meta: &Operation) -> Vec<u16> {
-    let side_effect = meta.execution.as_ref().map(|e| e.side_effect.as_str()).unwrap_or_default();
+    let side_effect = meta.execution.unwrap_or_default().side_effect();
     let has_body = route.method != Method::GET && route.method != Method::DELETE;
     let mut statuses = vec![400, 401, 408, 409, 429, 502, 503];
     if mediaops_proto::options::is_charged(meta) {
         statuses.push(402);
     }
-    if side_effect == "write_external" {
+    if side_effect == SideEffect::WriteExternal {
         statuses.push(403);
     }
-    if meta.kind != "catalog" {
+    if meta.kind() != MetadataKind::Catalog {
         statuses.push(404);
     }
     if has_body {

@@ -13,10 +13,12 @@ pub mod query;
 pub struct FieldError {
     /// JSON path of the field; empty for the body as a whole.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
 impl FieldError {
+    /// An error at `field` saying `message`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError { field: field.into(), message: message.into() }
     }
