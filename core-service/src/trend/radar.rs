@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use mediaops_proto::mediaops::skills::v1 as pb;
 
 use super::entries::group;
@@ -38,6 +38,17 @@ use crate::store::model::HotListQuery;
 
 /// Hours of captures the radar reads.
 pub const RADAR_HOURS: i64 = 72;
+
+/// Every hot list's captures of the [`RADAR_HOURS`] up to `at`: what the
+/// radar reads, and the watch lists' digests with it.
+pub fn window_query(at: DateTime<Utc>) -> HotListQuery {
+    HotListQuery {
+        sources: Vec::new(),
+        from: Some(at - Duration::hours(RADAR_HOURS)),
+        to: Some(at),
+        latest_only: false,
+    }
+}
 
 /// Rising works read per platform without a list.
 pub const RADAR_WORKS: usize = 50;
@@ -60,13 +71,7 @@ pub async fn radar(
     let platforms = topic_platforms(&req.platforms, "platforms")?;
     let filter = KeywordFilter::new(&req.keyword);
     let now = trends.clock().now();
-    let query = HotListQuery {
-        sources: Vec::new(),
-        from: Some(now - Duration::hours(RADAR_HOURS)),
-        to: Some(now),
-        latest_only: false,
-    };
-    let found = trends.entries(Some(query)).await?;
+    let found = trends.entries(Some(window_query(now))).await?;
     let listed = group(&found);
     let terms = trends.terms.terms_of(listed.iter().map(|l| l.title));
     let mut items: Vec<StoryItem> = listed

@@ -20,15 +20,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use super::rules::{KeywordGroup, LIST_SOURCES, WORK_SOURCES, normalize_title};
 use crate::error::ServiceError;
-use crate::store::model::HotListQuery;
 use crate::trend::Trends;
 use crate::trend::entries::group;
-use crate::trend::radar::{RADAR_HOURS, RADAR_WORKS};
+use crate::trend::radar::{RADAR_WORKS, window_query};
 use crate::trend::rising::rising_works;
 use crate::trend::stories::{StoryItem, merge};
 
@@ -88,13 +87,7 @@ pub async fn build(
     from: DateTime<Utc>,
     at: DateTime<Utc>,
 ) -> Result<Digest, ServiceError> {
-    let query = HotListQuery {
-        sources: Vec::new(),
-        from: Some(at - Duration::hours(RADAR_HOURS)),
-        to: Some(at),
-        latest_only: false,
-    };
-    let entries = trends.entries(Some(query)).await?;
+    let entries = trends.entries(Some(window_query(at))).await?;
     // Per (list, title): its captures' (time, rank), oldest first.
     let mut captures: HashMap<(&str, &str), Vec<Capture>> = HashMap::new();
     for e in &entries {
