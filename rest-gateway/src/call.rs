@@ -184,7 +184,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 /// The whole body, at most `limit` bytes: 413 when larger, 408 when the
 /// listener's body deadline passed first (`MEDIAOPS_BODY_READ_TIMEOUT_SECS`;
 /// the core is never called, so nothing is charged).
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(body, limit).await.map_err(|e| match mediaops_listener::body_timeout(&e) {
         Some(timeout) => ApiError::new(ErrorCode::RequestTimeout, timeout.to_string()),
         None => ApiError::new(ErrorCode::PayloadTooLarge, format!("the request body is larger than {limit} bytes")),

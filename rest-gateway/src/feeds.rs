@@ -66,8 +66,7 @@ async fn serve(state: &AppState, feed: String, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     // A body on a GET is read and ignored (docs/http.md), so the connection
     // stays usable.
-    if axum::body::to_bytes(body, state.max_body_bytes).await.is_err() {
-        let error = ApiError::new(ErrorCode::PayloadTooLarge, "a feed request takes no body");
+    if let Err(error) = crate::call::read_body(body, state.max_body_bytes).await {
         return envelope::failure(&request_id, &error);
     }
     let document = match read(state, &feed, &parts.uri, &parts.headers, &request_id).await {

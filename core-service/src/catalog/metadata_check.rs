@@ -33,15 +33,13 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     ensure!(meta.unit_price >= 0, "{rpc}: unit_price is negative");
     ensure!(meta.kind() != MetadataKind::Unspecified, "{rpc}: kind is not set");
     ensure!(meta.price_class() != PriceClass::Unspecified, "{rpc}: price_class is not set");
-    if meta.kind() == MetadataKind::Admin {
-        ensure!(meta.http.is_none(), "{rpc}: admin operations are gRPC only and take no http rule");
-        ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: admin operations are free and not skills");
-        return Ok(());
-    }
-    if meta.kind() == MetadataKind::Feed {
-        // Served by the gateway's own feed routes (docs/watchlists.md "Feeds").
-        ensure!(meta.http.is_none(), "{rpc}: feed operations take no http rule");
-        ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: feed operations are free and not skills");
+    // Admin RPCs are gRPC only (admin token); the feed is served by the
+    // gateway's own feed URLs (docs/watchlists.md "Feeds"). Both are free.
+    let kind = meta.kind();
+    if matches!(kind, MetadataKind::Admin | MetadataKind::Feed) {
+        let name = mediaops_proto::spec_names::SpecName::spec_name(kind);
+        ensure!(meta.http.is_none(), "{rpc}: {name} operations take no http rule");
+        ensure!(meta.skill.is_none() && meta.unit_price == 0, "{rpc}: {name} operations are free and not skills");
         return Ok(());
     }
     let Some(http) = &meta.http else { bail!("{rpc}: no http rule") };

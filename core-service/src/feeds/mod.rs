@@ -32,7 +32,7 @@ use crate::error::ServiceError;
 use crate::hotlists::sources::Source;
 use crate::registry::{CallContext, Registry};
 use crate::trend::Trends;
-use crate::watch::store::WatchStore;
+use crate::watch::store::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
 use store::FeedTokenStore;
 
@@ -121,10 +121,7 @@ impl FeedService {
         let (meta, items) = match &name {
             FeedName::Hotlist(source) => entries::hotlist(&self.trends, *source, now).await?,
             FeedName::Watchlist(id) => {
-                let Some(watchlist) = self.watch.get_watchlist(ctx.account_id(), id).await? else {
-                    return Err(ServiceError::not_found(format!("no watch list {id} in this account")));
-                };
-                entries::watchlist(&self.trends, &watchlist, now).await?
+                entries::watchlist(&self.trends, &self.watchlist(ctx.account_id(), id).await?, now).await?
             }
         };
         atom::document(meta, items)
@@ -134,12 +131,18 @@ impl FeedService {
     /// has).
     async fn owned(&self, account_id: &str, text: &str) -> Result<FeedName, ServiceError> {
         let name = FeedName::parse(text, "feed")?;
-        if let FeedName::Watchlist(id) = &name
-            && self.watch.get_watchlist(account_id, id).await?.is_none()
-        {
-            return Err(ServiceError::not_found(format!("no watch list {id} in this account")));
+        if let FeedName::Watchlist(id) = &name {
+            self.watchlist(account_id, id).await?;
         }
         Ok(name)
+    }
+
+    /// The account's watch list `id`; 404 when it has none.
+    async fn watchlist(&self, account_id: &str, id: &str) -> Result<StoredWatchlist, ServiceError> {
+        self.watch
+            .get_watchlist(account_id, id)
+            .await?
+            .ok_or_else(|| ServiceError::not_found(format!("no watch list {id} in this account")))
     }
 
     /// Registers the four feed RPCs.
