@@ -31,6 +31,7 @@ pub mod hotlists;
 pub mod images;
 pub mod maintenance;
 pub mod metrics;
+pub mod offload;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod outbound;
 pub mod persist;

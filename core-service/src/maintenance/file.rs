@@ -1,5 +1,6 @@
 //! Switches in `<data dir>/maintenance.json` (one process: the embedded
-//! ledger already keeps a data dir to one core), written atomically.
+//! ledger already keeps a data dir to one core), written atomically. The
+//! file is read and written on the blocking pool ([`crate::offload::file`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,31 +24,33 @@ impl FileSwitchStore {
         FileSwitchStore { path: data_dir.join("maintenance.json"), write: tokio::sync::Mutex::new(()) }
     }
 
-    fn read(&self) -> Result<HashMap<String, Switch>, ServiceError> {
-        let failed = |e: &dyn std::fmt::Display| {
-            ServiceError::new(ErrorCode::Internal, format!("maintenance switches in {}: {e}", self.path.display()))
-        };
-        match read_if_exists(&self.path).map_err(|e| failed(&e))? {
+    async fn read(&self) -> Result<HashMap<String, Switch>, ServiceError> {
+        let path = self.path.clone();
+        let bytes = crate::offload::file(move || read_if_exists(&path)).await.map_err(|e| self.failed(&e))?;
+        match bytes {
             None => Ok(HashMap::new()),
-            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| failed(&e)),
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| self.failed(&e)),
         }
+    }
+
+    fn failed(&self, e: &dyn std::fmt::Display) -> ServiceError {
+        ServiceError::new(ErrorCode::Internal, format!("maintenance switches in {}: {e}", self.path.display()))
     }
 }
 
 #[async_trait::async_trait]
 impl SwitchStore for FileSwitchStore {
     async fn load(&self) -> Result<HashMap<String, Switch>, ServiceError> {
-        self.read()
+        self.read().await
     }
 
     async fn put(&self, operation_key: &str, switch: &Switch) -> Result<(), ServiceError> {
         let _guard = self.write.lock().await;
-        let mut switches = self.read()?;
+        let mut switches = self.read().await?;
         switches.insert(operation_key.to_owned(), switch.clone());
         let bytes =
             serde_json::to_vec_pretty(&switches).map_err(|e| ServiceError::new(ErrorCode::Internal, e.to_string()))?;
-        write_atomic(&self.path, &bytes).map_err(|e| {
-            ServiceError::new(ErrorCode::Internal, format!("maintenance switches in {}: {e}", self.path.display()))
-        })
+        let path = self.path.clone();
+        crate::offload::file(move || write_atomic(&path, &bytes)).await.map_err(|e| self.failed(&e))
     }
 }

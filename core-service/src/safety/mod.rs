@@ -110,11 +110,12 @@ impl SafetyService {
         check_content(content)?;
         let base = base_matcher(platform)?;
         let lists = self.store.get(account_id).await?;
-        let (hits, version) = match self.account_matcher(&lists, platform)? {
-            Some((matcher, hash)) => (scan(content, &matcher), format!("{}+account.{hash}", self.lexicon.version)),
-            None => (scan(content, base), self.lexicon.version.clone()),
-        };
-        Ok(result::build(content, &hits, platform, &version))
+        Ok(match self.account_matcher(&lists, platform)? {
+            Some((matcher, hash)) => {
+                scan_and_build(content, matcher, platform, format!("{}+account.{hash}", self.lexicon.version)).await
+            }
+            None => scan_and_build(content, base, platform, self.lexicon.version.clone()).await,
+        })
     }
 
     /// The matcher of the account's lists that apply on `platform` together
@@ -244,6 +245,23 @@ impl SafetyService {
         )?;
         Ok(())
     }
+}
+
+/// Scans `content` with `matcher` and builds the spec 2.6 result; a text
+/// of more than [`crate::offload::INLINE_BYTES`] (up to
+/// [`MAX_CONTENT_CHARS`] characters) is scanned on the blocking pool.
+async fn scan_and_build(
+    content: &str,
+    matcher: impl std::ops::Deref<Target = Matcher> + Send + 'static,
+    platform: Platform,
+    version: String,
+) -> BannedWordResult {
+    let content = content.to_owned();
+    crate::offload::cpu(content.len(), move || {
+        let hits = scan(&content, &matcher);
+        result::build(&content, &hits, platform, &version)
+    })
+    .await
 }
 
 fn to_proto(scope: &str, list: WordList) -> CustomWordList {

@@ -79,12 +79,12 @@ impl PostgresStore {
     }
 
     async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
-        let (title, body) = segment::work_terms(work);
+        let (title, body) = segment::work_terms_async(work).await;
         Self::index(conn, "works", id, &title, &body).await
     }
 
     async fn index_account(conn: &mut PgConnection, id: i64, account: &Account) -> StoreResult<()> {
-        let (nickname, body) = segment::account_terms(account);
+        let (nickname, body) = segment::account_terms_async(account).await;
         Self::index(conn, "accounts", id, &nickname, &body).await
     }
 

@@ -84,6 +84,32 @@ pub fn account_terms(account: &Account) -> (Vec<String>, Vec<String>) {
     (terms(&account.nickname), terms(&body_text))
 }
 
+/// [`work_terms`] for a write on an async path: a work whose text is over
+/// [`crate::offload::INLINE_BYTES`] (a long description from an import, a
+/// sync or a vendor) is segmented on the blocking pool.
+pub async fn work_terms_async(work: &Work) -> (Vec<String>, Vec<String>) {
+    let bytes = work.title.len()
+        + work.description.as_ref().map_or(0, String::len)
+        + work.tags.iter().map(String::len).sum::<usize>();
+    if bytes <= crate::offload::INLINE_BYTES {
+        return work_terms(work);
+    }
+    let work = work.clone();
+    crate::offload::cpu(bytes, move || work_terms(&work)).await
+}
+
+/// [`account_terms`] for a write on an async path (see [`work_terms_async`]).
+pub async fn account_terms_async(account: &Account) -> (Vec<String>, Vec<String>) {
+    let bytes = account.nickname.len()
+        + account.signature.as_ref().map_or(0, String::len)
+        + account.category.as_ref().map_or(0, String::len);
+    if bytes <= crate::offload::INLINE_BYTES {
+        return account_terms(account);
+    }
+    let account = account.clone();
+    crate::offload::cpu(bytes, move || account_terms(&account)).await
+}
+
 /// An FTS5 query matching rows that hold every term: `"a" "b"`.
 /// `None` when the query has no terms.
 /// Only the first [`MAX_QUERY_TERMS`] terms count.

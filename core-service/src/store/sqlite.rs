@@ -65,13 +65,13 @@ impl SqliteStore {
 
     /// Replaces a work's FTS row with its segmented title and body.
     async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreResult<()> {
-        let (title, body) = segment::work_terms(work);
+        let (title, body) = segment::work_terms_async(work).await;
         Self::index(conn, "works_fts", "title_terms", id, &title, &body).await
     }
 
     /// Replaces an account's FTS row with its segmented nickname and body.
     async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) -> StoreResult<()> {
-        let (nickname, body) = segment::account_terms(account);
+        let (nickname, body) = segment::account_terms_async(account).await;
         Self::index(conn, "accounts_fts", "nickname_terms", id, &nickname, &body).await
     }
 

@@ -37,7 +37,7 @@ pub async fn hot_keywords(
     }
     let found = trends.entries(window.query(Vec::new())).await?;
     let docs = entries::documents(&found);
-    let terms = trends.terms.terms_of(docs.iter().map(|(_, title)| *title));
+    let terms = trends.terms.terms_of_async(docs.iter().map(|(_, title)| *title)).await;
     let docs: Vec<_> = docs.iter().map(|(source, _)| *source).zip(terms).collect();
     let background = trends.background().await?;
     let items: Vec<pb::HotKeywordItem> = rank_keywords(&docs, &background, HOT_KEYWORDS)

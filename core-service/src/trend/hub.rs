@@ -70,7 +70,7 @@ pub async fn hub_keyword(
     let window = hot_window(&req.start_date, "startDate", &req.end_date, "endDate", trends.clock())?;
     let found = trends.entries(window.query(lists.iter().map(|s| s.name().to_owned()).collect())).await?;
     let listed = group(&found);
-    let terms = trends.terms.terms_of(listed.iter().map(|l| l.title));
+    let terms = trends.terms.terms_of_async(listed.iter().map(|l| l.title)).await;
     let mut hits: Vec<&Listed<'_>> = listed
         .iter()
         .zip(&terms)

@@ -142,16 +142,43 @@ impl TermCache {
     /// outside the lock.
     pub fn terms_of<'a>(&self, titles: impl IntoIterator<Item = &'a str>) -> Vec<Arc<TitleTerms>> {
         let titles: Vec<&str> = titles.into_iter().collect();
-        let mut found: Vec<Option<Arc<TitleTerms>>> = {
-            let map = self.map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            titles.iter().map(|t| map.get(*t).cloned()).collect()
-        };
+        let mut found = self.cached(&titles);
+        let missing: Vec<String> = missing(&found, &titles);
+        let cut = missing.into_iter().map(|title| (Arc::new(TitleTerms::of(&title)), title)).collect();
+        self.keep(&mut found, cut)
+    }
+
+    /// [`TermCache::terms_of`] for an async path: when the titles not seen
+    /// before hold more than [`crate::offload::INLINE_BYTES`] (a corpus of
+    /// a day's hot lists at its first read), they are cut on the blocking
+    /// pool.
+    pub async fn terms_of_async<'a>(&self, titles: impl IntoIterator<Item = &'a str>) -> Vec<Arc<TitleTerms>> {
+        let titles: Vec<&str> = titles.into_iter().collect();
+        let mut found = self.cached(&titles);
+        let missing: Vec<String> = missing(&found, &titles);
+        let bytes = missing.iter().map(String::len).sum();
+        let cut = crate::offload::cpu(bytes, move || {
+            missing.into_iter().map(|title| (Arc::new(TitleTerms::of(&title)), title)).collect()
+        })
+        .await;
+        self.keep(&mut found, cut)
+    }
+
+    /// The cached words of each title, `None` where not cut yet.
+    fn cached(&self, titles: &[&str]) -> Vec<Option<Arc<TitleTerms>>> {
+        let map = self.map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        titles.iter().map(|t| map.get(*t).cloned()).collect()
+    }
+
+    /// Fills the empty slots of `found`, in order, with the freshly `cut`
+    /// titles (one per empty slot) and caches them.
+    fn keep(&self, found: &mut [Option<Arc<TitleTerms>>], cut: Vec<(Arc<TitleTerms>, String)>) -> Vec<Arc<TitleTerms>> {
+        let mut cut = cut.into_iter();
         let mut fresh = Vec::new();
-        for (slot, title) in found.iter_mut().zip(&titles) {
-            if slot.is_none() {
-                let terms = Arc::new(TitleTerms::of(title));
-                fresh.push(((*title).to_owned(), terms.clone()));
-                *slot = Some(terms);
+        for slot in found.iter_mut().filter(|slot| slot.is_none()) {
+            if let Some((terms, title)) = cut.next() {
+                *slot = Some(terms.clone());
+                fresh.push((title, terms));
             }
         }
         if !fresh.is_empty() {
@@ -161,8 +188,14 @@ impl TermCache {
             }
             map.extend(fresh);
         }
-        found.into_iter().map(|t| t.unwrap_or_default()).collect()
+        found.iter_mut().map(|t| t.take().unwrap_or_default()).collect()
     }
+}
+
+/// The titles of the empty slots of `found`, in order (a title repeated in
+/// one request is cut once per slot, as before the cache knew it).
+fn missing(found: &[Option<Arc<TitleTerms>>], titles: &[&str]) -> Vec<String> {
+    found.iter().zip(titles).filter(|(slot, _)| slot.is_none()).map(|(_, title)| (*title).to_owned()).collect()
 }
 
 /// Whether a title is about a keyword (`trending-hub-keyword`,

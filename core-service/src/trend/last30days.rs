@@ -95,7 +95,7 @@ pub async fn last30days(
         let query = HotListQuery { sources, from: Some(from), to: Some(now), latest_only: false };
         let found = trends.entries(Some(query)).await?;
         let listed = group(&found);
-        let terms = trends.terms.terms_of(listed.iter().map(|l| l.title));
+        let terms = trends.terms.terms_of_async(listed.iter().map(|l| l.title)).await;
         let about: HashSet<(&str, &str)> = listed
             .iter()
             .zip(&terms)

@@ -145,7 +145,7 @@ impl Trends {
             HotListQuery { sources: Vec::new(), from: Some(from), to: Some(self.clock().now()), latest_only: false };
         let entries = self.entries(Some(query)).await?;
         let docs = entries::documents(&entries);
-        let terms = self.terms.terms_of(docs.iter().map(|(_, title)| *title));
+        let terms = self.terms.terms_of_async(docs.iter().map(|(_, title)| *title)).await;
         let corpus = Arc::new(Corpus::of(terms.iter().map(|t| t.as_ref())));
         *self.background.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(Background { from, built: Instant::now(), corpus: corpus.clone() });

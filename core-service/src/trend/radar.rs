@@ -73,7 +73,7 @@ pub async fn radar(
     let now = trends.clock().now();
     let found = trends.entries(Some(window_query(now))).await?;
     let listed = group(&found);
-    let terms = trends.terms.terms_of(listed.iter().map(|l| l.title));
+    let terms = trends.terms.terms_of_async(listed.iter().map(|l| l.title)).await;
     let mut items: Vec<StoryItem> = listed
         .iter()
         .zip(terms)
@@ -88,7 +88,7 @@ pub async fn radar(
         .collect();
     for platform in platforms.iter().filter(|p| p.list.is_none()) {
         let rising = rising_works(trends.api.store.as_ref(), platform.token, now, RADAR_WORKS).await?;
-        let terms = trends.terms.terms_of(rising.iter().map(|r| r.record.work.title.as_str()));
+        let terms = trends.terms.terms_of_async(rising.iter().map(|r| r.record.work.title.as_str())).await;
         items.extend(rising.into_iter().zip(terms).enumerate().map(|(i, (r, terms))| StoryItem {
             origin: platform.token,
             title: r.record.work.title,

@@ -94,7 +94,7 @@ pub async fn build(
         captures.entry((e.source.as_str(), e.title.trim())).or_default().push((e.captured_at, e.rank));
     }
     let listed = group(&entries);
-    let terms = trends.terms.terms_of(listed.iter().map(|l| l.title));
+    let terms = trends.terms.terms_of_async(listed.iter().map(|l| l.title)).await;
     let mut items: Vec<StoryItem> = Vec::with_capacity(listed.len());
     let mut details: Vec<Detail> = Vec::with_capacity(listed.len());
     for (l, terms) in listed.iter().zip(terms) {
@@ -117,7 +117,7 @@ pub async fn build(
     }
     for token in WORK_SOURCES.iter().filter(|t| sources.iter().any(|s| s == *t)) {
         let rising = rising_works(trends.api.store.as_ref(), token, at, RADAR_WORKS).await?;
-        let terms = trends.terms.terms_of(rising.iter().map(|r| r.record.work.title.as_str()));
+        let terms = trends.terms.terms_of_async(rising.iter().map(|r| r.record.work.title.as_str())).await;
         for (i, (r, terms)) in rising.into_iter().zip(terms).enumerate() {
             let rank = i as i64 + 1;
             details.push(Detail {
