@@ -1,8 +1,12 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) into prost
-//! types and tonic clients in `OUT_DIR`, and writes the file descriptor set
-//! (imports included, so reflection clients resolve every type).
+//! types, tonic clients and one service trait per proto service
+//! ([`services`]) in `OUT_DIR`, and writes the file descriptor set (imports
+//! included, so reflection clients resolve every type).
 
 use std::path::PathBuf;
+
+#[path = "build/services.rs"]
+mod services;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -10,6 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     collect_protos(&root.join("mediaops"), &mut files)?;
     files.sort();
     println!("cargo:rerun-if-changed={}", root.join("mediaops").display());
+    println!("cargo:rerun-if-changed={}", root.join("build").display());
 
     let mut compiler = protox::Compiler::new([&root])?;
     compiler.include_imports(true).include_source_info(true).open_files(&files)?;
@@ -19,13 +24,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = compiler.file_descriptor_set();
     let encoded = compiler.encode_file_descriptor_set();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    let clients = tonic_prost_build::configure().build_server(false).build_client(true).service_generator();
     let mut config = prost_build::Config::new();
-    config.enable_type_names();
-    tonic_prost_build::configure()
-        .build_server(false)
-        .build_client(true)
+    config
+        .enable_type_names()
+        .out_dir(&out)
         .include_file("_includes.rs")
-        .compile_fds_with_config(fds, config)?;
+        .service_generator(Box::new(services::Generator::new(clients)));
+    config.compile_fds(fds)?;
     std::fs::write(out.join("descriptor.bin"), encoded)?;
     Ok(())
 }

@@ -3,40 +3,16 @@
 //! item 6, for the workbench's usage page), the account's usage log. Both
 //! free.
 
-use std::sync::Arc;
-
-use mediaops_proto::mediaops::account::v1::{Balance, GetBalanceRequest, GetUsageRequest, Usage, UsageRecord};
+use mediaops_proto::mediaops::account::v1::{Usage, UsageRecord};
 
 use crate::billing::Ledger;
 use crate::error::ServiceError;
-use crate::registry::Registry;
 
 /// Records [`usage`] answers when a request names no `limit`.
 pub const DEFAULT_USAGE_LIMIT: i32 = 50;
 
 /// The most records `GET /api/account/usage` answers.
 pub const MAX_USAGE_LIMIT: i32 = 1000;
-
-/// Registers the balance and usage RPCs over `ledger`.
-pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
-    let balance_ledger = ledger.clone();
-    registry.handle("mediaops.account.v1.AccountService.GetBalance", move |ctx, _: GetBalanceRequest| {
-        let ledger = balance_ledger.clone();
-        async move {
-            let points = ledger.balance(ctx.account_id()).await?.unwrap_or(0);
-            Ok(Balance { account_id: ctx.account_id().to_owned(), points })
-        }
-    })?;
-    registry.handle("mediaops.account.v1.AccountService.GetUsage", move |ctx, request: GetUsageRequest| {
-        let ledger = ledger.clone();
-        async move {
-            if !(0..=MAX_USAGE_LIMIT).contains(&request.limit) {
-                return Err(ServiceError::invalid_field("limit", format!("must be 1-{MAX_USAGE_LIMIT} (0 = 50)")));
-            }
-            usage(ledger.as_ref(), ctx.account_id(), request.limit).await
-        }
-    })
-}
 
 /// An account's usage log, newest first (`limit` records; 0 or less =
 /// [`DEFAULT_USAGE_LIMIT`]), and its own per-operation counters

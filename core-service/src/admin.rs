@@ -3,8 +3,6 @@
 //! admin gRPC service (`mediaops.admin.v1`, gRPC only, admin token) and the
 //! `mediaops keys|points|usage` CLI.
 
-use std::sync::Arc;
-
 use mediaops_proto::mediaops::admin::v1 as pb;
 
 use crate::auth::check_account_id;
@@ -13,7 +11,6 @@ use crate::billing::{KeyInfo, Ledger};
 use crate::error::ServiceError;
 use crate::hotlists::collector::{CollectorState, Collectors};
 use crate::rate_limit::Limit;
-use crate::registry::Registry;
 use mediaops_proto::excerpt::excerpt;
 
 fn key_info(info: KeyInfo) -> pb::KeyInfo {
@@ -154,24 +151,6 @@ pub async fn set_rate_limit(
     rate_limit(ledger, default, account_id).await
 }
 
-/// Registers `SetRateLimit` and `GetRateLimit`; `default` is the configured
-/// limit of accounts without their own.
-pub fn register_rate_limits(ledger: Arc<dyn Ledger>, default: Limit, registry: &mut Registry) -> anyhow::Result<()> {
-    const SERVICE: &str = "mediaops.admin.v1.AdminService";
-    registry.handle_shared(
-        &format!("{SERVICE}.SetRateLimit"),
-        &ledger,
-        move |l, _, r: pb::SetRateLimitRequest| async move {
-            set_rate_limit(l.as_ref(), default, &r.account_id, &r.rate, r.burst).await
-        },
-    )?;
-    registry.handle_shared(
-        &format!("{SERVICE}.GetRateLimit"),
-        &ledger,
-        move |l, _, r: pb::GetRateLimitRequest| async move { rate_limit(l.as_ref(), default, &r.account_id).await },
-    )
-}
-
 fn collector_state(s: CollectorState) -> pb::CollectorState {
     let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     pb::CollectorState {
@@ -201,40 +180,4 @@ pub fn list_collectors(collectors: &Collectors) -> pb::ListCollectorsResponse {
         scheduler_running: collectors.is_scheduled(),
         collectors: collectors.states().into_iter().map(collector_state).collect(),
     }
-}
-
-/// Registers `ListCollectors` over the core's collectors.
-pub fn register_collectors(collectors: Arc<Collectors>, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_shared(
-        "mediaops.admin.v1.AdminService.ListCollectors",
-        &collectors,
-        |c, _, _: pb::ListCollectorsRequest| async move { Ok(list_collectors(&c)) },
-    )
-}
-
-/// Registers the admin RPCs (authenticated by the admin token in the pipeline).
-pub fn register(ledger: Arc<dyn Ledger>, registry: &mut Registry) -> anyhow::Result<()> {
-    const SERVICE: &str = "mediaops.admin.v1.AdminService";
-    registry.handle_shared(&format!("{SERVICE}.CreateKey"), &ledger, |l, _, r: pb::CreateKeyRequest| async move {
-        create_key(l.as_ref(), &r.account_id, r.points, &r.rate, r.burst).await
-    })?;
-    registry.handle_shared(&format!("{SERVICE}.DisableKey"), &ledger, |l, _, r: pb::DisableKeyRequest| async move {
-        Ok(pb::DisableKeyResponse { disabled: disable_key(l.as_ref(), &r.key).await? })
-    })?;
-    registry.handle_shared(&format!("{SERVICE}.ListKeys"), &ledger, |l, _, _: pb::ListKeysRequest| async move {
-        list_keys(l.as_ref()).await
-    })?;
-    registry.handle_shared(
-        &format!("{SERVICE}.GrantPoints"),
-        &ledger,
-        |l, _, r: pb::GrantPointsRequest| async move { grant(l.as_ref(), &r.account_id, r.points).await },
-    )?;
-    registry.handle_shared(
-        &format!("{SERVICE}.GetBalance"),
-        &ledger,
-        |l, _, r: pb::GetAccountBalanceRequest| async move { balance(l.as_ref(), &r.account_id).await },
-    )?;
-    registry.handle_shared(&format!("{SERVICE}.ListUsage"), &ledger, |l, _, r: pb::ListUsageRequest| async move {
-        usage(l.as_ref(), &r.account_id, r.limit).await
-    })
 }

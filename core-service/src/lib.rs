@@ -44,6 +44,10 @@ pub mod redis_connection;
 pub mod registry;
 pub mod safety;
 pub mod server;
+// The service types name the concrete reply of each generated trait method
+// (see the module docs).
+#[allow(refining_impl_trait)]
+pub mod services;
 pub mod settings;
 pub mod source;
 #[allow(missing_docs)] // documentation debt, see the note above

@@ -22,6 +22,14 @@ use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;
 use crate::validate::FieldChecks;
+use mediaops_proto::mediaops::{
+    account::v1::account_service, admin::v1::admin_service, catalog::v1::catalog_service,
+    channels::v1::channels_service, charter::v1::charter_service, clipapp::v1::clipapp_service,
+    feeds::v1::feed_service, intlshort::v1::intlshort_service, microblog::v1::microblog_service,
+    multi::v1::multi_service, safety::v1::content_safety_service, studio::v1::article_studio_service,
+    tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service, videosite::v1::videosite_service,
+    watch::v1::watchlist_service,
+};
 use mediaops_proto::value_lists::ValueLists;
 
 /// How often every core releases expired reservations.
@@ -77,8 +85,8 @@ impl Core {
         // maintenance switches' `changedAt`).
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
-        maintenance.register(&mut registry)?;
-        Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?).register(&mut registry)?;
+        let catalog = Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?);
+        catalog_service::register(&mut registry, &Arc::new(crate::services::catalog::Catalog(catalog)))?;
         // Every durable state but the ledger's and the switches' is in the
         // store's database (docs/state.md).
         let store_pool = crate::store::PoolSettings {
@@ -87,14 +95,21 @@ impl Core {
         let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
-        Arc::new(CharterService::new(opened.charters, ValueLists::from_pool(pool), clock)).register(&mut registry)?;
-        Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(opened.themes, clock)))
-            .register(&mut registry)?;
-        Arc::new(crate::safety::SafetyService::new(opened.words, clock)?).register(&mut registry)?;
+        let charter = Arc::new(CharterService::new(opened.charters, ValueLists::from_pool(pool), clock));
+        charter_service::register(&mut registry, &Arc::new(crate::services::charter::Charter(charter)))?;
+        let articles = Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
+            opened.themes,
+            clock,
+        )));
+        crate::articles::ArticleStudio::warm_up();
+        let safety = Arc::new(crate::safety::SafetyService::new(opened.words, clock)?);
+        safety.clone().register_skills(&mut registry)?;
+        let content_safety = Arc::new(crate::services::content_safety::ContentSafety(safety.clone()));
+        content_safety_service::register(&mut registry, &content_safety)?;
         let store = opened.content;
         let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
         let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
-        crate::tasks::service::register(reader, &mut registry)?;
+        task_service::register(&mut registry, &Arc::new(crate::services::task::Tasks(reader)))?;
         crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
@@ -102,7 +117,6 @@ impl Core {
         }
         let mut metrics = crate::metrics::Metrics::new();
         metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
-        crate::admin::register_collectors(collectors, &mut registry)?;
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         let env = |name: &str| std::env::var(name).ok();
         let cache = match &settings.redis_url {
@@ -120,7 +134,17 @@ impl Core {
             Some(data.store.clone()),
         )?;
         maintenance.watch_vendors(sources.upstream_only());
+        registry.set_fallbacks(sources.fallbacks.clone());
         crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
+        let trend = crate::trend::Trends::new(data.clone());
+        crate::trend::register_skills(&trend, &sources.fallbacks, &mut registry)?;
+        trend_service::register(&mut registry, &Arc::new(crate::services::trend::Trend(trend)))?;
+        multi_service::register(&mut registry, &Arc::new(crate::services::multi::Multi(data.clone())))?;
+        microblog_service::register(&mut registry, &Arc::new(crate::services::microblog::Microblog(data.clone())))?;
+        intlshort_service::register(&mut registry, &Arc::new(crate::services::intlshort::Intlshort(data.clone())))?;
+        videosite_service::register(&mut registry, &Arc::new(crate::services::videosite::Videosite(data.clone())))?;
+        channels_service::register(&mut registry, &Arc::new(crate::services::channels::Channels(data.clone())))?;
+        clipapp_service::register(&mut registry, &Arc::new(crate::services::clipapp::Clipapp(data.clone())))?;
         let fetchers = sources
             .sync
             .iter()
@@ -132,17 +156,22 @@ impl Core {
         let sync =
             crate::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers).await?;
         sync.register(&mut registry)?;
+        let admin = crate::services::admin::Admin {
+            ledger: ledger.clone(),
+            default_limit: settings.rate_limit.default_limit()?,
+            collectors,
+            maintenance: maintenance.clone(),
+            sync: sync.clone(),
+        };
+        admin_service::register(&mut registry, &Arc::new(admin))?;
         let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
-        Arc::new(crate::watch::WatchService::new(
-            opened.watch.clone(),
-            clock,
-            fetcher.clone(),
-            settings.watchlists.clone(),
-        ))
-        .register(&mut registry)?;
+        let watchlists =
+            crate::watch::WatchService::new(opened.watch.clone(), clock, fetcher.clone(), settings.watchlists.clone());
+        let watchlists = crate::services::watchlist::Watchlists(Arc::new(watchlists));
+        watchlist_service::register(&mut registry, &Arc::new(watchlists))?;
         let trends = crate::trend::Trends::new(data.clone());
-        Arc::new(crate::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone()))
-            .register(&mut registry)?;
+        let feeds = crate::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone());
+        feed_service::register(&mut registry, &Arc::new(crate::services::feed::Feeds(Arc::new(feeds))))?;
         let watch = crate::watch::runner::Runner::new(
             opened.watch,
             ledger.clone(),
@@ -154,14 +183,14 @@ impl Core {
         );
         let links =
             Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
-        crate::data_api::parse_link::register(&links, &sources.fallbacks, &mut registry)?;
+        let tool = crate::services::tool::Tool { safety, links };
+        tool_service::register(&mut registry, &Arc::new(tool))?;
         let images =
             crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher.clone())?;
         let image_skills = Arc::new(crate::images::ImageSkills { api: images, settings: settings.images.clone() });
         crate::images::register(&image_skills, &mut registry)?;
-        crate::account::register(ledger.clone(), &mut registry)?;
-        crate::admin::register(ledger.clone(), &mut registry)?;
-        crate::admin::register_rate_limits(ledger.clone(), settings.rate_limit.default_limit()?, &mut registry)?;
+        let account = crate::services::account::Account { ledger: ledger.clone() };
+        account_service::register(&mut registry, &Arc::new(account))?;
         let wechat_tokens = match redis {
             Some((url, prefix)) => crate::wechat::tokens::TokenCache::redis(url, prefix).await?,
             None => crate::wechat::tokens::TokenCache::in_process(),
@@ -174,7 +203,8 @@ impl Core {
             fetcher,
         )?);
         let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;
-        wechat.register(&mut registry)?;
+        let studio = crate::services::article_studio::Studio { articles, wechat };
+        article_studio_service::register(&mut registry, &Arc::new(studio))?;
         extra(&mut registry)?;
         sources.finish(&mut registry)?;
 

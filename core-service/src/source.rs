@@ -22,19 +22,9 @@ use mediaops_proto::error_code::ErrorCode;
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 
-/// What one source says about one call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Answer<T> {
-    /// An answer with content: the chain stops here.
-    Found(T),
-    /// A valid answer with nothing in it (an empty list): the chain tries
-    /// the next source and, if none finds more, answers this.
-    Empty(T),
-    /// The thing asked for is not known here (a lookup miss): the chain
-    /// tries the next source and, if none knows it, answers 404
-    /// `not_found` with this message.
-    NotFound(String),
-}
+/// What one source says about one call (defined with the generated
+/// service traits, whose methods may answer it: [`mediaops_proto::service`]).
+pub use mediaops_proto::service::Answer;
 
 /// One place answers can come from.
 #[async_trait]

@@ -7,14 +7,9 @@
 pub mod render;
 pub mod themes;
 
-use std::sync::Arc;
-
-use mediaops_proto::mediaops::studio::v1::{
-    GetCustomThemeRequest, PutCustomThemeRequest, RenderRequest, RenderResponse, SetDefaultThemeRequest, ThemesRequest,
-};
+use mediaops_proto::mediaops::studio::v1::{RenderRequest, RenderResponse};
 
 use crate::error::ServiceError;
-use crate::registry::Registry;
 use render::RenderError;
 use themes::{ThemeCatalog, ThemeSource};
 
@@ -25,7 +20,8 @@ pub const MAX_TITLE_CHARS: usize = 200;
 
 /// The render and theme operations.
 pub struct ArticleStudio {
-    themes: ThemeCatalog,
+    /// The built-in and custom themes, and each account's default.
+    pub themes: ThemeCatalog,
 }
 
 impl ArticleStudio {
@@ -70,34 +66,11 @@ impl ArticleStudio {
         }
     }
 
-    /// Registers the render and theme RPCs, and loads the code grammars in
-    /// the background so the first render does not wait for them.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
+    /// Loads the code grammars in the background so the first render does
+    /// not wait for them (the RPCs are [`crate::services::article_studio`]).
+    pub fn warm_up() {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn_blocking(render::highlight::warm_up);
         }
-        const SERVICE: &str = "mediaops.studio.v1.ArticleStudioService";
-        registry.handle_shared(&format!("{SERVICE}.Render"), &self, |studio, ctx, req: RenderRequest| async move {
-            studio.render(ctx.account_id(), req).await
-        })?;
-        registry.handle_shared(&format!("{SERVICE}.Themes"), &self, |studio, ctx, _: ThemesRequest| async move {
-            studio.themes.list(ctx.account_id()).await
-        })?;
-        registry.handle_shared(
-            &format!("{SERVICE}.SetDefaultTheme"),
-            &self,
-            |studio, ctx, req: SetDefaultThemeRequest| async move {
-                studio.themes.set_default(ctx.account_id(), &req.theme_id).await
-            },
-        )?;
-        registry.handle_shared(&format!("{SERVICE}.PutCustomTheme"), &self, |studio, ctx, req: PutCustomThemeRequest| async move { studio.themes.put_custom(ctx.account_id(), req).await })?;
-        registry.handle_shared(
-            &format!("{SERVICE}.GetCustomTheme"),
-            &self,
-            |studio, ctx, req: GetCustomThemeRequest| async move {
-                studio.themes.get_custom(ctx.account_id(), &req.id).await
-            },
-        )?;
-        Ok(())
     }
 }

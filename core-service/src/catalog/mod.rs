@@ -21,7 +21,6 @@ use prost_reflect::{DescriptorPool, MethodDescriptor};
 use crate::billing::Ledger;
 use crate::error::ServiceError;
 use crate::maintenance::Maintenance;
-use crate::registry::Registry;
 use crate::structs::to_struct;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::json_schema as schema;
@@ -185,25 +184,6 @@ impl Catalog {
 
     fn skills_in<'a>(&'a self, category: Option<&'a str>) -> impl Iterator<Item = &'a SkillEntry> + 'a {
         self.skills.iter().filter(move |e| category.is_none_or(|c| e.category == c))
-    }
-
-    /// Registers the three catalog RPCs.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.catalog.v1.CatalogService.ListApis",
-            &self,
-            |c, _ctx, req: ListApisRequest| async move { Ok(c.list_apis(&req).await) },
-        )?;
-        registry.handle_shared(
-            "mediaops.catalog.v1.CatalogService.ListSkills",
-            &self,
-            |c, _ctx, req: ListSkillsRequest| async move { c.list_skills(&req).await },
-        )?;
-        registry.handle_shared(
-            "mediaops.catalog.v1.CatalogService.SearchSkills",
-            &self,
-            |c, _ctx, req: SearchSkillsRequest| async move { c.search_skills(&req).await },
-        )
     }
 }
 

@@ -12,13 +12,10 @@ pub mod store;
 
 use std::sync::Arc;
 
-use mediaops_proto::mediaops::charter::v1::{
-    GetCharterRequest, GetDefaultCharterRequest, PutCharterRequest, StoredCharter,
-};
+use mediaops_proto::mediaops::charter::v1::{PutCharterRequest, StoredCharter};
 
 use crate::clock::Clock;
 use crate::error::ServiceError;
-use crate::registry::Registry;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
 use rules::DEFAULT_PROFILE;
@@ -66,24 +63,5 @@ impl CharterService {
         };
         self.store.put(account_id, &stored).await?;
         Ok(stored)
-    }
-
-    /// Registers the three charter RPCs.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.charter.v1.CharterService.GetDefaultCharter",
-            &self,
-            |s, ctx, _: GetDefaultCharterRequest| async move { s.get(ctx.account_id(), DEFAULT_PROFILE).await },
-        )?;
-        registry.handle_shared(
-            "mediaops.charter.v1.CharterService.GetCharter",
-            &self,
-            |s, ctx, req: GetCharterRequest| async move { s.get(ctx.account_id(), &req.id).await },
-        )?;
-        registry.handle_shared(
-            "mediaops.charter.v1.CharterService.PutCharter",
-            &self,
-            |s, ctx, req: PutCharterRequest| async move { s.put(ctx.account_id(), req).await },
-        )
     }
 }

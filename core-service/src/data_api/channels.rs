@@ -19,29 +19,11 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "channels";
-
-const SERVICE: &str = "mediaops.channels.v1.ChannelsService";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, |api, _, req| {
-        search_work(api, req)
-    })?;
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, _, req| {
-        search_user(api, req)
-    })?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.QueryWork"), fallbacks, "store", api, |api, _, req| query_work(api, req))?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.UserWorks"), fallbacks, "store", api, |api, _, req| user_works(api, req))?;
-    Ok(())
-}
 
 /// The one place a stored work becomes a channels work item (`search-work`,
 /// `user-works`, and the base of `query-work`).
@@ -81,7 +63,7 @@ pub fn duration_text(seconds: Option<i64>) -> String {
 
 /// `search-work`: `{items[ChannelsWorkItem], total}` for `keyword`, by
 /// relevance; `size` default 20, max 50 (spec 8).
-async fn search_work(
+pub async fn search_work(
     api: Arc<DataApi>,
     req: pb::SearchWorkRequest,
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
@@ -103,7 +85,7 @@ async fn search_work(
 /// coverImgUrl}], total}` for `accountName` over nickname (weighted),
 /// signature and category, by relevance then fans. `uid` is the account's
 /// `uid`, else its `platform_id`; `coverImgUrl` is `""` (not stored).
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
@@ -130,7 +112,7 @@ async fn search_user(
 
 /// `query-work`: the work `videoId` (encrypted id; `platform_id` or any id
 /// form), flat, with `videoDuration` per [`duration_text`]; a miss is 404.
-async fn query_work(
+pub async fn query_work(
     api: Arc<DataApi>,
     req: pb::QueryWorkRequest,
 ) -> Result<Answer<pb::QueryWorkResponse>, ServiceError> {
@@ -159,7 +141,7 @@ async fn query_work(
 /// ignored), newest first, 20 per page. No such account is an empty list
 /// (never a near match); when several stored accounts share the nickname,
 /// the one with the most fans is listed.
-async fn user_works(
+pub async fn user_works(
     api: Arc<DataApi>,
     req: pb::UserWorksRequest,
 ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {

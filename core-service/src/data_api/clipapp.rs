@@ -22,29 +22,11 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "clipapp";
-
-const SERVICE: &str = "mediaops.clipapp.v1.ClipappService";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, |api, _, req| {
-        search_work(api, req)
-    })?;
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, _, req| {
-        search_user(api, req)
-    })?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.QueryWork"), fallbacks, "store", api, |api, _, req| query_work(api, req))?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.UserWorks"), fallbacks, "store", api, |api, _, req| user_works(api, req))?;
-    Ok(())
-}
 
 /// The `sort` values of `search-work` (spec 4.10's select): empty or
 /// `综合` = relevance, `最新` = newest, `最多点赞` = most likes, `最多收藏` =
@@ -91,7 +73,7 @@ async fn work_page(api: &DataApi, query: &WorkQuery) -> Result<Vec<pb::ClipWorkI
 
 /// `search-work`: `{items[ClipWorkItem]}` for `keyword` in `sort` order;
 /// `size` default 20, max 50 (spec 8); no total.
-async fn search_work(
+pub async fn search_work(
     api: Arc<DataApi>,
     req: pb::SearchWorkRequest,
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
@@ -114,7 +96,7 @@ async fn search_work(
 /// coverImgUrl}], total}` for `accountName` over nickname (weighted),
 /// signature and category, by relevance then fans. `kwaiId` is `""` when
 /// the account has none; `coverImgUrl` is `""` (not stored).
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
@@ -141,7 +123,7 @@ async fn search_user(
 
 /// `query-work`: the work `photoId` (encrypted id; `platform_id` or any id
 /// form), flat; a miss is 404.
-async fn query_work(
+pub async fn query_work(
     api: Arc<DataApi>,
     req: pb::QueryWorkRequest,
 ) -> Result<Answer<pb::QueryWorkResponse>, ServiceError> {
@@ -166,7 +148,7 @@ async fn query_work(
 /// `user-works`: `{items[ClipWorkItem]}` of the account `kwaiId`, newest
 /// first, 20 per page, no total. An empty `kwaiId` is a 400 naming it; an
 /// unknown one is an empty list.
-async fn user_works(
+pub async fn user_works(
     api: Arc<DataApi>,
     req: pb::UserWorksRequest,
 ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {

@@ -103,21 +103,32 @@ keywords_feed_input!(videosite::v1::VideositeAiFeedRequest, clipapp::v1::Clipapp
 
 /// Whether a feed's `startTime`/`endTime` must be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Times {
+pub enum Times {
     Required,
     Optional,
 }
 
 /// One feed operation: which RPC, which platform, which topic.
 #[derive(Debug, Clone, Copy)]
-struct Feed {
+pub struct Feed {
     method: &'static str,
     platform: &'static str,
     topic: Topic,
     times: Times,
 }
 
-/// Registers every feed operation: one row per operation.
+impl Feed {
+    /// The feed of `mediaops.<method>` (`<platform>.v1.<Service>.<Rpc>`),
+    /// whose platform token is the method's first segment.
+    pub fn new(method: &'static str, topic: Topic, times: Times) -> Feed {
+        let platform = method.split('.').next().unwrap_or_default();
+        Feed { method, platform, topic, times }
+    }
+}
+
+/// Registers the feed operations of the services not converted to their
+/// generated trait yet (the others call [`topic_feed`] from
+/// `crate::services`): one row per operation.
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
     use Times::{Optional, Required};
     use Topic::{Ai, Playlet};
@@ -132,14 +143,7 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
         )?
         .add::<KeywordFeedRequest>("shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed", Playlet, Optional)?
         .add::<articles::v1::ArticlesAiFeedRequest>("articles.v1.ArticlesService.ArticlesAiFeed", Ai, Optional)?
-        .add::<KeywordFeedRequest>("articles.v1.ArticlesService.ArticlesPlayletFeed", Playlet, Optional)?
-        .add::<videosite::v1::VideositeAiFeedRequest>("videosite.v1.VideositeService.VideositeAiFeed", Ai, Optional)?
-        .add::<KeywordFeedRequest>("videosite.v1.VideositeService.VideositePlayletFeed", Playlet, Optional)?
-        .add::<KeywordFeedRequest>("channels.v1.ChannelsService.ChannelsAiFeed", Ai, Optional)?
-        .add::<clipapp::v1::ClipappAiFeedRequest>("clipapp.v1.ClipappService.ClipappAiFeed", Ai, Optional)?;
-    registry.handle_sourced("mediaops.multi.v1.MultiService.PlayletFeed", fallbacks, "store", api, |api, _, req| {
-        multi_playlet_feed(api, req)
-    })?;
+        .add::<KeywordFeedRequest>("articles.v1.ArticlesService.ArticlesPlayletFeed", Playlet, Optional)?;
     Ok(())
 }
 
@@ -155,8 +159,7 @@ impl Registrar<'_> {
     /// platform token is its first segment) as the `topic` feed of that
     /// platform, reading requests of type `Req`.
     fn add<Req: FeedInput>(&mut self, method: &'static str, topic: Topic, times: Times) -> anyhow::Result<&mut Self> {
-        let platform = method.split('.').next().unwrap_or_default();
-        let feed = Feed { method, platform, topic, times };
+        let feed = Feed::new(method, topic, times);
         self.registry.handle_sourced(
             &format!("mediaops.{method}"),
             self.fallbacks,
@@ -170,7 +173,7 @@ impl Registrar<'_> {
 
 /// The handler of every `*-ai-feed` and `*-playlet-feed`:
 /// `{items[{title, likeCount}]}`.
-async fn topic_feed<Req: FeedInput>(
+pub async fn topic_feed<Req: FeedInput>(
     api: Arc<DataApi>,
     feed: Feed,
     req: Req,
@@ -206,7 +209,7 @@ async fn topic_feed<Req: FeedInput>(
 /// `multi/playlet-feed`: the 短剧 feed of the platform numbered `platform`
 /// ([`super::multi::platform_of`]; unset is 0 = articles), no keyword:
 /// `{items[{title, platform}]}`.
-async fn multi_playlet_feed(
+pub async fn multi_playlet_feed(
     api: Arc<DataApi>,
     req: multi_pb::v1::PlayletFeedRequest,
 ) -> Result<Answer<multi_pb::v1::PlayletFeedResponse>, ServiceError> {

@@ -10,25 +10,17 @@ use super::keyword;
 use super::paging::PageRequest;
 use super::{DataApi, list};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::AccountOrder;
 
 /// The platform token.
 pub const PLATFORM: &str = "intlshort";
 
-const SERVICE: &str = "mediaops.intlshort.v1.IntlshortService";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, search_user)?;
-    Ok(())
-}
-
 /// `search-user`: accounts matching `keyword` (nickname, signature,
 /// category) by relevance, 20 a page, with the total of all matches:
 /// `{items[{uniqueId, fans}], total}`; no continuation marker (spec 4.8).
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchUserRequest,

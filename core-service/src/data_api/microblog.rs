@@ -14,22 +14,13 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, list, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::WorkRecord;
 use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "microblog";
-
-const SERVICE: &str = "mediaops.microblog.v1.MicroblogService";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.Search"), fallbacks, "store", api, search)?;
-    registry.handle_sourced(&format!("{SERVICE}.Detail"), fallbacks, "store", api, detail)?;
-    Ok(())
-}
 
 /// One post as both operations answer it: `text` is the stored description
 /// (the full post) when there is one, else the title; `repostCount` is the
@@ -53,7 +44,7 @@ fn post(record: WorkRecord) -> pb::MicroblogPost {
 
 /// `search`: posts holding every term of `keyword`, by relevance, 20 a
 /// page, with the total: `{items[post], total}`.
-async fn search(
+pub async fn search(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchRequest,
@@ -119,7 +110,7 @@ pub fn post_of_url(url: &str) -> Result<String, ServiceError> {
 /// `detail`: one post by `postId` (a mid or a post code) or, when that is
 /// empty, by `url`; `{item: post}`. Neither given is a 400 naming
 /// `postId`; a post the store lacks is a 404.
-async fn detail(
+pub async fn detail(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::DetailRequest,

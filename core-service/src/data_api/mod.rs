@@ -44,19 +44,13 @@ pub struct DataApi {
     pub clock: Clock,
 }
 
-/// Registers every data operation answered from the store.
+/// Registers the data operations of the services that are not converted to
+/// their generated trait yet (`crate::services` lists them).
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
     articles::register(api, fallbacks, registry)?;
-    channels::register(api, fallbacks, registry)?;
-    clipapp::register(api, fallbacks, registry)?;
     feeds::register(api, fallbacks, registry)?;
-    intlshort::register(api, fallbacks, registry)?;
     lifestyle::register(api, fallbacks, registry)?;
-    microblog::register(api, fallbacks, registry)?;
-    multi::register(api, fallbacks, registry)?;
     shortvideo::register(api, fallbacks, registry)?;
-    videosite::register(api, fallbacks, registry)?;
-    crate::trend::register(api, fallbacks, registry)?;
     crate::rankings::register(api, fallbacks, registry)?;
     Ok(())
 }

@@ -16,14 +16,11 @@ use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
 use super::times::{day_end, day_start, parse_date, parse_datetime};
 use super::{DataApi, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::{WorkOrder, WorkQuery};
 
 /// The platform token.
 pub const PLATFORM: &str = "multi";
-
-const SERVICE: &str = "mediaops.multi.v1.MultiService";
 
 /// (number, platform token) of the spec's platform numbers (part 1).
 pub const PLATFORM_NUMBERS: [(i32, &str); 4] = [(0, "articles"), (1, "shortvideo"), (3, "lifestyle"), (6, "videosite")];
@@ -36,17 +33,6 @@ pub const SEARCH_HITS: u32 = DEFAULT_SIZE;
 
 /// Works per platform in `multi-content-export-top`.
 pub const EXPORT_TOP: u32 = MAX_SIZE;
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.Cn30MultiSearch"), fallbacks, "store", api, |api, _, req| {
-        cn30_multi_search(api, req)
-    })?;
-    registry.handle_sourced(&format!("{SERVICE}.MultiContentExportTop"), fallbacks, "store", api, |api, _, req| {
-        export_top(api, req)
-    })?;
-    Ok(())
-}
 
 /// The platform token of a platform number; 400 naming `field` for a
 /// number that is not in [`PLATFORM_NUMBERS`].
@@ -80,7 +66,7 @@ fn cn30_days(start: &str, end: &str, today: NaiveDate) -> Result<Option<(NaiveDa
 /// `cn30-multi-search`: `{keyword, lifestyleResult[], shortvideoResult[],
 /// articlesResult[]}`, each the [`SEARCH_HITS`] most relevant works of
 /// that platform published in the covered window, `{title}` each.
-async fn cn30_multi_search(
+pub async fn cn30_multi_search(
     api: Arc<DataApi>,
     req: pb::Cn30MultiSearchRequest,
 ) -> Result<Answer<pb::Cn30MultiSearchResponse>, ServiceError> {
@@ -155,7 +141,7 @@ fn export_platforms(numbers: &[i32]) -> Result<Vec<(i32, &'static str)>, Service
 /// likeCount}]}]}`, one group per requested platform (empty list when it
 /// has nothing), each the [`EXPORT_TOP`] most liked works of the platform
 /// published in the window and matching `keyword` (all works when empty).
-async fn export_top(
+pub async fn export_top(
     api: Arc<DataApi>,
     req: pb::MultiContentExportTopRequest,
 ) -> Result<Answer<pb::MultiContentExportTopResponse>, ServiceError> {

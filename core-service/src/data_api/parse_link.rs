@@ -22,8 +22,7 @@ use super::share_link::{self, Recognized};
 use super::{count, required, store_error};
 use crate::error::ServiceError;
 use crate::outbound::GuardedFetcher;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::ContentStore;
 use mediaops_proto::excerpt::excerpt;
 
@@ -35,17 +34,6 @@ pub const SOURCE: &str = "store";
 pub struct LinkParser {
     pub store: Arc<dyn ContentStore>,
     pub fetcher: GuardedFetcher,
-}
-
-/// Registers `tool.parse-content-detail`.
-pub fn register(parser: &Arc<LinkParser>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(
-        "mediaops.tool.v1.ToolService.ParseContentDetail",
-        fallbacks,
-        SOURCE,
-        parser,
-        |parser, _: CallContext, req: pb::ParseContentDetailRequest| async move { parser.parse(&req.url).await },
-    )
 }
 
 impl LinkParser {

@@ -13,30 +13,12 @@ use mediaops_proto::mediaops::videosite::v1 as pb;
 use super::paging::PageRequest;
 use super::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::{AccountOrder, AccountQuery, WorkOrder, WorkQuery};
 use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "videosite";
-
-const SERVICE: &str = "mediaops.videosite.v1.VideositeService";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, search_work)?;
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, search_user)?;
-    registry.handle_sourced(&format!("{SERVICE}.QueryAccount"), fallbacks, "store", api, |api, _, req| {
-        query_account(api, req)
-    })?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.QueryWork"), fallbacks, "store", api, |api, _, req| query_work(api, req))?;
-    registry.handle_sourced(&format!("{SERVICE}.VideositeUserWorks"), fallbacks, "store", api, |api, _, req| {
-        user_works(api, req)
-    })?;
-    Ok(())
-}
 
 /// The `order` values of `search-work` (spec 4.7 shows `time`; the other
 /// names are ours, docs/data-apis.md): empty or `totalrank` = relevance,
@@ -60,7 +42,7 @@ fn work_order(order: &str) -> Result<WorkOrder, ServiceError> {
 }
 
 /// `search-work`: `{items[{title, likeCount}], total}`.
-async fn search_work(
+pub async fn search_work(
     api: Arc<DataApi>,
     _: crate::registry::CallContext,
     req: pb::SearchWorkRequest,
@@ -87,7 +69,7 @@ async fn search_work(
 
 /// `search-user`: `{items[{uid, fansNum}]}`; `order` empty/`totalrank` =
 /// relevance, `fans`/`follower` = most fans first.
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     _: crate::registry::CallContext,
     req: pb::SearchUserRequest,
@@ -155,7 +137,7 @@ pub fn bv_id_of(input: &str, field: &str) -> Result<String, ServiceError> {
 /// `query-account`: `{account{name, mid, follower, nickname,
 /// certification, category, totalPlayCount, totalLikeCount}}`; the totals
 /// add up the stored works of the account (their newest snapshots).
-async fn query_account(
+pub async fn query_account(
     api: Arc<DataApi>,
     req: pb::QueryAccountRequest,
 ) -> Result<Answer<pb::QueryAccountResponse>, ServiceError> {
@@ -182,7 +164,7 @@ async fn query_account(
 
 /// `query-work`: `{item{bvId, title, playCount, coverUrl, authorName,
 /// likeCount, commentCount, favoriteCount, shareCount, tags}}`.
-async fn query_work(
+pub async fn query_work(
     api: Arc<DataApi>,
     req: pb::QueryWorkRequest,
 ) -> Result<Answer<pb::QueryWorkResponse>, ServiceError> {
@@ -214,7 +196,7 @@ async fn query_work(
 
 /// `videosite-user-works`: `{items[{title, url, categoryName}]}`, newest
 /// first by default; `order` as in `search-work` (`pubdate` default).
-async fn user_works(
+pub async fn user_works(
     api: Arc<DataApi>,
     req: pb::VideositeUserWorksRequest,
 ) -> Result<Answer<pb::VideositeUserWorksResponse>, ServiceError> {

@@ -23,14 +23,14 @@ pub mod store;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::feeds::v1::{
-    Feed, FeedDocument, FeedLink, FeedList, ListFeedsRequest, ReadFeedRequest, RevokeFeedTokenRequest,
-    RevokedFeedToken, RotateFeedTokenRequest,
+    Feed, FeedDocument, FeedLink, FeedList, ReadFeedRequest, RevokeFeedTokenRequest, RevokedFeedToken,
+    RotateFeedTokenRequest,
 };
 
 use crate::auth::keys::{generate_secret, hash_key};
 use crate::error::ServiceError;
 use crate::hotlists::sources::Source;
-use crate::registry::{CallContext, Registry};
+use crate::registry::CallContext;
 use crate::trend::Trends;
 use crate::watch::store::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
@@ -143,26 +143,5 @@ impl FeedService {
             .get_watchlist(account_id, id)
             .await?
             .ok_or_else(|| ServiceError::not_found(format!("no watch list {id} in this account")))
-    }
-
-    /// Registers the four feed RPCs.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        const SERVICE: &str = "mediaops.feeds.v1.FeedService";
-        registry.handle_shared(&format!("{SERVICE}.ListFeeds"), &self, |s, ctx, _: ListFeedsRequest| async move {
-            s.list(ctx.account_id()).await
-        })?;
-        registry.handle_shared(
-            &format!("{SERVICE}.RotateFeedToken"),
-            &self,
-            |s, ctx, req: RotateFeedTokenRequest| async move { s.rotate(&ctx, req).await },
-        )?;
-        registry.handle_shared(
-            &format!("{SERVICE}.RevokeFeedToken"),
-            &self,
-            |s, ctx, req: RevokeFeedTokenRequest| async move { s.revoke(ctx.account_id(), req).await },
-        )?;
-        registry.handle_shared(&format!("{SERVICE}.ReadFeed"), &self, |s, ctx, req: ReadFeedRequest| async move {
-            s.read(&ctx, req).await
-        })
     }
 }

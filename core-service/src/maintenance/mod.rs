@@ -231,18 +231,4 @@ impl Maintenance {
             self.declared.keys().chain(switches.keys()).chain(down_automatically).map(|k| (k.as_str(), ())).collect();
         pb::ListMaintenanceResponse { operations: keys.keys().map(|k| self.effective(k, &switches)).collect() }
     }
-
-    /// Registers `admin.maintenance.set` and `admin.maintenance.list`.
-    pub fn register(self: &Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.admin.v1.AdminService.SetMaintenance",
-            self,
-            |m, _, request: pb::SetMaintenanceRequest| async move { m.set(request).await },
-        )?;
-        registry.handle_shared(
-            "mediaops.admin.v1.AdminService.ListMaintenance",
-            self,
-            |m, _, _: pb::ListMaintenanceRequest| async move { Ok(m.list().await) },
-        )
-    }
 }

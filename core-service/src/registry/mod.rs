@@ -6,6 +6,7 @@
 //! registry checks at start-up that the types match the RPC's descriptor.
 
 mod context;
+mod services;
 
 pub use context::{CallContext, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
 
@@ -58,6 +59,10 @@ pub struct Registry {
     handlers: HashMap<String, Handler>,
     /// Per-operation timing that replaces the pipeline's defaults.
     limits: HashMap<String, crate::dispatch::Limits>,
+    /// The configured sources after the store, for the RPCs of generated
+    /// service traits that answer through a source chain
+    /// ([`Registry::set_fallbacks`]).
+    fallbacks: Option<crate::source::Fallbacks>,
 }
 
 impl Registry {
@@ -77,7 +82,14 @@ impl Registry {
             order.push(grpc_path.clone());
             operations.insert(grpc_path.clone(), Arc::new(OperationInfo { grpc_path, method, meta }));
         }
-        Ok(Registry { operations, order, handlers: HashMap::new(), limits: HashMap::new() })
+        Ok(Registry { operations, order, handlers: HashMap::new(), limits: HashMap::new(), fallbacks: None })
+    }
+
+    /// The sources configured after the store (`[sources]`,
+    /// [`crate::vendors::chain::Plan`]), which the source chains of the
+    /// service traits' RPCs registered from now on follow.
+    pub fn set_fallbacks(&mut self, fallbacks: crate::source::Fallbacks) {
+        self.fallbacks = Some(fallbacks);
     }
 
     /// Registers the handler of the RPC `full_method` (`package.Service.Method`).

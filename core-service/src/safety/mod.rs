@@ -20,11 +20,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use mediaops_proto::mediaops::common::v1::BannedWordResult;
-use mediaops_proto::mediaops::safety::v1::{
-    CustomWord, CustomWordList, CustomWordLists, GetCustomWordsRequest, PutCustomWordsRequest,
-};
+use mediaops_proto::mediaops::safety::v1::{CustomWord, CustomWordList, CustomWordLists, PutCustomWordsRequest};
 use mediaops_proto::mediaops::skills::v1::{ArticlesProhibitedWordRequest, ContentSafetyCheckRequest};
-use mediaops_proto::mediaops::tool::v1::CheckBannedWordsRequest;
 use sha2::{Digest, Sha256};
 
 use crate::error::ServiceError;
@@ -210,15 +207,11 @@ impl SafetyService {
         Ok(to_proto(scope, list))
     }
 
-    /// Registers the five RPCs.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.tool.v1.ToolService.CheckBannedWords",
-            &self,
-            |s, ctx, req: CheckBannedWordsRequest| async move {
-                s.check(ctx.account_id(), Platform::parse(&req.platform, "platform")?, &req.content).await
-            },
-        )?;
+    /// Registers the two banned-word skills of `SkillsService` (the
+    /// service's other RPCs are registered by string until it has its
+    /// trait implementation; the tool and the word lists are
+    /// [`crate::services::tool`] and [`crate::services::content_safety`]).
+    pub fn register_skills(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
         registry.handle_shared(
             "mediaops.skills.v1.SkillsService.ContentSafetyCheck",
             &self,
@@ -232,18 +225,7 @@ impl SafetyService {
             |s, ctx, req: ArticlesProhibitedWordRequest| async move {
                 s.check(ctx.account_id(), Platform::Articles, &req.content).await
             },
-        )?;
-        registry.handle_shared(
-            "mediaops.safety.v1.ContentSafetyService.GetCustomWords",
-            &self,
-            |s, ctx, req: GetCustomWordsRequest| async move { s.get_custom(ctx.account_id(), &req.platform).await },
-        )?;
-        registry.handle_shared(
-            "mediaops.safety.v1.ContentSafetyService.PutCustomWords",
-            &self,
-            |s, ctx, req: PutCustomWordsRequest| async move { s.put_custom(ctx.account_id(), req).await },
-        )?;
-        Ok(())
+        )
     }
 }
 

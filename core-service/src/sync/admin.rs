@@ -2,8 +2,6 @@
 //! `admin.sync.replay`; docs/sync.md "Dead letters"), and a sync job as
 //! `GET /api/tasks/{taskId}` shows it.
 
-use std::sync::Arc;
-
 use chrono::{DateTime, Utc};
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::admin::v1 as pb;
@@ -12,7 +10,6 @@ use mediaops_proto::mediaops::tasks::v1::{SyncProgress, Task as TaskMessage};
 use super::SyncService;
 use super::fetch::SyncSummary;
 use crate::error::ServiceError;
-use crate::registry::Registry;
 use crate::store::sync_job::{SyncJob, SyncStatus};
 use crate::tasks::error_proto;
 
@@ -21,35 +18,28 @@ const DEFAULT_LIMIT: u32 = 50;
 /// The most dead letters one call lists.
 const MAX_LIMIT: i32 = 500;
 
-pub(super) fn register(sync: &Arc<SyncService>, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_shared(
-        "mediaops.admin.v1.AdminService.ListSyncDeadLetters",
-        sync,
-        |sync, _, request: pb::ListSyncDeadLettersRequest| async move {
-            let limit = match request.limit {
-                0 => DEFAULT_LIMIT,
-                n if (1..=MAX_LIMIT).contains(&n) => n.unsigned_abs(),
-                _ => return Err(ServiceError::invalid_field("limit", format!("`limit` must be 1-{MAX_LIMIT}"))),
-            };
-            let jobs = sync.jobs.failed_sync_jobs(limit).await.map_err(read_failed)?;
-            Ok(pb::ListSyncDeadLettersResponse { jobs: jobs.iter().map(admin_view).collect() })
-        },
-    )?;
-    registry.handle_shared(
-        "mediaops.admin.v1.AdminService.ReplaySyncJob",
-        sync,
-        |sync, _, request: pb::ReplaySyncJobRequest| async move { sync.replay(request.task_id.trim()).await },
-    )
-}
-
 impl SyncService {
+    /// The failed sync jobs (the dead letters), at most `limit` (0 = 50).
+    ///
+    /// # Errors
+    /// 400 naming `limit` outside 0-500; 500 when the jobs cannot be read.
+    pub async fn dead_letters(&self, limit: i32) -> Result<pb::ListSyncDeadLettersResponse, ServiceError> {
+        let limit = match limit {
+            0 => DEFAULT_LIMIT,
+            n if (1..=MAX_LIMIT).contains(&n) => n.unsigned_abs(),
+            _ => return Err(ServiceError::invalid_field("limit", format!("`limit` must be 1-{MAX_LIMIT}"))),
+        };
+        let jobs = self.jobs.failed_sync_jobs(limit).await.map_err(read_failed)?;
+        Ok(pb::ListSyncDeadLettersResponse { jobs: jobs.iter().map(admin_view).collect() })
+    }
+
     /// Queues the failed job `id` again with its attempts reset.
     ///
     /// # Errors
     /// 400 naming `taskId` when blank; 404 for an unknown job; 409
     /// `conflict` for a job that is not `failed`; 500 when it cannot be
     /// stored or queued.
-    async fn replay(&self, id: &str) -> Result<pb::SyncJob, ServiceError> {
+    pub async fn replay(&self, id: &str) -> Result<pb::SyncJob, ServiceError> {
         if id.is_empty() {
             return Err(ServiceError::invalid_field("taskId", "`taskId` is required: the id of a failed sync job"));
         }

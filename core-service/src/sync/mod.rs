@@ -94,7 +94,8 @@ impl SyncService {
         &self.workers
     }
 
-    /// Registers the four sync operations and the admin RPCs.
+    /// Registers the four sync operations (their admin RPCs are
+    /// [`crate::services::admin`]'s).
     pub fn register(self: &Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
         registry.handle_shared(
             "mediaops.lifestyle.v1.LifestyleService.LifestyleSyncNotes",
@@ -124,8 +125,7 @@ impl SyncService {
                 let request = json!({"wechatId": request.wechat_id, "accountName": request.account_name});
                 sync.submit(&ctx, "wechatId", request).await
             },
-        )?;
-        admin::register(self, registry)
+        )
     }
 
     /// Validates the id in `field` of `request`, joins the caller's open

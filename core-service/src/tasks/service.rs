@@ -10,7 +10,7 @@ use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 
 use super::{TaskRunner, error_proto};
 use crate::error::ServiceError;
-use crate::registry::Registry;
+use crate::registry::CallContext;
 use crate::store::sync_job::SyncJobStore;
 use crate::store::task::Task;
 
@@ -25,29 +25,30 @@ pub struct TaskReader {
     pub sync_jobs: Arc<dyn SyncJobStore>,
 }
 
-/// Registers `tasks.get`.
-pub fn register(reader: TaskReader, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_shared(
-        "mediaops.tasks.v1.TaskService.GetTask",
-        &Arc::new(reader),
-        |reader, ctx, request: GetTaskRequest| async move {
-            let id = crate::fields::identifier(&request.task_id, "taskId", MAX_TASK_ID_CHARS).map_err(|_| {
-                ServiceError::invalid_field("taskId", "`taskId` must be the taskId an invoke answer returned")
-            })?;
-            let unreadable = |e: crate::store::StoreError| e.into_service_error("task store");
-            let mine = |account: &str| account == ctx.account_id();
-            if let Some(task) = reader.runner.store().get_task(id).await.map_err(unreadable)? {
-                if mine(&task.account_id) {
-                    return Ok(view(&task));
-                }
-            } else if let Some(job) = reader.sync_jobs.get_sync_job(id).await.map_err(unreadable)?
-                && mine(&job.account_id)
-            {
-                return Ok(crate::sync::admin::task_view(&job));
+impl TaskReader {
+    /// The task `request.taskId` of the caller's account: a task of the
+    /// runner, else a sync job.
+    ///
+    /// # Errors
+    /// 400 naming `taskId` for a malformed id; 404 for a task of another
+    /// account or none; 503 when the stores cannot be read.
+    pub async fn get(&self, ctx: &CallContext, request: &GetTaskRequest) -> Result<TaskMessage, ServiceError> {
+        let id = crate::fields::identifier(&request.task_id, "taskId", MAX_TASK_ID_CHARS).map_err(|_| {
+            ServiceError::invalid_field("taskId", "`taskId` must be the taskId an invoke answer returned")
+        })?;
+        let unreadable = |e: crate::store::StoreError| e.into_service_error("task store");
+        let mine = |account: &str| account == ctx.account_id();
+        if let Some(task) = self.runner.store().get_task(id).await.map_err(unreadable)? {
+            if mine(&task.account_id) {
+                return Ok(view(&task));
             }
-            Err(ServiceError::not_found(format!("no task {id} for this account")))
-        },
-    )
+        } else if let Some(job) = self.sync_jobs.get_sync_job(id).await.map_err(unreadable)?
+            && mine(&job.account_id)
+        {
+            return Ok(crate::sync::admin::task_view(&job));
+        }
+        Err(ServiceError::not_found(format!("no task {id} for this account")))
+    }
 }
 
 /// The task as the API shows it.

@@ -12,18 +12,10 @@ use super::window::{HotWindow, hot_window};
 use super::{Trends, entries};
 use crate::data_api::list;
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 
 /// Keywords in one answer.
 pub const HOT_KEYWORDS: usize = 50;
-
-const METHOD: &str = "mediaops.trend.v1.TrendService.HotKeywords";
-
-/// Registers the operation.
-pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, _, req| hot_keywords(t, req))
-}
 
 /// `{items[{keyword, plats[]}]}`; `plats` are list names (`weibo`, `douyin`,
 /// …) in list-number order.

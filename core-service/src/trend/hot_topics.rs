@@ -27,15 +27,7 @@ use crate::data_api::list;
 use crate::data_api::paging::{DEFAULT_SIZE, MAX_SIZE};
 use crate::error::ServiceError;
 use crate::hotlists::Source;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
-
-const METHOD: &str = "mediaops.trend.v1.TrendService.HotTopics";
-
-/// Registers the operation.
-pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, _, req| hot_topics(t, req))
-}
+use crate::source::Answer;
 
 /// `limit`: 0 (unset) = [`DEFAULT_SIZE`]; 1..=[`MAX_SIZE`]; else a 400
 /// naming `field`.

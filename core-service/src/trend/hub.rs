@@ -27,26 +27,13 @@ use super::numbering::{list_order, lists_of, short_video_list};
 use super::window::{day_window, hot_window};
 use crate::data_api::list;
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 
 /// Entries in one `shortvideo-hot-trend` answer.
 pub const TREND_ITEMS: usize = 100;
 
 /// Entries in one `trending-hub-keyword` answer.
 pub const HUB_ITEMS: usize = 500;
-
-const SERVICE: &str = "mediaops.trend.v1.TrendService";
-
-/// Registers both operations.
-pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.TrendingHubKeyword"), fallbacks, "store", trends, |t, _, req| {
-        hub_keyword(t, req)
-    })?;
-    registry.handle_sourced(&format!("{SERVICE}.ShortvideoHotTrend"), fallbacks, "store", trends, |t, _, req| {
-        short_video_trend(t, req)
-    })
-}
 
 /// The distinct, non-blank keywords (none: an empty list, which filters
 /// nothing out).

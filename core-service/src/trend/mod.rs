@@ -153,15 +153,11 @@ impl Trends {
     }
 }
 
-/// Registers the trend operations and the two trend skills (called from
-/// [`crate::data_api::register`]).
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let trends = Trends::new(api.clone());
-    hot_topics::register(&trends, fallbacks, registry)?;
-    hot_keywords::register(&trends, fallbacks, registry)?;
-    hub::register(&trends, fallbacks, registry)?;
-    radar::register(&trends, fallbacks, registry)?;
-    last30days::register(&trends, fallbacks, registry)?;
+/// Registers the two trend skills of `SkillsService` over `trends` (the
+/// trend operations are [`crate::services::trend`]'s).
+pub fn register_skills(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
+    radar::register(trends, fallbacks, registry)?;
+    last30days::register(trends, fallbacks, registry)?;
     Ok(())
 }
 

@@ -23,14 +23,13 @@ use std::sync::Arc;
 use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{
-    ChannelView, DeleteWatchlistRequest, DeletedWatchlist, DeliveryList, GetWatchlistRequest, ListDeliveriesRequest,
-    ListWatchlistsRequest, PutWatchlistRequest, Watchlist, WatchlistList, WatchlistSpec,
+    ChannelView, DeletedWatchlist, DeliveryList, ListDeliveriesRequest, PutWatchlistRequest, Watchlist, WatchlistList,
+    WatchlistSpec,
 };
 
 use crate::clock::Clock;
 use crate::error::ServiceError;
 use crate::outbound::GuardedFetcher;
-use crate::registry::Registry;
 use store::{StoredWatchlist, WatchStore};
 
 /// Points a delivered digest costs (issue 19 item 4; docs/watchlists.md
@@ -156,36 +155,6 @@ impl WatchService {
             }
         };
         Ok(DeliveryList { items: self.store.deliveries(account_id, &request.id, i64::from(limit)).await? })
-    }
-
-    /// Registers the five watch-list RPCs.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        const SERVICE: &str = "mediaops.watch.v1.WatchlistService";
-        registry.handle_shared(
-            &format!("{SERVICE}.ListWatchlists"),
-            &self,
-            |s, ctx, _: ListWatchlistsRequest| async move { s.list(ctx.account_id()).await },
-        )?;
-        registry.handle_shared(
-            &format!("{SERVICE}.GetWatchlist"),
-            &self,
-            |s, ctx, req: GetWatchlistRequest| async move { s.get(ctx.account_id(), &req.id).await },
-        )?;
-        registry.handle_shared(
-            &format!("{SERVICE}.PutWatchlist"),
-            &self,
-            |s, ctx, req: PutWatchlistRequest| async move { s.put(ctx.account_id(), req).await },
-        )?;
-        registry.handle_shared(
-            &format!("{SERVICE}.DeleteWatchlist"),
-            &self,
-            |s, ctx, req: DeleteWatchlistRequest| async move { s.delete(ctx.account_id(), &req.id).await },
-        )?;
-        registry.handle_shared(
-            &format!("{SERVICE}.ListDeliveries"),
-            &self,
-            |s, ctx, req: ListDeliveriesRequest| async move { s.deliveries(ctx.account_id(), req).await },
-        )
     }
 }
 

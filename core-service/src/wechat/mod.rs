@@ -30,13 +30,10 @@ pub mod tokens;
 
 use std::sync::Arc;
 
-use mediaops_proto::mediaops::studio::v1::{
-    AuthorizeLinkRequest, MediaUploadRequest, MediaUploadResponse, PublishRequest, StatusRequest, StatusResponse,
-};
+use mediaops_proto::mediaops::studio::v1::{MediaUploadRequest, MediaUploadResponse};
 
 use crate::error::ServiceError;
 use crate::outbound::{GuardedFetcher, OutboundSettings};
-use crate::registry::Registry;
 use client::{ImageFile, WechatApi};
 use config::WechatSettings;
 use images::{ImageKind, MAX_BODY_IMAGE_BYTES};
@@ -128,27 +125,6 @@ impl Wechat {
             .await
             .map_err(|e| e.to_service_error("uploading the image"))?;
         Ok(MediaUploadResponse { url })
-    }
-
-    /// Registers status, media upload, publish and the authorization link.
-    pub fn register(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        const SERVICE: &str = "mediaops.studio.v1.ArticleStudioService";
-        registry.handle_shared(&format!("{SERVICE}.Status"), &self, |w, ctx, _: StatusRequest| async move {
-            Ok(StatusResponse { accounts: w.accounts_of(ctx.account_id()).await? })
-        })?;
-        registry.handle_shared(
-            &format!("{SERVICE}.MediaUpload"),
-            &self,
-            |w, ctx, r: MediaUploadRequest| async move { w.media_upload(ctx.account_id(), r).await },
-        )?;
-        registry.handle_shared(&format!("{SERVICE}.Publish"), &self, |w, ctx, r: PublishRequest| async move {
-            w.publish(ctx.account_id(), r).await
-        })?;
-        registry.handle_shared(
-            &format!("{SERVICE}.AuthorizeLink"),
-            &self,
-            |w, ctx, _: AuthorizeLinkRequest| async move { w.authorize_link(ctx.account_id()).await },
-        )
     }
 }
 

@@ -1,0 +1,62 @@
+//! `mediaops.channels.v1.ChannelsService`, answered from the store through
+//! its source chains ([`crate::data_api::channels`],
+//! [`crate::data_api::feeds`]).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::channels::v1 as pb;
+use mediaops_proto::mediaops::channels::v1::channels_service::ChannelsService;
+use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
+
+use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::{DataApi, channels};
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::source::Answer;
+use crate::store::topic::Topic;
+
+/// The channels RPCs over the content store.
+pub struct Channels(pub Arc<DataApi>);
+
+impl ChannelsService<Registry> for Channels {
+    async fn channels_ai_feed(
+        &self,
+        _: CallContext,
+        request: KeywordFeedRequest,
+    ) -> Result<Answer<TitleLikeList>, ServiceError> {
+        let feed = Feed::new("channels.v1.ChannelsService.ChannelsAiFeed", Topic::Ai, Times::Optional);
+        topic_feed(self.0.clone(), feed, request).await
+    }
+
+    async fn search_work(
+        &self,
+        _: CallContext,
+        request: pb::SearchWorkRequest,
+    ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
+        channels::search_work(self.0.clone(), request).await
+    }
+
+    async fn search_user(
+        &self,
+        _: CallContext,
+        request: pb::SearchUserRequest,
+    ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
+        channels::search_user(self.0.clone(), request).await
+    }
+
+    async fn query_work(
+        &self,
+        _: CallContext,
+        request: pb::QueryWorkRequest,
+    ) -> Result<Answer<pb::QueryWorkResponse>, ServiceError> {
+        channels::query_work(self.0.clone(), request).await
+    }
+
+    async fn user_works(
+        &self,
+        _: CallContext,
+        request: pb::UserWorksRequest,
+    ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
+        channels::user_works(self.0.clone(), request).await
+    }
+}

@@ -1,0 +1,62 @@
+//! `mediaops.clipapp.v1.ClipappService`, answered from the store through
+//! its source chains ([`crate::data_api::clipapp`],
+//! [`crate::data_api::feeds`]).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::clipapp::v1 as pb;
+use mediaops_proto::mediaops::clipapp::v1::clipapp_service::ClipappService;
+use mediaops_proto::mediaops::common::v1::TitleLikeList;
+
+use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::{DataApi, clipapp};
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::source::Answer;
+use crate::store::topic::Topic;
+
+/// The clip-app RPCs over the content store.
+pub struct Clipapp(pub Arc<DataApi>);
+
+impl ClipappService<Registry> for Clipapp {
+    async fn clipapp_ai_feed(
+        &self,
+        _: CallContext,
+        request: pb::ClipappAiFeedRequest,
+    ) -> Result<Answer<TitleLikeList>, ServiceError> {
+        let feed = Feed::new("clipapp.v1.ClipappService.ClipappAiFeed", Topic::Ai, Times::Optional);
+        topic_feed(self.0.clone(), feed, request).await
+    }
+
+    async fn search_work(
+        &self,
+        _: CallContext,
+        request: pb::SearchWorkRequest,
+    ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
+        clipapp::search_work(self.0.clone(), request).await
+    }
+
+    async fn search_user(
+        &self,
+        _: CallContext,
+        request: pb::SearchUserRequest,
+    ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
+        clipapp::search_user(self.0.clone(), request).await
+    }
+
+    async fn query_work(
+        &self,
+        _: CallContext,
+        request: pb::QueryWorkRequest,
+    ) -> Result<Answer<pb::QueryWorkResponse>, ServiceError> {
+        clipapp::query_work(self.0.clone(), request).await
+    }
+
+    async fn user_works(
+        &self,
+        _: CallContext,
+        request: pb::UserWorksRequest,
+    ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
+        clipapp::user_works(self.0.clone(), request).await
+    }
+}

@@ -1,0 +1,18 @@
+//! `mediaops.tasks.v1.TaskService`: `GET /api/tasks/{taskId}`
+//! ([`crate::tasks::service`]).
+
+use mediaops_proto::mediaops::tasks::v1::task_service::TaskService;
+use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task};
+
+use crate::error::ServiceError;
+use crate::registry::{CallContext, Registry};
+use crate::tasks::service::TaskReader;
+
+/// The task RPC over the task runner and the sync jobs.
+pub struct Tasks(pub TaskReader);
+
+impl TaskService<Registry> for Tasks {
+    async fn get_task(&self, ctx: CallContext, request: GetTaskRequest) -> Result<Task, ServiceError> {
+        self.0.get(&ctx, &request).await
+    }
+}
