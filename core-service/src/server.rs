@@ -23,12 +23,13 @@ use crate::registry::Registry;
 use crate::settings::CoreSettings;
 use crate::validate::FieldChecks;
 use mediaops_proto::mediaops::{
-    account::v1::account_service, admin::v1::admin_service, catalog::v1::catalog_service,
-    channels::v1::channels_service, charter::v1::charter_service, clipapp::v1::clipapp_service,
-    feeds::v1::feed_service, intlshort::v1::intlshort_service, microblog::v1::microblog_service,
-    multi::v1::multi_service, safety::v1::content_safety_service, studio::v1::article_studio_service,
-    tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service, videosite::v1::videosite_service,
-    watch::v1::watchlist_service,
+    account::v1::account_service, admin::v1::admin_service, articles::v1::articles_service,
+    catalog::v1::catalog_service, channels::v1::channels_service, charter::v1::charter_service,
+    clipapp::v1::clipapp_service, feeds::v1::feed_service, intlshort::v1::intlshort_service,
+    lifestyle::v1::lifestyle_service, microblog::v1::microblog_service, multi::v1::multi_service,
+    safety::v1::content_safety_service, shortvideo::v1::shortvideo_service, skills::v1::skills_service,
+    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service,
+    videosite::v1::videosite_service, watch::v1::watchlist_service,
 };
 use mediaops_proto::value_lists::ValueLists;
 
@@ -103,14 +104,13 @@ impl Core {
         )));
         crate::articles::ArticleStudio::warm_up();
         let safety = Arc::new(crate::safety::SafetyService::new(opened.words, clock)?);
-        safety.clone().register_skills(&mut registry)?;
         let content_safety = Arc::new(crate::services::content_safety::ContentSafety(safety.clone()));
         content_safety_service::register(&mut registry, &content_safety)?;
         let store = opened.content;
         let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
         let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
         task_service::register(&mut registry, &Arc::new(crate::services::task::Tasks(reader)))?;
-        crate::web_search::register(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
+        let web_search = crate::web_search::configure(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
             collectors.spawn();
@@ -135,10 +135,8 @@ impl Core {
         )?;
         maintenance.watch_vendors(sources.upstream_only());
         registry.set_fallbacks(sources.fallbacks.clone());
-        crate::data_api::register(&data, &sources.fallbacks, &mut registry)?;
         let trend = crate::trend::Trends::new(data.clone());
-        crate::trend::register_skills(&trend, &sources.fallbacks, &mut registry)?;
-        trend_service::register(&mut registry, &Arc::new(crate::services::trend::Trend(trend)))?;
+        trend_service::register(&mut registry, &Arc::new(crate::services::trend::Trend(trend.clone())))?;
         multi_service::register(&mut registry, &Arc::new(crate::services::multi::Multi(data.clone())))?;
         microblog_service::register(&mut registry, &Arc::new(crate::services::microblog::Microblog(data.clone())))?;
         intlshort_service::register(&mut registry, &Arc::new(crate::services::intlshort::Intlshort(data.clone())))?;
@@ -155,7 +153,12 @@ impl Core {
         let redis = settings.redis_url.as_deref().map(|url| (url, settings.redis_prefix.as_str()));
         let sync =
             crate::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers).await?;
-        sync.register(&mut registry)?;
+        let articles_ops = crate::services::articles::Articles { api: data.clone(), sync: Some(sync.clone()) };
+        articles_service::register(&mut registry, &Arc::new(articles_ops))?;
+        let lifestyle_ops = crate::services::lifestyle::Lifestyle { api: data.clone(), sync: Some(sync.clone()) };
+        lifestyle_service::register(&mut registry, &Arc::new(lifestyle_ops))?;
+        let shortvideo_ops = crate::services::shortvideo::Shortvideo { api: data.clone(), sync: Some(sync.clone()) };
+        shortvideo_service::register(&mut registry, &Arc::new(shortvideo_ops))?;
         let admin = crate::services::admin::Admin {
             ledger: ledger.clone(),
             default_limit: settings.rate_limit.default_limit()?,
@@ -183,12 +186,19 @@ impl Core {
         );
         let links =
             Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
-        let tool = crate::services::tool::Tool { safety, links };
+        let tool = crate::services::tool::Tool { safety: safety.clone(), links };
         tool_service::register(&mut registry, &Arc::new(tool))?;
         let images =
             crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher.clone())?;
         let image_skills = Arc::new(crate::images::ImageSkills { api: images, settings: settings.images.clone() });
-        crate::images::register(&image_skills, &mut registry)?;
+        let skills = crate::services::skills::Skills {
+            api: data.clone(),
+            trends: trend,
+            safety: safety.clone(),
+            images: image_skills,
+            web_search,
+        };
+        skills_service::register(&mut registry, &Arc::new(skills))?;
         let account = crate::services::account::Account { ledger: ledger.clone() };
         account_service::register(&mut registry, &Arc::new(account))?;
         let wechat_tokens = match redis {

@@ -21,32 +21,15 @@ use super::paging::{MAX_SIZE, PageRequest};
 use super::times::{date_window, datetime_window, day_end, day_start, format_time, parse_date};
 use super::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{Account, AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "articles";
 
-const SERVICE: &str = "mediaops.articles.v1.ArticlesService";
-
 /// Most accounts one `articles-daily-publish` call may name.
 pub const MAX_DAILY_ACCOUNTS: usize = 50;
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let method = |name: &str| format!("{SERVICE}.{name}");
-    registry.handle_sourced(&method("SearchArticle"), fallbacks, "store", api, search_article)?;
-    registry.handle_sourced(&method("QueryUser"), fallbacks, "store", api, query_user)?;
-    registry.handle_sourced(&method("QueryWork"), fallbacks, "store", api, query_work)?;
-    registry.handle_sourced(&method("HotArticle"), fallbacks, "store", api, hot_article)?;
-    registry.handle_sourced(&method("ArticlesDailyPublish"), fallbacks, "store", api, daily_publish)?;
-    registry.handle_sourced(&method("ArticlesWorkList"), fallbacks, "store", api, work_list)?;
-    registry.handle_sourced(&method("ArticlesSearchUser"), fallbacks, "store", api, search_user)?;
-    registry.handle_sourced(&method("ArticleMetrics"), fallbacks, "store", api, article_metrics)?;
-    registry.handle_sourced(&method("ArticleComments"), fallbacks, "store", api, article_comments)?;
-    Ok(())
-}
 
 /// The name of a work's account as the store knows it ("" when the author
 /// is not stored).
@@ -110,7 +93,7 @@ async fn work_by_uuid<T>(api: &DataApi, value: &str) -> Result<Result<WorkRecord
 /// `search-article`: `{items[{title, accountName, publishTime}]}` by
 /// relevance, 20 a page. `keyword` is optional (spec 4.5): without it, the
 /// newest articles ([`keyword::latest_or_matching`]).
-async fn search_article(
+pub async fn search_article(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchArticleRequest,
@@ -132,7 +115,7 @@ async fn search_article(
 
 /// `query-user`: `{account{accountName, uid}}` for an English id (or uid);
 /// a display name is a 400 naming `account`, a miss a 404.
-async fn query_user(
+pub async fn query_user(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryUserRequest,
@@ -146,7 +129,7 @@ async fn query_user(
 }
 
 /// `query-work`: `{item{title, accountName}}`.
-async fn query_work(
+pub async fn query_work(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryWorkRequest,
@@ -162,7 +145,7 @@ async fn query_work(
 /// `hot-article`: the 20 most-read works matching `keyword` published
 /// within `[startDate, endDate]` (whole Shanghai days, both optional):
 /// `{items[{title, clicksCount, watchCount, likeCount}]}`.
-async fn hot_article(
+pub async fn hot_article(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::HotArticleRequest,
@@ -217,7 +200,7 @@ fn daily_names(names: &[String]) -> Result<Vec<&str>, ServiceError> {
 /// the order named (each once), each account's works in publishing order,
 /// at most 50 per account. A name is an account's display name or any of
 /// its ids; names the store does not know add nothing.
-async fn daily_publish(
+pub async fn daily_publish(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ArticlesDailyPublishRequest,
@@ -259,7 +242,7 @@ async fn daily_publish(
 /// page: `{items[{title, publishTime, clicksCount}]}`. `account` is the
 /// English id or uid; when the store knows neither, an exact `accountName`
 /// finds the account; else 404.
-async fn work_list(
+pub async fn work_list(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ArticlesWorkListRequest,
@@ -313,7 +296,7 @@ const SORT_TYPES: [(&str, AccountOrder); 5] = [
 
 /// `articles-search-user`: `{items[{accountName, description, uid}]}`,
 /// 20 a page; `description` is the account's signature.
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ArticlesSearchUserRequest,
@@ -336,7 +319,7 @@ async fn search_user(
 
 /// `article-metrics` (shape ours): the newest snapshot's counters,
 /// `{workUuid, readCount, likeCount, shareCount, watchCount, commentCount}`.
-async fn article_metrics(
+pub async fn article_metrics(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ArticleMetricsRequest,
@@ -360,7 +343,7 @@ async fn article_metrics(
 /// `article-comments` (shape ours): the stored comments of a work, most
 /// liked first, 20 a page, with the total stored ([`comments::of_work`]):
 /// `{items[{content, likeCount, authorName, commentTime}], total}`.
-async fn article_comments(
+pub async fn article_comments(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ArticleCommentsRequest,

@@ -25,8 +25,7 @@ use super::paging::{MAX_SIZE, PageRequest};
 use super::times::datetime_window;
 use super::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::ContentStore;
 use crate::store::model::{WorkOrder, WorkQuery, WorkRecord};
 use crate::store::topic::Topic;
@@ -123,51 +122,6 @@ impl Feed {
     pub fn new(method: &'static str, topic: Topic, times: Times) -> Feed {
         let platform = method.split('.').next().unwrap_or_default();
         Feed { method, platform, topic, times }
-    }
-}
-
-/// Registers the feed operations of the services not converted to their
-/// generated trait yet (the others call [`topic_feed`] from
-/// `crate::services`): one row per operation.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    use Times::{Optional, Required};
-    use Topic::{Ai, Playlet};
-    let mut feeds = Registrar { api, fallbacks, registry };
-    feeds
-        .add::<lifestyle::v1::LifestyleAiFeedRequest>("lifestyle.v1.LifestyleService.LifestyleAiFeed", Ai, Required)?
-        .add::<KeywordFeedRequest>("lifestyle.v1.LifestyleService.LifestylePlayletFeed", Playlet, Optional)?
-        .add::<shortvideo::v1::ShortvideoAiFeedRequest>(
-            "shortvideo.v1.ShortvideoService.ShortvideoAiFeed",
-            Ai,
-            Optional,
-        )?
-        .add::<KeywordFeedRequest>("shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed", Playlet, Optional)?
-        .add::<articles::v1::ArticlesAiFeedRequest>("articles.v1.ArticlesService.ArticlesAiFeed", Ai, Optional)?
-        .add::<KeywordFeedRequest>("articles.v1.ArticlesService.ArticlesPlayletFeed", Playlet, Optional)?;
-    Ok(())
-}
-
-/// Registers [`Feed`]s with one generic handler.
-struct Registrar<'a> {
-    api: &'a Arc<DataApi>,
-    fallbacks: &'a Fallbacks,
-    registry: &'a mut Registry,
-}
-
-impl Registrar<'_> {
-    /// Registers `mediaops.<method>` (`<platform>.v1.<Service>.<Rpc>`, the
-    /// platform token is its first segment) as the `topic` feed of that
-    /// platform, reading requests of type `Req`.
-    fn add<Req: FeedInput>(&mut self, method: &'static str, topic: Topic, times: Times) -> anyhow::Result<&mut Self> {
-        let feed = Feed::new(method, topic, times);
-        self.registry.handle_sourced(
-            &format!("mediaops.{method}"),
-            self.fallbacks,
-            "store",
-            self.api,
-            move |api, _, req: Req| topic_feed(api, feed, req),
-        )?;
-        Ok(self)
     }
 }
 

@@ -20,8 +20,8 @@ use super::paging::{MAX_SIZE, PageRequest};
 use super::times::{date_window, format_time};
 use super::{DataApi, comments, count, list, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
 use mediaops_proto::excerpt::excerpt;
 
@@ -31,23 +31,7 @@ pub const PLATFORM: &str = "lifestyle";
 /// The `source` a store answer of `search-note` carries.
 pub const SOURCE: &str = "store";
 
-const SERVICE: &str = "mediaops.lifestyle.v1.LifestyleService";
-
 const DOMAIN: &str = "xiaohongshu.com";
-
-/// Registers the operations of this module (`comments` too: the catalog
-/// lists it under maintenance, so the pipeline answers 503 before it runs
-/// until the maintenance mark is lifted).
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("SearchNote"), fallbacks, "store", api, search_note)?;
-    registry.handle_sourced(&op("SearchUser"), fallbacks, "store", api, search_user)?;
-    registry.handle_sourced(&op("QueryAccount"), fallbacks, "store", api, query_account)?;
-    registry.handle_sourced(&op("SearchWork"), fallbacks, "store", api, search_work)?;
-    registry.handle_sourced(&op("CrawlWork"), fallbacks, "store", api, crawl_work)?;
-    registry.handle_sourced(&op("Comments"), fallbacks, "store", api, |api, _, req| note_comments(api, req))?;
-    Ok(())
-}
 
 /// A note id or a note link (`…/explore/<id>`, `…/discovery/item/<id>`).
 pub fn note_id_of(input: &str, field: &str) -> Result<String, ServiceError> {
@@ -102,7 +86,7 @@ fn note_item(record: WorkRecord) -> pb::NoteSearchItem {
 /// By relevance; an empty `keyword` lists the newest notes. `offset` is the
 /// index of the page's first item; `raw` is `{page, pageSize, backend,
 /// order}` (the store's own paging facts).
-async fn search_note(
+pub async fn search_note(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchNoteRequest,
@@ -140,7 +124,7 @@ async fn search_note(
 /// `accountId` is the display id when stored, else the user id (both work
 /// in `query-account`). `sortType`: empty or `general` = relevance, `fans`
 /// = most fans first.
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchUserRequest,
@@ -169,7 +153,7 @@ async fn search_user(
 /// intro, likedCount, collectedCount, region}}` by display id, user id or
 /// profile link. Counters are the profile's when stored (else its newest
 /// snapshot's), otherwise the sum over the account's stored notes.
-async fn query_account(
+pub async fn query_account(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryAccountRequest,
@@ -199,7 +183,7 @@ async fn query_account(
 /// totalScore}]}` by relevance, optionally within `startDate`..`endDate`
 /// (publish dates, Asia/Shanghai, both ends included); `totalScore` per
 /// [`total_score`].
-async fn search_work(
+pub async fn search_work(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchWorkRequest,
@@ -248,7 +232,7 @@ fn crawl_order(sort_type: &str) -> Result<WorkOrder, ServiceError> {
 /// `crawl-work`: `{items[{title, likedCount, authorNickname}]}`, the first
 /// [`MAX_SIZE`] matches (the request has no paging) within
 /// `startDate`..`endDate`, in [`crawl_order`].
-async fn crawl_work(
+pub async fn crawl_work(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::CrawlWorkRequest,

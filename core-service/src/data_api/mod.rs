@@ -1,9 +1,10 @@
 //! The data operations answered from the content store (issue 5 item 5):
 //! search, lookups and lists on every platform, with exactly the spec's
-//! response fields (spec 4.3–4.13). One module per platform token; each
-//! registers its operations with [`Registry::handle_sourced`], so every
-//! answer comes through the operation's [`crate::source::SourceChain`]
-//! (`store` first, then any configured fallbacks).
+//! response fields (spec 4.3–4.13). One module per platform token; its
+//! operations answer an [`Answer`] and are called by the platform's service
+//! type in [`crate::services`], so every answer comes through the
+//! operation's [`crate::source::SourceChain`] (`store` first, then any
+//! configured fallbacks).
 //!
 //! Shared rules (docs/data-apis.md): paging per [`paging`], times per
 //! [`times`], unknown counters are 0 (the response messages have no
@@ -44,15 +45,13 @@ pub struct DataApi {
     pub clock: Clock,
 }
 
-/// Registers the data operations of the services that are not converted to
-/// their generated trait yet (`crate::services` lists them).
+/// Registers the store-answered platform services without their sync
+/// backend ([`crate::services::register_store_reads`]; the rankings bench).
+///
+/// # Errors
+/// What the registry refuses.
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    articles::register(api, fallbacks, registry)?;
-    feeds::register(api, fallbacks, registry)?;
-    lifestyle::register(api, fallbacks, registry)?;
-    shortvideo::register(api, fallbacks, registry)?;
-    crate::rankings::register(api, fallbacks, registry)?;
-    Ok(())
+    crate::services::register_store_reads(api, fallbacks, registry)
 }
 
 /// A content-store failure as the caller sees it

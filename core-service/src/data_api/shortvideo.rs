@@ -22,33 +22,16 @@ use super::paging::{DEFAULT_SIZE, PageRequest};
 use super::times::{date_window, datetime_window, format_time};
 use super::{DataApi, comments, count, list, store_error, window};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
 
-const SERVICE: &str = "mediaops.shortvideo.v1.ShortvideoService";
-
 const DOMAIN: &str = "douyin.com";
 const SHARE_DOMAIN: &str = "iesdouyin.com";
-
-/// Registers the operations of this module.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("QueryAccount"), fallbacks, "store", api, query_account)?;
-    registry.handle_sourced(&op("SearchUser"), fallbacks, "store", api, search_user)?;
-    registry.handle_sourced(&op("QueryWorkList"), fallbacks, "store", api, query_work_list)?;
-    registry.handle_sourced(&op("SearchWork"), fallbacks, "store", api, search_work)?;
-    registry.handle_sourced(&op("RealtimeSearch"), fallbacks, "store", api, realtime_search)?;
-    registry.handle_sourced(&op("Comments"), fallbacks, "store", api, video_comments)?;
-    registry.handle_sourced(&op("ShortvideoUserWorks"), fallbacks, "store", api, user_works)?;
-    registry.handle_sourced(&op("ShortvideoWorkList"), fallbacks, "store", api, work_list)?;
-    registry.handle_sourced(&op("QueryWork"), fallbacks, "store", api, query_work)?;
-    Ok(())
-}
 
 /// An account id (sec_uid, uid or handle) or a profile link holding a
 /// sec_uid (`…douyin.com/user/<sec_uid>`, `…iesdouyin.com/share/user/<sec_uid>`,
@@ -145,7 +128,7 @@ fn caption(record: &WorkRecord) -> String {
 
 /// `query-account`: `{profile{nickname, followerCount, followingCount}}` by
 /// sec_uid (or profile link; uid and handle work too).
-async fn query_account(
+pub async fn query_account(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryAccountRequest,
@@ -166,7 +149,7 @@ async fn query_account(
 /// is the handle when stored, else the sec_uid (both work as the
 /// `accountId` of `query-work-list`); `uid` "" when not stored.
 /// `sortType`: empty or `0` = relevance, `1` = most fans first.
-async fn search_user(
+pub async fn search_user(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchUserRequest,
@@ -194,7 +177,7 @@ async fn search_user(
 /// `query-work-list`: `{items[{workId, title, workUrl}]}`, 20 works of the
 /// account starting at item `offset` (0 = the first); `sortType` empty or
 /// `0` = newest first, `1` = most liked first.
-async fn query_work_list(
+pub async fn query_work_list(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryWorkListRequest,
@@ -231,7 +214,7 @@ async fn query_work_list(
 
 /// `search-work`: `{items[{title, likeCount, workUrl}]}`, the first 20
 /// matches by relevance, optionally within `startDate`..`endDate`.
-async fn search_work(
+pub async fn search_work(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::SearchWorkRequest,
@@ -258,7 +241,7 @@ fn published_since(publish_time: &str, now: DateTime<Utc>) -> Result<Option<Date
 /// per `page`; `sortType` empty or `0` = relevance, `1` = most liked, `2` =
 /// newest; `publishTime` per [`published_since`]; `fansNum` is the
 /// author's followers.
-async fn realtime_search(
+pub async fn realtime_search(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::RealtimeSearchRequest,
@@ -288,7 +271,7 @@ async fn realtime_search(
 
 /// `comments`: `{items[{text, likeCount, authorName}], total}`, 20 per
 /// `page`, most liked first. A work the store does not know is a miss.
-async fn video_comments(
+pub async fn video_comments(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::CommentsRequest,
@@ -315,7 +298,7 @@ async fn video_comments(
 /// account's 20 newest works. `account` is detected in order: an id form
 /// or profile link (sec_uid, uid, handle), else an exact nickname (most
 /// fans first when several share it).
-async fn user_works(
+pub async fn user_works(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ShortvideoUserWorksRequest,
@@ -334,7 +317,7 @@ async fn user_works(
 /// `shortvideo-work-list`: `{items[{title, accountName, workUrl}]}`, the
 /// account's 20 newest works published within `publishTimeStart`..
 /// `publishTimeEnd` (datetimes, Asia/Shanghai, both ends included).
-async fn work_list(
+pub async fn work_list(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::ShortvideoWorkListRequest,
@@ -362,7 +345,7 @@ async fn work_list(
 /// `query-work`: the work's flat fields by numeric id (or work link):
 /// author name and followers from the stored author, counters from the
 /// newest snapshot, `content` = the caption.
-async fn query_work(
+pub async fn query_work(
     api: Arc<DataApi>,
     _: CallContext,
     req: pb::QueryWorkRequest,

@@ -17,8 +17,6 @@ pub mod client;
 pub mod cover;
 pub mod settings;
 
-use std::sync::Arc;
-
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::skills::v1 as pb;
@@ -27,9 +25,7 @@ use self::client::{GeneratedImage, ImagesApi};
 use self::settings::ImageSettings;
 use crate::data_api::required;
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-
-const SERVICE: &str = "mediaops.skills.v1.SkillsService";
+use crate::registry::CallContext;
 
 /// `status` of a result with images.
 pub const SUCCESS: &str = "success";
@@ -40,16 +36,6 @@ pub struct ImageSkills {
     pub api: Option<ImagesApi>,
     /// Sizes, limits and timeouts of the image skills.
     pub settings: ImageSettings,
-}
-
-/// Registers `skills.image-gen` and `skills.articles-cover`.
-pub fn register(skills: &Arc<ImageSkills>, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_shared(&format!("{SERVICE}.ImageGen"), skills, |skills, ctx, req| async move {
-        skills.image_gen(&ctx, req).await
-    })?;
-    registry.handle_shared(&format!("{SERVICE}.ArticlesCover"), skills, |skills, _, req| async move {
-        skills.articles_cover(req).await
-    })
 }
 
 impl ImageSkills {

@@ -19,15 +19,13 @@ use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{
     AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
     WorkQuery, WorkSeries,
 };
 use mediaops_proto::excerpt::excerpt;
-
-const SERVICE: &str = "mediaops.articles.v1.ArticlesService";
 
 /// The 10万+ boards: reads of at least this many.
 pub const HUNDRED_K: i64 = 100_000;
@@ -46,17 +44,6 @@ pub const MAX_ACCOUNTS: usize = 20;
 
 /// How many similar accounts `articles-similar-account` returns.
 pub const SIMILAR_SIZE: usize = 20;
-
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("CategoryTimeHot"), fallbacks, "store", api, category_time_hot)?;
-    registry.handle_sourced(&op("ArticlesIndexRank"), fallbacks, "store", api, index_rank)?;
-    registry.handle_sourced(&op("ArticlesRaiseRank"), fallbacks, "store", api, raise_rank)?;
-    registry.handle_sourced(&op("ArticlesHitCover"), fallbacks, "store", api, hit_cover)?;
-    registry.handle_sourced(&op("ArticlesAccountAnalyzer"), fallbacks, "store", api, account_analyzer)?;
-    registry.handle_sourced(&op("ArticlesSimilarAccount"), fallbacks, "store", api, similar_account)?;
-    Ok(())
-}
 
 /// The stored author's nickname, else the work's `author_id`.
 fn author_name(w: BoardWork) -> String {
@@ -81,7 +68,7 @@ fn note_if_empty(ctx: &CallContext, empty: bool, category: Option<&str>) {
 /// (work type 原创/original), each by reads, 50, ties by title. Window:
 /// about the last 60 days (older = 日期格式错误), the end cut at today − 2,
 /// a start within the lag = empty.
-async fn category_time_hot(
+pub async fn category_time_hot(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::CategoryTimeHotRequest,
@@ -151,7 +138,7 @@ pub fn index_score(reads: i64, likes: i64) -> f64 {
 /// 50, ties by name. `rankType` day/week/month; `rankDate` required (else
 /// 接口执行异常); day T-2..T-7, week and month the last 3 finished (older =
 /// 接口执行异常); a mid-period or unfinished date = empty.
-async fn index_rank(
+pub async fn index_rank(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesIndexRankRequest,
@@ -189,7 +176,7 @@ async fn index_rank(
 /// accounts by **readRaise = reads their articles gained on `rankDate`**
 /// (above 0), 50, ties by name. `rankDate` required; the last 29 days,
 /// newest today − 2; older or missing = 接口执行异常, within the lag = empty.
-async fn raise_rank(
+pub async fn raise_rank(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesRaiseRankRequest,
@@ -222,7 +209,7 @@ async fn raise_rank(
 /// = by reads gained over the window (above 0). `clicksCount` is the
 /// figure the board ranks by; 50 each, ties by title. A start older than
 /// about 60 days = 日期格式错误.
-async fn hit_cover(
+pub async fn hit_cover(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesHitCoverRequest,
@@ -302,7 +289,7 @@ pub fn article_health(articles: u64, average_reads: i64) -> f64 {
 /// else an exact name; at most 20) the store knows, in the order asked;
 /// unknown ones are warned about. avgReadCount and [`article_health`] over
 /// the articles published in the last 30 days (ending today − 2).
-async fn account_analyzer(
+pub async fn account_analyzer(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesAccountAnalyzerRequest,
@@ -362,7 +349,7 @@ pub async fn accounts_of(api: &DataApi, category: Option<String>) -> Result<Vec<
 /// only `accountType`, the accounts of that type against an average of 0
 /// are ranked by type alone. Neither given: an empty list with a warning
 /// ([`super::no_account_given`]); an unknown name a 404.
-async fn similar_account(
+pub async fn similar_account(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesSimilarAccountRequest,

@@ -18,12 +18,10 @@ use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{AuthorBrief, BoardWork, Counter, Measure, WorkSeries};
 use mediaops_proto::excerpt::excerpt;
-
-const SERVICE: &str = "mediaops.lifestyle.v1.LifestyleService";
 
 /// A "low-fan" author has fewer followers than this (`lifestyle-low-fans-top`,
 /// the 低粉爆文 board).
@@ -41,24 +39,13 @@ pub const HIT_BOARDS: [&str; 4] = ["低粉爆文", "点赞TOP500", "单日互动
 /// At most this many ids per `lifestyle-account-analyzer` call.
 pub const MAX_IDS: usize = 50;
 
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("LifestyleTopAccount"), fallbacks, "store", api, top_account)?;
-    registry.handle_sourced(&op("LifestyleHitData"), fallbacks, "store", api, hit_data)?;
-    registry.handle_sourced(&op("LifestyleDailyTop"), fallbacks, "store", api, daily_top)?;
-    registry.handle_sourced(&op("LifestyleLowFansTop"), fallbacks, "store", api, low_fans_top)?;
-    registry.handle_sourced(&op("LifestyleWeeklyTop"), fallbacks, "store", api, weekly_top)?;
-    registry.handle_sourced(&op("LifestyleAccountAnalyzer"), fallbacks, "store", api, account_analyzer)?;
-    Ok(())
-}
-
 /// `lifestyle-top-account`: `{items[{rank, nickname, fansCount}]}`, the
 /// accounts of the track `type` (LIST_LIFESTYLE; 综合全部 or empty = all;
 /// 综合 = 3203; another out-of-list value = the all-track ranking with a
 /// warning) by **fansCount = followers in the last account snapshot of the
 /// period**, most first, ties by nickname; 50 entries. Period rules:
 /// [`rules::LIFESTYLE_TOP_ACCOUNT`] (daily look-back 85 days).
-async fn top_account(
+pub async fn top_account(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleTopAccountRequest,
@@ -105,7 +92,7 @@ fn hit_note(w: &WorkSeries, use_like_count: i64) -> pb::HitNote {
 ///
 /// `useLikeCount` is the figure the board ranks by. Boards other than
 /// TOP500 hold 50 entries; ties by title.
-async fn hit_data(
+pub async fn hit_data(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleHitDataRequest,
@@ -184,7 +171,7 @@ fn ranked_note(w: BoardWork) -> pb::RankedNote {
 /// = empty; 综合 = 3203) by **useLikeCount = likes gained on `rankDate`**
 /// (default the newest day, today − 2); `fans` = the author's followers,
 /// `publicTime` the publish time.
-async fn daily_top(
+pub async fn daily_top(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleRankRequest,
@@ -207,7 +194,7 @@ async fn daily_top(
 /// `lifestyle-low-fans-top`: as `lifestyle-daily-top`, only notes whose
 /// author has fewer than 10,000 followers; `{items[{title, coverUrl, fans,
 /// useLikeCount}]}`.
-async fn low_fans_top(
+pub async fn low_fans_top(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleRankRequest,
@@ -221,7 +208,7 @@ async fn low_fans_top(
 /// `lifestyle-weekly-top`: the week board: `rankDate` must be the Monday of
 /// a finished week (default the last one); useLikeCount = likes gained
 /// over Monday..Sunday.
-async fn weekly_top(
+pub async fn weekly_top(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleRankRequest,
@@ -237,7 +224,7 @@ async fn weekly_top(
 /// the store knows, in the order asked; an unknown id is left out with a
 /// warning. `fansCount` = the profile's followers, else the newest
 /// snapshot's.
-async fn account_analyzer(
+pub async fn account_analyzer(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleAccountAnalyzerRequest,

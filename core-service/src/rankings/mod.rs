@@ -15,14 +15,11 @@ pub mod series;
 pub mod shortvideo;
 pub mod skills;
 
-use std::sync::Arc;
-
 use chrono::NaiveDate;
 
 use crate::data_api::{DataApi, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::Fallbacks;
+use crate::registry::CallContext;
 use crate::store::model::{
     AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
 };
@@ -32,15 +29,6 @@ use rules::{Checked, Window};
 /// 28 values yields 50 entries"; the same size for every board unless its
 /// name says otherwise, like 点赞TOP500).
 pub const BOARD_SIZE: usize = 50;
-
-/// Registers every ranking built so far.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    articles::register(api, fallbacks, registry)?;
-    lifestyle::register(api, fallbacks, registry)?;
-    shortvideo::register(api, fallbacks, registry)?;
-    skills::register(api, fallbacks, registry)?;
-    Ok(())
-}
 
 /// Today in Asia/Shanghai from the service clock.
 pub fn today(api: &DataApi) -> NaiveDate {

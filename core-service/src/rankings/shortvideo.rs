@@ -20,8 +20,8 @@ use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{
     AccountOrder, AccountQuery, AccountRecord, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
 };
@@ -29,8 +29,6 @@ use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
-
-const SERVICE: &str = "mediaops.shortvideo.v1.ShortvideoService";
 
 /// Board names of `shortvideo-content-surge`, in answer order.
 pub const SURGE_BOARDS: [&str; 2] = ["dailyRank", "weeklyRank"];
@@ -44,23 +42,12 @@ pub const DIAGNOSIS_DAYS: u64 = 30;
 /// How many similar accounts `shortvideo-similar-account` returns.
 pub const SIMILAR_SIZE: usize = 20;
 
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("DouyinRiseFansRank"), fallbacks, "store", api, rise_fans_rank)?;
-    registry.handle_sourced(&op("ShortvideoTopAccount"), fallbacks, "store", api, top_account)?;
-    registry.handle_sourced(&op("ShortvideoContentSurge"), fallbacks, "store", api, content_surge)?;
-    registry.handle_sourced(&op("ShortvideoLikesRank"), fallbacks, "store", api, likes_rank)?;
-    registry.handle_sourced(&op("ShortvideoAccountDiagnosis"), fallbacks, "store", api, account_diagnosis)?;
-    registry.handle_sourced(&op("ShortvideoSimilarAccount"), fallbacks, "store", api, similar_account)?;
-    Ok(())
-}
-
 /// `douyin-rise-fans-rank`: `{items[{rank, accountName, riseFans}]}`, the
 /// accounts of `category` (LIST_SHORTVIDEO, 全部 = all; out of list =
 /// upstream code 3203) by **riseFans = followers gained over the period**
 /// (account snapshots, docs/rankings.md "Levels and gains"), only gains
 /// above 0, most first, ties by name; 50 entries. Daily look-back 7 days.
-async fn rise_fans_rank(
+pub async fn rise_fans_rank(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::DouyinRiseFansRankRequest,
@@ -98,7 +85,7 @@ pub fn influence_score(followers: i64, likes_gained: i64) -> f64 {
 /// the accounts of `category` (LIST_SHORTVIDEO, 全部 = all; out of list =
 /// empty ranking with a warning) by [`influence_score`], ties by name; 50
 /// entries per category. Period rules: boundaries and lag only.
-async fn top_account(
+pub async fn top_account(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ShortvideoTopAccountRequest,
@@ -158,7 +145,7 @@ async fn by_likes_gained(
 /// `type` is a LIST_SHORTVIDEO track without 全部 (omitted = all tracks;
 /// out of list = empty with a warning). No `startTime` = two empty boards;
 /// older than the 100-day retention or within the two-day lag = empty.
-async fn content_surge(
+pub async fn content_surge(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ShortvideoContentSurgeRequest,
@@ -211,7 +198,7 @@ fn day_of(value: &str, field: &str) -> Result<Option<NaiveDate>, ServiceError> {
 /// all, out of list = empty) by likes gained from `startTime` to `endTime`
 /// (days; default the newest day; the end is cut at the newest day, a start
 /// within the lag is empty), 50, ties by title.
-async fn likes_rank(
+pub async fn likes_rank(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ShortvideoLikesRankRequest,
@@ -270,7 +257,7 @@ pub fn health_score(gained: Option<(i64, i64)>, works: u64, average_likes: f64, 
 /// healthScore}]}` for each of `accountNames` (any id form, else an exact
 /// nickname; at most 20) the store knows, in the order asked; unknown ones
 /// are left out with a warning. [`health_score`].
-async fn account_diagnosis(
+pub async fn account_diagnosis(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ShortvideoAccountDiagnosisRequest,
@@ -346,7 +333,7 @@ pub fn similarity(same_track: bool, a: i64, b: i64) -> f64 {
 /// accounts of its track scored by [`similarity`], 20 best, ties by name.
 /// An unknown account is a miss (404); neither field given, an empty list
 /// with a warning ([`super::no_account_given`]).
-async fn similar_account(
+pub async fn similar_account(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ShortvideoSimilarAccountRequest,

@@ -19,12 +19,10 @@ use crate::data_api::keyword::fans;
 use crate::data_api::paging::PageRequest;
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks};
+use crate::registry::CallContext;
+use crate::source::Answer;
 use crate::store::model::{WorkOrder, WorkQuery, WorkRecord};
 use crate::store::topic::Topic;
-
-const SERVICE: &str = "mediaops.skills.v1.SkillsService";
 
 const ARTICLES: &str = crate::data_api::articles::PLATFORM;
 
@@ -40,18 +38,6 @@ pub const TIERS: [(&str, i64); 3] = [("头部", 100_000), ("腰部", 10_000), ("
 
 /// The `topic` value of `channels-ai-feed` items.
 pub const AI_TOPIC: &str = "AI";
-
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    let op = |rpc: &str| format!("{SERVICE}.{rpc}");
-    registry.handle_sourced(&op("ArticlesSimilarAccount"), fallbacks, "store", api, similar_account)?;
-    registry.handle_sourced(&op("ArticlesAccountAnalyzer"), fallbacks, "store", api, account_analyzer)?;
-    registry.handle_sourced(&op("ArticlesFastestGrowing"), fallbacks, "store", api, fastest_growing)?;
-    registry.handle_sourced(&op("ArticlesSearch"), fallbacks, "store", api, articles_search)?;
-    registry.handle_sourced(&op("LifestyleViralNotes"), fallbacks, "store", api, viral_notes)?;
-    registry.handle_sourced(&op("PlayletArticlesFeed"), fallbacks, "store", api, playlet_articles)?;
-    registry.handle_sourced(&op("ChannelsAiFeed"), fallbacks, "store", api, channels_ai_feed)?;
-    Ok(())
-}
 
 /// The tier of a 30-day average read count, and its position (0 = highest).
 pub fn tier(average_reads: i64) -> (usize, &'static str) {
@@ -83,7 +69,7 @@ pub fn match_score(same_category: bool, articles: (u64, u64), reads: (i64, i64))
 /// tier is the same or higher, scored by [`match_score`], 20 best, ties by
 /// name. Without `accountName` (optional, spec 4.14): an empty list with a
 /// warning ([`super::no_account_given`]).
-async fn similar_account(
+pub async fn similar_account(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesSimilarAccountRequest,
@@ -127,7 +113,7 @@ async fn similar_account(
 /// counts 0), never `null` (spec 4.14; a success: the answer is that it was
 /// not found; docs/rankings.md).
 /// `articleCount` = the account's stored articles.
-async fn account_analyzer(
+pub async fn account_analyzer(
     api: Arc<DataApi>,
     _ctx: CallContext,
     req: pb::ArticlesAccountAnalyzerRequest,
@@ -161,7 +147,7 @@ async fn account_analyzer(
 /// reads at the end of the day; its **readGrowthRate = reads gained that day
 /// / reads before** (4 decimals; 0.25 = +25 %), articles with no reads
 /// before left out; authors by rate, 50, ties by name.
-async fn fastest_growing(
+pub async fn fastest_growing(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::ArticlesFastestGrowingRequest,
@@ -217,7 +203,7 @@ async fn first_page(api: &DataApi, query: WorkQuery) -> Result<Vec<WorkRecord>, 
 /// `articles-search`: `{items[{title, accountName, readCount}]}`: the
 /// articles matching `keyword` (all its terms, as search) with more than
 /// 5,000 reads (newest snapshot), most read first, 50 at most.
-async fn articles_search(
+pub async fn articles_search(
     api: Arc<DataApi>,
     _ctx: CallContext,
     req: pb::ArticlesSearchRequest,
@@ -245,7 +231,7 @@ async fn articles_search(
 /// workLikedCount, workCollectedCount, workCommentsCount}]}`: the most
 /// liked notes matching `keyword` (all notes when empty), 20 a page
 /// (`page` 1-based).
-async fn viral_notes(
+pub async fn viral_notes(
     api: Arc<DataApi>,
     _ctx: CallContext,
     req: pb::LifestyleViralNotesRequest,
@@ -282,7 +268,7 @@ async fn viral_notes(
 /// `playlet-articles-feed`: `{items[{title, accountName, readCount}]}`:
 /// the articles the topic classifier put in 短剧 (docs/store.md "Topics"),
 /// matching `keyword` when given, most read first, 20.
-async fn playlet_articles(
+pub async fn playlet_articles(
     api: Arc<DataApi>,
     _ctx: CallContext,
     req: pb::PlayletArticlesFeedRequest,
@@ -306,7 +292,7 @@ async fn playlet_articles(
 /// feed of AI works (the same feed as the `*-ai-feed` data APIs,
 /// docs/data/feeds.md: keyword terms AND the AI topic, most liked first,
 /// `pageNum`/`pageSize`); `topic` is always `AI`.
-async fn channels_ai_feed(
+pub async fn channels_ai_feed(
     api: Arc<DataApi>,
     _ctx: CallContext,
     req: KeywordFeedRequest,

@@ -21,11 +21,9 @@ use std::sync::{Arc, OnceLock};
 
 use mediaops_proto::mediaops::common::v1::BannedWordResult;
 use mediaops_proto::mediaops::safety::v1::{CustomWord, CustomWordList, CustomWordLists, PutCustomWordsRequest};
-use mediaops_proto::mediaops::skills::v1::{ArticlesProhibitedWordRequest, ContentSafetyCheckRequest};
 use sha2::{Digest, Sha256};
 
 use crate::error::ServiceError;
-use crate::registry::Registry;
 use custom::{AccountLists, AddedWord, CustomWordStore, WordList};
 use lexicon::{Entry, Lexicon};
 use matcher::{AllowScope, Matcher, scan};
@@ -205,27 +203,6 @@ impl SafetyService {
         let scope = custom::scope_name(platform);
         self.store.put(account_id, scope, &list).await?;
         Ok(to_proto(scope, list))
-    }
-
-    /// Registers the two banned-word skills of `SkillsService` (the
-    /// service's other RPCs are registered by string until it has its
-    /// trait implementation; the tool and the word lists are
-    /// [`crate::services::tool`] and [`crate::services::content_safety`]).
-    pub fn register_skills(self: Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.skills.v1.SkillsService.ContentSafetyCheck",
-            &self,
-            |s, ctx, req: ContentSafetyCheckRequest| async move {
-                s.check(ctx.account_id(), Platform::parse(&req.platform, "platform")?, &req.content).await
-            },
-        )?;
-        registry.handle_shared(
-            "mediaops.skills.v1.SkillsService.ArticlesProhibitedWord",
-            &self,
-            |s, ctx, req: ArticlesProhibitedWordRequest| async move {
-                s.check(ctx.account_id(), Platform::Articles, &req.content).await
-            },
-        )
     }
 }
 

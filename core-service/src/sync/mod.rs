@@ -25,18 +25,15 @@ use std::time::Duration;
 
 use chrono::Utc;
 use mediaops_proto::error_code::ErrorCode;
-use mediaops_proto::mediaops::articles::v1::{ArticlesSyncAccountRequest, ArticlesSyncNotesRequest};
 use mediaops_proto::mediaops::common::v1::SyncReceipt;
-use mediaops_proto::mediaops::lifestyle::v1::LifestyleSyncNotesRequest;
-use mediaops_proto::mediaops::shortvideo::v1::ShortvideoSyncNotesRequest;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use self::fetch::SyncFetch;
 use self::queue::{EmbeddedQueue, SyncQueue};
 use self::settings::{QueueKind, SyncSettings};
 use self::worker::SyncWorkers;
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
+use crate::registry::CallContext;
 use crate::store::ContentStore;
 use crate::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 
@@ -94,40 +91,6 @@ impl SyncService {
         &self.workers
     }
 
-    /// Registers the four sync operations (their admin RPCs are
-    /// [`crate::services::admin`]'s).
-    pub fn register(self: &Arc<Self>, registry: &mut Registry) -> anyhow::Result<()> {
-        registry.handle_shared(
-            "mediaops.lifestyle.v1.LifestyleService.LifestyleSyncNotes",
-            self,
-            |sync, ctx, request: LifestyleSyncNotesRequest| async move {
-                sync.submit(&ctx, "redId", json!({"redId": request.red_id})).await
-            },
-        )?;
-        registry.handle_shared(
-            "mediaops.shortvideo.v1.ShortvideoService.ShortvideoSyncNotes",
-            self,
-            |sync, ctx, request: ShortvideoSyncNotesRequest| async move {
-                sync.submit(&ctx, "accountId", json!({"accountId": request.account_id})).await
-            },
-        )?;
-        registry.handle_shared(
-            "mediaops.articles.v1.ArticlesService.ArticlesSyncNotes",
-            self,
-            |sync, ctx, request: ArticlesSyncNotesRequest| async move {
-                sync.submit(&ctx, "accountId", json!({"accountId": request.account_id})).await
-            },
-        )?;
-        registry.handle_shared(
-            "mediaops.articles.v1.ArticlesService.ArticlesSyncAccount",
-            self,
-            |sync, ctx, request: ArticlesSyncAccountRequest| async move {
-                let request = json!({"wechatId": request.wechat_id, "accountName": request.account_name});
-                sync.submit(&ctx, "wechatId", request).await
-            },
-        )
-    }
-
     /// Validates the id in `field` of `request`, joins the caller's open
     /// job for it or queues a new one, and answers the receipt; the job id
     /// goes to the envelope's `taskId`.
@@ -136,7 +99,12 @@ impl SyncService {
     /// 400 naming `field` (blank, too long, control characters); 503
     /// `not_configured` when no vendor syncs this operation; 500 when the
     /// job cannot be stored or queued. Never charged.
-    async fn submit(&self, ctx: &CallContext, field: &str, mut request: Value) -> Result<SyncReceipt, ServiceError> {
+    pub async fn submit(
+        &self,
+        ctx: &CallContext,
+        field: &str,
+        mut request: Value,
+    ) -> Result<SyncReceipt, ServiceError> {
         let operation_key = ctx.operation.key().to_owned();
         let target = request[field].as_str().unwrap_or_default();
         if target.trim().is_empty() {

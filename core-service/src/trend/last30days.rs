@@ -37,8 +37,7 @@ use crate::clock::shanghai;
 use crate::data_api::times::day_start;
 use crate::data_api::{list, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::{HotListQuery, WorkOrder, WorkQuery};
 
 /// Longest window, in days (spec 4.14 "last 30 days").
@@ -49,18 +48,6 @@ pub const NO_KEYWORD: &str = "no keyword given: nothing to count, so every day i
 
 /// Store pages of works read per platform.
 pub const WORK_PAGES: u32 = 20;
-
-const METHOD: &str = "mediaops.skills.v1.SkillsService.CnLast30days";
-
-/// Registers the skill.
-pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, ctx, req: pb::CnLast30daysRequest| async move {
-        if KeywordFilter::new(&req.keyword).is_none() {
-            ctx.warn(NO_KEYWORD);
-        }
-        last30days(t, req).await
-    })
-}
 
 /// `days`: 0 = [`MAX_DAYS`]; 1..=[`MAX_DAYS`]; else a 400 naming `field`.
 pub fn days_of(days: i32, field: &str) -> Result<u64, ServiceError> {

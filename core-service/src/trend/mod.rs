@@ -34,8 +34,6 @@ use crate::clock::Clock;
 use crate::data_api::{DataApi, store_error};
 use crate::error::ServiceError;
 use crate::hotlists::Source;
-use crate::registry::Registry;
-use crate::source::Fallbacks;
 use crate::store::model::{HotListEntry, HotListQuery};
 use keywords::{Corpus, TermCache};
 use mediaops_proto::excerpt::excerpt;
@@ -151,14 +149,6 @@ impl Trends {
             Some(Background { from, built: Instant::now(), corpus: corpus.clone() });
         Ok(corpus)
     }
-}
-
-/// Registers the two trend skills of `SkillsService` over `trends` (the
-/// trend operations are [`crate::services::trend`]'s).
-pub fn register_skills(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    radar::register(trends, fallbacks, registry)?;
-    last30days::register(trends, fallbacks, registry)?;
-    Ok(())
 }
 
 #[cfg(test)]

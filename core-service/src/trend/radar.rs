@@ -32,8 +32,7 @@ use super::stories::{StoryItem, merge};
 use super::{Trends, topic_platforms};
 use crate::data_api::list;
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::model::HotListQuery;
 
 /// Hours of captures the radar reads.
@@ -55,13 +54,6 @@ pub const RADAR_WORKS: usize = 50;
 
 /// Topics in one answer.
 pub const RADAR_TOPICS: usize = 20;
-
-const METHOD: &str = "mediaops.skills.v1.SkillsService.TrendRadar";
-
-/// Registers the skill.
-pub fn register(trends: &Arc<Trends>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(METHOD, fallbacks, "store", trends, |t, _, req| radar(t, req))
-}
 
 /// `{topics[…]}` (module docs).
 pub async fn radar(

@@ -60,16 +60,17 @@ struct Engine {
     max_results: usize,
 }
 
-/// Registers the skill's handler, its timing (the call waits `wait_secs`;
-/// the reservation lasts the task's deadline) and, when both upstreams are
-/// configured, its task work with `runner`. The connectors take their
+/// Sets the skill's timing in `registry` (the call waits `wait_secs`; the
+/// reservation lasts the task's deadline) and, when both upstreams are
+/// configured, registers its task work with `runner`; answers the skill,
+/// whose RPC is [`crate::services::skills`]'. The connectors take their
 /// connect/read timeouts and backoff from `outbound`.
-pub fn register(
+pub fn configure(
     settings: &WebSearchSettings,
     outbound: &OutboundSettings,
     runner: &Arc<TaskRunner>,
     registry: &mut Registry,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Arc<WebSearch>> {
     settings.check()?;
     if let (Some(searxng_url), Some(chat_url)) = (&settings.searxng_url, &settings.chat_url) {
         let search = ConnectorClient::builder("searxng", searxng_url, outbound)
@@ -94,15 +95,16 @@ pub fn register(
             reservation_ttl: Duration::from_secs(settings.deadline_secs) + HOLD_MARGIN,
         },
     )?;
-    let service = Arc::new(WebSearch { settings: settings.clone(), runner: runner.clone() });
-    registry.handle_shared(RPC, &service, |service, ctx, request: AiWebSearchRequest| async move {
-        service.invoke(ctx, request).await
-    })
+    Ok(Arc::new(WebSearch { settings: settings.clone(), runner: runner.clone() }))
 }
 
 impl WebSearch {
     /// Checks the query, starts the task and waits for it up to `wait_secs`.
-    async fn invoke(&self, ctx: CallContext, request: AiWebSearchRequest) -> Result<AiWebSearchResponse, ServiceError> {
+    pub async fn invoke(
+        &self,
+        ctx: CallContext,
+        request: AiWebSearchRequest,
+    ) -> Result<AiWebSearchResponse, ServiceError> {
         let query = request.query.trim();
         if query.is_empty() {
             return Err(ServiceError::invalid_field("query", "`query` must not be empty"));
