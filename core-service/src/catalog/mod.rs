@@ -297,6 +297,7 @@ fn skill_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Registry;
 
     fn catalog() -> Catalog {
         catalog_with_switches().0
