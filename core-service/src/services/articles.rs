@@ -10,7 +10,7 @@ use mediaops_proto::mediaops::common::v1 as common;
 
 use crate::data_api::DataApi;
 use crate::data_api::articles as data;
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::error::ServiceError;
 use crate::rankings::articles as ranking;
 use crate::registry::{CallContext, Registry};
@@ -138,12 +138,7 @@ impl ArticlesService<Registry> for Articles {
         _: CallContext,
         request: pb::ArticlesAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("articles.v1.ArticlesService.ArticlesAiFeed", Topic::Ai, Times::Optional),
-            request,
-        )
-        .await
+        super::feed(&self.api, "articles.v1.ArticlesService.ArticlesAiFeed", Topic::Ai, Times::Optional, request).await
     }
 
     async fn articles_playlet_feed(
@@ -151,9 +146,11 @@ impl ArticlesService<Registry> for Articles {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("articles.v1.ArticlesService.ArticlesPlayletFeed", Topic::Playlet, Times::Optional),
+        super::feed(
+            &self.api,
+            "articles.v1.ArticlesService.ArticlesPlayletFeed",
+            Topic::Playlet,
+            Times::Optional,
             request,
         )
         .await
@@ -164,9 +161,7 @@ impl ArticlesService<Registry> for Articles {
         ctx: CallContext,
         request: pb::ArticlesSyncNotesRequest,
     ) -> Result<common::SyncReceipt, ServiceError> {
-        super::configured(&self.sync, "sync jobs")?
-            .submit(&ctx, "accountId", json!({"accountId": request.account_id}))
-            .await
+        super::submit_sync(&self.sync, &ctx, "accountId", json!({"accountId": request.account_id})).await
     }
 
     async fn articles_sync_account(
@@ -175,7 +170,7 @@ impl ArticlesService<Registry> for Articles {
         request: pb::ArticlesSyncAccountRequest,
     ) -> Result<common::SyncReceipt, ServiceError> {
         let request = json!({"wechatId": request.wechat_id, "accountName": request.account_name});
-        super::configured(&self.sync, "sync jobs")?.submit(&ctx, "wechatId", request).await
+        super::submit_sync(&self.sync, &ctx, "wechatId", request).await
     }
 
     async fn article_metrics(

@@ -8,7 +8,7 @@ use mediaops_proto::mediaops::channels::v1 as pb;
 use mediaops_proto::mediaops::channels::v1::channels_service::ChannelsService;
 use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, channels};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
@@ -24,8 +24,7 @@ impl ChannelsService<Registry> for Channels {
         _: CallContext,
         request: KeywordFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        let feed = Feed::new("channels.v1.ChannelsService.ChannelsAiFeed", Topic::Ai, Times::Optional);
-        topic_feed(self.0.clone(), feed, request).await
+        super::feed(&self.0, "channels.v1.ChannelsService.ChannelsAiFeed", Topic::Ai, Times::Optional, request).await
     }
 
     async fn search_work(

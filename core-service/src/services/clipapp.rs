@@ -8,7 +8,7 @@ use mediaops_proto::mediaops::clipapp::v1 as pb;
 use mediaops_proto::mediaops::clipapp::v1::clipapp_service::ClipappService;
 use mediaops_proto::mediaops::common::v1::TitleLikeList;
 
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, clipapp};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
@@ -24,8 +24,7 @@ impl ClipappService<Registry> for Clipapp {
         _: CallContext,
         request: pb::ClipappAiFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        let feed = Feed::new("clipapp.v1.ClipappService.ClipappAiFeed", Topic::Ai, Times::Optional);
-        topic_feed(self.0.clone(), feed, request).await
+        super::feed(&self.0, "clipapp.v1.ClipappService.ClipappAiFeed", Topic::Ai, Times::Optional, request).await
     }
 
     async fn search_work(

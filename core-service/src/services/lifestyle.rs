@@ -9,7 +9,7 @@ use mediaops_proto::mediaops::lifestyle::v1 as pb;
 use mediaops_proto::mediaops::lifestyle::v1::lifestyle_service::LifestyleService;
 
 use crate::data_api::DataApi;
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::data_api::lifestyle as data;
 use crate::error::ServiceError;
 use crate::rankings::lifestyle as ranking;
@@ -98,12 +98,8 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: pb::LifestyleAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("lifestyle.v1.LifestyleService.LifestyleAiFeed", Topic::Ai, Times::Required),
-            request,
-        )
-        .await
+        super::feed(&self.api, "lifestyle.v1.LifestyleService.LifestyleAiFeed", Topic::Ai, Times::Required, request)
+            .await
     }
 
     async fn lifestyle_playlet_feed(
@@ -111,9 +107,11 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("lifestyle.v1.LifestyleService.LifestylePlayletFeed", Topic::Playlet, Times::Optional),
+        super::feed(
+            &self.api,
+            "lifestyle.v1.LifestyleService.LifestylePlayletFeed",
+            Topic::Playlet,
+            Times::Optional,
             request,
         )
         .await
@@ -124,7 +122,7 @@ impl LifestyleService<Registry> for Lifestyle {
         ctx: CallContext,
         request: pb::LifestyleSyncNotesRequest,
     ) -> Result<common::SyncReceipt, ServiceError> {
-        super::configured(&self.sync, "sync jobs")?.submit(&ctx, "redId", json!({"redId": request.red_id})).await
+        super::submit_sync(&self.sync, &ctx, "redId", json!({"redId": request.red_id})).await
     }
 
     async fn lifestyle_hit_data(

@@ -41,10 +41,15 @@ use std::sync::Arc;
 
 use mediaops_proto::error_code::ErrorCode;
 
+use mediaops_proto::mediaops::common::v1::{SyncReceipt, TitleLikeList};
+
 use crate::data_api::DataApi;
+use crate::data_api::feeds::{Feed, FeedInput, Times, topic_feed};
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::Fallbacks;
+use crate::registry::{CallContext, Registry};
+use crate::source::{Answer, Fallbacks};
+use crate::store::topic::Topic;
+use crate::sync::SyncService;
 
 /// The three platform services whose RPCs read the content store
 /// (`ArticlesService`, `LifestyleService`, `ShortvideoService`), without a
@@ -69,4 +74,27 @@ fn configured<'a, T>(backend: &'a Option<Arc<T>>, what: &str) -> Result<&'a T, S
     backend.as_deref().ok_or_else(|| {
         ServiceError::new(ErrorCode::NotConfigured, format!("no {what} in this process; nothing was charged"))
     })
+}
+
+/// The feed RPC `method` (`<platform>.v1.<Service>.<Rpc>`): works of the
+/// `topic` on the method's platform ([`topic_feed`]).
+async fn feed<Req: FeedInput>(
+    api: &Arc<DataApi>,
+    method: &'static str,
+    topic: Topic,
+    times: Times,
+    request: Req,
+) -> Result<Answer<TitleLikeList>, ServiceError> {
+    topic_feed(api.clone(), Feed::new(method, topic, times), request).await
+}
+
+/// Queues a sync job keyed by `field` of `request` (docs/sync.md); 503
+/// `not_configured` without sync jobs.
+async fn submit_sync(
+    sync: &Option<Arc<SyncService>>,
+    ctx: &CallContext,
+    field: &str,
+    request: serde_json::Value,
+) -> Result<SyncReceipt, ServiceError> {
+    configured(sync, "sync jobs")?.submit(ctx, field, request).await
 }

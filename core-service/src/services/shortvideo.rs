@@ -9,7 +9,7 @@ use mediaops_proto::mediaops::shortvideo::v1 as pb;
 use mediaops_proto::mediaops::shortvideo::v1::shortvideo_service::ShortvideoService;
 
 use crate::data_api::DataApi;
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::data_api::shortvideo as data;
 use crate::error::ServiceError;
 use crate::rankings::shortvideo as ranking;
@@ -122,12 +122,8 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: pb::ShortvideoAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("shortvideo.v1.ShortvideoService.ShortvideoAiFeed", Topic::Ai, Times::Optional),
-            request,
-        )
-        .await
+        super::feed(&self.api, "shortvideo.v1.ShortvideoService.ShortvideoAiFeed", Topic::Ai, Times::Optional, request)
+            .await
     }
 
     async fn shortvideo_playlet_feed(
@@ -135,9 +131,11 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        topic_feed(
-            self.api.clone(),
-            Feed::new("shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed", Topic::Playlet, Times::Optional),
+        super::feed(
+            &self.api,
+            "shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed",
+            Topic::Playlet,
+            Times::Optional,
             request,
         )
         .await
@@ -148,9 +146,7 @@ impl ShortvideoService<Registry> for Shortvideo {
         ctx: CallContext,
         request: pb::ShortvideoSyncNotesRequest,
     ) -> Result<common::SyncReceipt, ServiceError> {
-        super::configured(&self.sync, "sync jobs")?
-            .submit(&ctx, "accountId", json!({"accountId": request.account_id}))
-            .await
+        super::submit_sync(&self.sync, &ctx, "accountId", json!({"accountId": request.account_id})).await
     }
 
     async fn shortvideo_content_surge(

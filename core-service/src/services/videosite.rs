@@ -8,7 +8,7 @@ use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 use mediaops_proto::mediaops::videosite::v1 as pb;
 use mediaops_proto::mediaops::videosite::v1::videosite_service::VideositeService;
 
-use crate::data_api::feeds::{Feed, Times, topic_feed};
+use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, videosite};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
@@ -56,8 +56,14 @@ impl VideositeService<Registry> for Videosite {
         _: CallContext,
         request: KeywordFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        let feed = Feed::new("videosite.v1.VideositeService.VideositePlayletFeed", Topic::Playlet, Times::Optional);
-        topic_feed(self.0.clone(), feed, request).await
+        super::feed(
+            &self.0,
+            "videosite.v1.VideositeService.VideositePlayletFeed",
+            Topic::Playlet,
+            Times::Optional,
+            request,
+        )
+        .await
     }
 
     async fn videosite_ai_feed(
@@ -65,8 +71,7 @@ impl VideositeService<Registry> for Videosite {
         _: CallContext,
         request: pb::VideositeAiFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        let feed = Feed::new("videosite.v1.VideositeService.VideositeAiFeed", Topic::Ai, Times::Optional);
-        topic_feed(self.0.clone(), feed, request).await
+        super::feed(&self.0, "videosite.v1.VideositeService.VideositeAiFeed", Topic::Ai, Times::Optional, request).await
     }
 
     async fn videosite_user_works(
