@@ -86,6 +86,14 @@ pub struct Pending {
     pub key: BoardKey,
 }
 
+/// A board as listed by [`BoardTables::all`]: its row, and when it was
+/// built (`None`: waiting for a build).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardState {
+    pub board: Pending,
+    pub built_at: Option<DateTime<Utc>>,
+}
+
 /// One ranked row as stored: the entity's platform id, the figure ranked
 /// by, and the score when the board ranks by a computed one.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,6 +172,9 @@ pub trait BoardTables: Send + Sync {
     /// The boards waiting for a build whose last day is at most `newest`,
     /// oldest window first.
     async fn pending(&self, newest: NaiveDate) -> StoreResult<Vec<Pending>>;
+
+    /// Every board, waiting or built, by key (for tests and inspection).
+    async fn all(&self) -> StoreResult<Vec<BoardState>>;
 
     /// Stores `rows` (in rank order) as the board `board` and marks it
     /// built at `built_at`, unless it was invalidated since it was read
@@ -341,25 +352,19 @@ where
 
     async fn pending(&self, newest: NaiveDate) -> StoreResult<Vec<Pending>> {
         let statement = self.sql(
-            "SELECT id, generation, platform, kind, category, first_day, last_day, period FROM boards \
-             WHERE built_at IS NULL AND last_day <= $1 ORDER BY last_day, first_day, platform, kind, category"
-                .to_owned(),
+            format!("SELECT {BOARD_COLUMNS} FROM boards WHERE built_at IS NULL AND last_day <= $1 \
+             ORDER BY last_day, first_day, platform, kind, category"),
         );
         let rows = sqlx::query(&statement).bind(newest).fetch_all(&self.pool).await?;
+        rows.iter().map(pending_of).collect()
+    }
+
+    async fn all(&self) -> StoreResult<Vec<BoardState>> {
+        let statement = format!("SELECT {BOARD_COLUMNS}, built_at FROM boards ORDER BY platform, kind, category, first_day, last_day");
+        let rows = sqlx::query(&statement).fetch_all(&self.pool).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
-            out.push(Pending {
-                id: row.try_get("id")?,
-                generation: row.try_get("generation")?,
-                key: BoardKey {
-                    platform: row.try_get("platform")?,
-                    kind: row.try_get("kind")?,
-                    category: row.try_get("category")?,
-                    first: row.try_get("first_day")?,
-                    last: row.try_get("last_day")?,
-                    period: row.try_get("period")?,
-                },
-            });
+            out.push(BoardState { board: pending_of(row)?, built_at: row.try_get("built_at")? });
         }
         Ok(out)
     }
@@ -425,6 +430,31 @@ where
         let locked: bool = row.try_get("locked")?;
         Ok(locked.then(|| BuilderLock { _held: Some(Box::new(conn)) }))
     }
+}
+
+/// The columns of a board's row, as [`pending_of`] reads them.
+const BOARD_COLUMNS: &str = "id, generation, platform, kind, category, first_day, last_day, period";
+
+/// A row of [`BOARD_COLUMNS`].
+fn pending_of<R: Row>(row: &R) -> StoreResult<Pending>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+    i64: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+    NaiveDate: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+{
+    Ok(Pending {
+        id: row.try_get("id")?,
+        generation: row.try_get("generation")?,
+        key: BoardKey {
+            platform: row.try_get("platform")?,
+            kind: row.try_get("kind")?,
+            category: row.try_get("category")?,
+            first: row.try_get("first_day")?,
+            last: row.try_get("last_day")?,
+            period: row.try_get("period")?,
+        },
+    })
 }
 
 impl<DB> BoardSql<DB>
