@@ -219,6 +219,21 @@ impl<DB: Database> BoardSql<DB> {
     fn sql(&self, statement: String) -> String {
         self.dialect.placeholders(statement)
     }
+
+    /// `join` (`JOIN` or `LEFT JOIN`) of the row of `table` (as `alias`)
+    /// that `condition` names by its unique key, looked up once per board
+    /// row whatever the statistics say: on PostgreSQL a `LATERAL` subquery
+    /// with `LIMIT 1` (which the planner cannot turn into a hash join over
+    /// the whole table, as it may when `board_rows` has no statistics yet);
+    /// SQLite's planner already loops over the board's rows.
+    fn lookup(&self, join: &str, table: &str, alias: &str, condition: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!("{join} {table} {alias} ON {condition}"),
+            Dialect::Postgres => {
+                format!("{join} LATERAL (SELECT * FROM {table} {alias} WHERE {condition} LIMIT 1) {alias} ON true")
+            }
+        }
+    }
 }
 
 /// `($1, $2, …), (…)`: `rows` groups of `width` placeholders.
@@ -254,12 +269,11 @@ where
     async fn stored_works(&self, key: &BoardKey) -> StoreResult<Option<Vec<BoardWork>>> {
         let Some(board) = self.built(key).await? else { return Ok(None) };
         let statement = self.sql(format!(
-            "SELECT {}, {}, r.value AS board_value FROM board_rows r \
-             JOIN works w ON w.platform = $2 AND w.platform_id = r.entity \
-             LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id \
-             WHERE r.board = $1 ORDER BY r.rank",
+            "SELECT {}, {}, r.value AS board_value FROM board_rows r {} {} WHERE r.board = $1 ORDER BY r.rank",
             sql::WORK_COLUMNS,
-            sql::AUTHOR_COLUMNS
+            sql::AUTHOR_COLUMNS,
+            self.lookup("JOIN", "works", "w", "w.platform = $2 AND w.platform_id = r.entity"),
+            self.lookup("LEFT JOIN", "accounts", "au", "au.platform = w.platform AND au.platform_id = w.author_id"),
         ));
         let rows = sqlx::query(&statement).bind(board).bind(key.platform.clone()).fetch_all(&self.pool).await?;
         let mut out = Vec::with_capacity(rows.len());
@@ -276,8 +290,9 @@ where
             Naming::Authors => ("LEFT JOIN", "COALESCE(a.nickname, r.entity)"),
         };
         let statement = self.sql(format!(
-            "SELECT r.entity, {name} AS name, r.value, r.score FROM board_rows r \
-             {join} accounts a ON a.platform = $2 AND a.platform_id = r.entity WHERE r.board = $1 ORDER BY r.rank"
+            "SELECT r.entity, {name} AS name, r.value, r.score FROM board_rows r {} WHERE r.board = $1 \
+             ORDER BY r.rank",
+            self.lookup(join, "accounts", "a", "a.platform = $2 AND a.platform_id = r.entity")
         ));
         let rows = sqlx::query(&statement).bind(board).bind(key.platform.clone()).fetch_all(&self.pool).await?;
         let mut out = Vec::with_capacity(rows.len());
