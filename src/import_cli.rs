@@ -2,7 +2,8 @@
 //! the service is configured with (PostgreSQL at `MEDIAOPS_DATABASE_URL`,
 //! else `<MEDIAOPS_DATA_DIR>/store.sqlite`), with a progress bar on stderr
 //! and a JSON report on stdout: files, rows read, written, rejected with
-//! reasons, and the rows per table before and after (docs/store.md).
+//! reasons, the rows per table before and after (docs/store.md), and what
+//! the ranking-board builder then built (`boards`; `--no-boards` skips it).
 //! Directories are searched recursively, in name order, for the format's
 //! extensions: `.jsonl` (jsonl), `.json`/`.jsonl`/`.csv` (mediacrawler),
 //! `.json` (bilibili-popular, hotlists). An import that writes nothing (no
@@ -85,6 +86,10 @@ pub struct ImportArgs {
     /// (`…_<kind>_<date>.json`).
     #[arg(long, value_parser = kind)]
     kind: Option<mediacrawler::Kind>,
+    /// Do not build the ranking boards the import changed (a later run of
+    /// a core's builder or `mediaops boards rebuild` will).
+    #[arg(long)]
+    no_boards: bool,
 }
 
 impl ImportArgs {
@@ -134,6 +139,11 @@ pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result
     }
     bar.finish_and_clear();
     let after = store.counts().await?;
+    // The boards of the days the import changed (docs/rankings.md "Boards as data").
+    let boards = match report.written > 0 && !args.no_boards {
+        true => Some(crate::boards_cli::run(settings, store.clone(), None).await?),
+        false => None,
+    };
     let out = serde_json::json!({
         "store": store.backend(),
         "files": report.files,
@@ -143,6 +153,7 @@ pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result
         "rejections": report.rejected,
         "countsBefore": before,
         "countsAfter": after,
+        "boards": boards,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     anyhow::ensure!(

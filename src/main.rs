@@ -5,6 +5,7 @@
 //! configured ledger directly.
 
 mod admin_cli;
+mod boards_cli;
 mod collectors_cli;
 mod import_cli;
 mod mcp_cli;
@@ -51,6 +52,9 @@ enum Command {
     Usage(admin_cli::UsageArgs),
     /// Import files into the content store: `import bilibili-popular <path>…`.
     Import(import_cli::ImportArgs),
+    /// Ranking boards: `rebuild [--from YYYY-MM-DD]` the stored boards.
+    #[command(subcommand)]
+    Boards(boards_cli::BoardsCommand),
     /// Hot-list collectors: `list` their configuration, `run-once` them.
     #[command(subcommand)]
     Collectors(collectors_cli::CollectorsCommand),
@@ -114,6 +118,7 @@ async fn run() -> anyhow::Result<()> {
         Command::Points(command) => admin_cli::points(&core, command).await,
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
+        Command::Boards(command) => boards_cli::boards(&core, command).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
         // answered before the settings are read
         Command::Completions { .. } | Command::Probe(_) | Command::Mcp(_) => Ok(()),

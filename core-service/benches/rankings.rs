@@ -18,7 +18,9 @@
 //!   maintain the per-day aggregates exactly as for any other write; then
 //!   each work's denormalised newest likes, as the write path sets them.
 //! - Calls: `RANKINGS_BENCH_CALLS` (default 20) calls per operation, one at
-//!   a time, the clock fixed at 2026-11-20 (newest ranked day 11-18).
+//!   a time, the clock fixed at 2026-11-20 (newest ranked day 11-18): first
+//!   at read time, then (`<backend>+boards`) after the board builder has
+//!   built every board (timed, and one day's boards again).
 //! - Backends: SQLite in a temp file; PostgreSQL (`MEDIAOPS_TEST_DATABASE_URL`,
 //!   default `postgres://root@127.0.0.1:5432/test`) in a fresh schema dropped
 //!   at the end. `RANKINGS_BENCH_BACKENDS=sqlite` (or `postgres`) runs one.
@@ -431,6 +433,20 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
     }
 }
 
+/// Builds every board of the generated store (docs/rankings.md "Boards as
+/// data") and then one day's again (the newest day marked changed, as after
+/// a daily import), timing both; the calls after it read built boards.
+async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) {
+    use core_service::rankings::boards::builder::Builder;
+    let api = Arc::new(DataApi { store: store.clone(), clock: Clock::from_setting(Some(NOW)).unwrap() });
+    let builder = Builder::new(api);
+    let all = builder.run(&mut |_, _, _| {}).await.expect("build the boards");
+    println!("{backend}: built {} boards in {:.1} s ({:?})", all.built, all.seconds, all);
+    let newest = NaiveDate::parse_from_str(NOW, "%Y-%m-%d").unwrap() - Days::new(2);
+    let day = builder.rebuild(Some(newest), &mut |_, _, _| {}).await.expect("build a day's boards");
+    println!("{backend}: one day's boards ({newest}): {} boards in {:.1} s", day.built, day.seconds);
+}
+
 #[tokio::main]
 async fn main() {
     let works = env("RANKINGS_BENCH_WORKS", 1_000_000);
@@ -452,7 +468,9 @@ async fn main() {
         sqlx::query("PRAGMA cache_size = -2000000").execute(&mut conn).await.expect("cache");
         let bulk = Bulk::Sqlite(conn);
         fill("sqlite", store.as_ref(), bulk, works, days).await;
-        run("sqlite", store, calls).await;
+        run("sqlite", store.clone(), calls).await;
+        build_boards("sqlite", store.clone()).await;
+        run("sqlite+boards", store, calls).await;
     }
     if backends.contains("postgres") {
         let url = std::env::var("MEDIAOPS_TEST_DATABASE_URL")
@@ -471,6 +489,8 @@ async fn main() {
         }
         println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
         run("postgres", store.clone(), calls).await;
+        build_boards("postgres", store.clone()).await;
+        run("postgres+boards", store.clone(), calls).await;
         drop(store);
         sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
     }

@@ -45,6 +45,9 @@ pub struct Core {
     sync: Arc<crate::sync::SyncService>,
     /// The watch-list scheduler: it starts when the server serves.
     watch: Arc<crate::watch::runner::Runner>,
+    /// The ranking-board builder and the interval of its runs (zero = off);
+    /// it starts when the server serves.
+    boards: (Arc<crate::rankings::boards::builder::Builder>, std::time::Duration),
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -118,6 +121,10 @@ impl Core {
         let mut metrics = crate::metrics::Metrics::new();
         metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
         let data = Arc::new(crate::data_api::DataApi { store, clock });
+        let boards = (
+            crate::rankings::boards::builder::Builder::new(data.clone()),
+            std::time::Duration::from_secs(settings.boards_interval_secs),
+        );
         let env = |name: &str| std::env::var(name).ok();
         let cache = match &settings.redis_url {
             Some(url) if !settings.vendors.files.is_empty() => {
@@ -246,6 +253,7 @@ impl Core {
             tasks,
             sync,
             watch,
+            boards,
             bootstrap,
             wechat_callback,
             readiness,
@@ -287,6 +295,7 @@ impl Core {
         self.tasks.start();
         self.sync.workers().start();
         let watch = self.watch.spawn();
+        let boards = crate::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -308,6 +317,7 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             watch,
+            boards,
             readiness,
             draining,
             in_flight,
@@ -324,6 +334,8 @@ pub struct Serving {
     sync: Arc<crate::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
     watch: Option<tokio::task::JoinHandle<()>>,
+    /// The ranking-board builder's loop, when it runs.
+    boards: Option<tokio::task::JoinHandle<()>>,
     /// The readiness checks feeding `grpc.health.v1`; they report
     /// NOT_SERVING once `draining` begins.
     readiness: tokio::task::JoinHandle<()>,
@@ -395,11 +407,11 @@ impl Serving {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
-        if let Some(watch) = self.watch {
-            // Awaited, so the loop (and the ledger it holds) is gone when
-            // the server returns.
-            watch.abort();
-            let _ = watch.await;
+        for handle in [self.watch, self.boards].into_iter().flatten() {
+            // Awaited, so the loops (and the ledger and store they hold)
+            // are gone when the server returns.
+            handle.abort();
+            let _ = handle.await;
         }
         served?;
         if let Some(callback) = self.callback {

@@ -77,6 +77,10 @@ pub struct CoreSettings {
     /// `[watchlists]`: the watch-list scheduler (`MEDIAOPS_WATCHLISTS__…`;
     /// docs/watchlists.md "Configuration").
     pub watchlists: crate::watch::settings::WatchSettings,
+    /// Seconds between two runs of the ranking-board builder
+    /// (`MEDIAOPS_BOARDS_INTERVAL_SECS`; docs/rankings.md "Boards as data");
+    /// 0 = this core does not build boards.
+    pub boards_interval_secs: u64,
     /// Timeouts and the connection cap of the gRPC port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
@@ -111,6 +115,7 @@ impl Default for CoreSettings {
             sync: Default::default(),
             rate_limit: Default::default(),
             watchlists: Default::default(),
+            boards_interval_secs: crate::rankings::boards::schedule::DEFAULT_INTERVAL_SECS,
             listener: Default::default(),
         }
     }

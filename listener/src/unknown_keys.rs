@@ -40,6 +40,7 @@ pub const CORE_KEYS: &[&str] = &[
     "sync",
     "rate_limit",
     "watchlists",
+    "boards_interval_secs",
 ];
 
 /// The gateway's top-level keys besides the listener's (`GatewaySettings`;

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use chrono::Days;
 use mediaops_proto::mediaops::articles::v1 as pb;
 
+use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, level, round, top};
 use super::{
-    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn, work_board,
+    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn,
     works,
 };
 use crate::data_api::articles::PLATFORM;
@@ -22,7 +23,7 @@ use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
+    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardWork, Counter, Measure, WorkOrder,
     WorkQuery, WorkSeries,
 };
 use mediaops_proto::excerpt::excerpt;
@@ -87,17 +88,9 @@ pub async fn category_time_hot(
         return empty();
     }
     let Some(window) = window_or_warn(&ctx, checked) else { return empty() };
-    let reads = (Counter::Views, Measure::Level);
-    let published = BoardQuery {
-        published_from: Some(day_start(window.first)),
-        published_to: Some(day_end(window.last)),
-        ..board_query(PLATFORM, category.filter(), window, reads, None, Some(BOARD_SIZE))
-    };
-    let hundred_k = BoardQuery { at_least: Some(HUNDRED_K), ..published.clone() };
-    let original = BoardQuery { work_types: ORIGINAL_TYPES.map(str::to_owned).to_vec(), ..published };
     let mut items = Vec::new();
-    for board in [hundred_k, original] {
-        for w in work_board(&api, &board).await? {
+    for kind in [Kind::ArticlesHundredK, Kind::ArticlesOriginal] {
+        for w in boards::works(&api, kind, window, category.filter()).await? {
             items.push(pb::CategoryHotArticle {
                 title: w.work.title.clone(),
                 read_count: w.value,
@@ -115,7 +108,7 @@ pub async fn category_time_hot(
 /// sums of reads and likes gained over `window` by their articles of
 /// `category`, each article's gain counted when above 0; by author id
 /// (summed in the store, [`crate::store::ContentStore::author_gains`]).
-async fn gains_by_author(
+pub async fn gains_by_author(
     api: &DataApi,
     category: Option<&str>,
     window: Window,
@@ -155,16 +148,15 @@ pub async fn index_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ArticlesIndexRankResponse::default()));
     };
-    let entries: Vec<(String, f64)> = gains_by_author(&api, category.filter(), window)
+    let items: Vec<pb::IndexRankItem> = boards::named(&api, Kind::ArticlesIndex, window, category.filter())
         .await?
         .into_iter()
-        .filter(|a| a.views + a.likes > 0)
-        .map(|a| (a.name, index_score(a.views, a.likes)))
-        .collect();
-    let items: Vec<pb::IndexRankItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
-        .into_iter()
         .enumerate()
-        .map(|(i, (account_name, index_score))| pb::IndexRankItem { rank: i as i32 + 1, account_name, index_score })
+        .map(|(i, a)| pb::IndexRankItem {
+            rank: i as i32 + 1,
+            account_name: a.name,
+            index_score: a.score.unwrap_or_default(),
+        })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "articles gaining reads", window);
     note_if_empty(&ctx, items.is_empty(), category.filter());
@@ -186,16 +178,11 @@ pub async fn raise_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ArticlesRaiseRankResponse::default()));
     };
-    let entries: Vec<(String, i64)> = gains_by_author(&api, None, window)
+    let items: Vec<pb::RaiseRankItem> = boards::named(&api, Kind::ArticlesRaise, window, None)
         .await?
         .into_iter()
-        .filter(|a| a.views > 0)
-        .map(|a| (a.name, a.views))
-        .collect();
-    let items: Vec<pb::RaiseRankItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
-        .into_iter()
         .enumerate()
-        .map(|(i, (account_name, read_raise))| pb::RaiseRankItem { rank: i as i32 + 1, account_name, read_raise })
+        .map(|(i, a)| pb::RaiseRankItem { rank: i as i32 + 1, account_name: a.name, read_raise: a.value })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "articles gaining reads", window);
     let empty = items.is_empty();

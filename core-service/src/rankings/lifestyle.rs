@@ -10,17 +10,15 @@ use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, level, top};
-use super::{
-    BOARD_SIZE, account_board, board_query, series_query, today, warn_if_empty, warn_opt, window_or_warn, work_board,
-    works,
-};
+use super::boards::{self, kinds::Kind};
+use super::{BOARD_SIZE, series_query, today, warn_if_empty, warn_opt, window_or_warn, works};
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
-use crate::store::model::{AuthorBrief, BoardWork, Counter, Measure, WorkSeries};
+use crate::store::model::{AuthorBrief, BoardWork, WorkSeries};
 use mediaops_proto::excerpt::excerpt;
 
 /// A "low-fan" author has fewer followers than this (`lifestyle-low-fans-top`,
@@ -59,13 +57,11 @@ pub async fn top_account(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::LifestyleTopAccountResponse::default()));
     };
-    let by_fans = (Counter::Fans, Measure::Level);
-    let board =
-        account_board(&api, &board_query(PLATFORM, category.filter(), window, by_fans, None, Some(BOARD_SIZE))).await?;
-    let items: Vec<pb::TopAccountItem> = board
+    let items: Vec<pb::TopAccountItem> = boards::named(&api, Kind::LifestyleFans, window, category.filter())
+        .await?
         .into_iter()
         .enumerate()
-        .map(|(i, a)| pb::TopAccountItem { rank: i as i32 + 1, nickname: a.account.nickname, fans_count: a.value })
+        .map(|(i, a)| pb::TopAccountItem { rank: i as i32 + 1, nickname: a.name, fans_count: a.value })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "lifestyle account snapshots", window);
     let empty = items.is_empty();
@@ -132,7 +128,8 @@ pub async fn hit_data(
 
 /// The notes of a day or week board: rule check, category, likes gained
 /// (above 0), optionally only authors below [`LOW_FANS`]; 50 by likes
-/// gained, ties by title (ranked in the store, docs/rankings.md "Store").
+/// gained, ties by title (a stored board, else ranked in the store;
+/// docs/rankings.md "Boards as data", "Store").
 async fn note_board(
     api: &DataApi,
     ctx: &CallContext,
@@ -149,10 +146,8 @@ async fn note_board(
     }
     let checked = rules::PLAIN.check(today(api), period, date, "rankDate")?;
     let Some(window) = window_or_warn(ctx, checked) else { return Ok(Vec::new()) };
-    let by_likes = (Counter::Likes, Measure::Gain);
-    let mut query = board_query(PLATFORM, category.filter(), window, by_likes, Some(1), Some(BOARD_SIZE));
-    query.author_fans_below = low_fans_only.then_some(LOW_FANS);
-    let board = work_board(api, &query).await?;
+    let kind = if low_fans_only { Kind::LifestyleLowFansNotes } else { Kind::LifestyleNotes };
+    let board = boards::works(api, kind, window, category.filter()).await?;
     warn_if_empty(ctx, board.is_empty(), "lifestyle notes gaining likes", window);
     Ok(board)
 }

@@ -9,6 +9,7 @@
 //! ([`crate::registry::Warnings`]) without changing `data`.
 
 pub mod articles;
+pub mod boards;
 pub mod lifestyle;
 pub mod rules;
 pub mod series;

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use chrono::{Days, NaiveDate};
 use mediaops_proto::mediaops::shortvideo::v1 as pb;
 
+use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, round, top};
 use super::{
-    BOARD_SIZE, account_board, account_by_id_or_name, accounts, board_query, series_query, today, warn_if_empty,
-    window_or_warn, work_board,
+    account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn,
 };
 use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
@@ -23,7 +23,7 @@ use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
+    AccountOrder, AccountQuery, AccountRecord, BoardWork, WorkOrder, WorkQuery,
 };
 use mediaops_proto::excerpt::excerpt;
 
@@ -59,13 +59,11 @@ pub async fn rise_fans_rank(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::DouyinRiseFansRankResponse::default()));
     };
-    let by_fans = (Counter::Fans, Measure::Gain);
-    let query = board_query(PLATFORM, category.filter(), window, by_fans, Some(1), Some(BOARD_SIZE));
-    let items: Vec<pb::RiseFansItem> = account_board(&api, &query)
+    let items: Vec<pb::RiseFansItem> = boards::named(&api, Kind::ShortvideoRiseFans, window, category.filter())
         .await?
         .into_iter()
         .enumerate()
-        .map(|(i, a)| pb::RiseFansItem { rank: i as i32 + 1, account_name: a.account.nickname, rise_fans: a.value })
+        .map(|(i, a)| pb::RiseFansItem { rank: i as i32 + 1, account_name: a.name, rise_fans: a.value })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "shortvideo accounts gaining followers", window);
     let empty = items.is_empty();
@@ -102,24 +100,14 @@ pub async fn top_account(
     let Some(window) = window_or_warn(&ctx, checked) else {
         return Ok(Answer::Empty(pb::ShortvideoTopAccountResponse::default()));
     };
-    // Every account with a follower level, in row order: the score
-    // combines two figures, so it is ranked here.
-    let followers = (Counter::Fans, Measure::Level);
-    let board = account_board(&api, &board_query(PLATFORM, category.filter(), window, followers, None, None)).await?;
-    let entries: Vec<(String, f64)> = board
-        .into_iter()
-        .map(|a| {
-            let score = influence_score(a.value, a.likes_gained.unwrap_or(0));
-            (a.account.nickname, score)
-        })
-        .collect();
-    let items: Vec<pb::TopAccountItem> = top(entries, BOARD_SIZE, |e| e.1, |e| &e.0)
+    let items: Vec<pb::TopAccountItem> = boards::named(&api, Kind::ShortvideoInfluence, window, category.filter())
+        .await?
         .into_iter()
         .enumerate()
-        .map(|(i, (account_name, influence_score))| pb::TopAccountItem {
+        .map(|(i, a)| pb::TopAccountItem {
             rank: i as i32 + 1,
-            account_name,
-            influence_score,
+            account_name: a.name,
+            influence_score: a.score.unwrap_or_default(),
         })
         .collect();
     warn_if_empty(&ctx, items.is_empty(), "shortvideo account snapshots", window);
@@ -128,14 +116,14 @@ pub async fn top_account(
 }
 
 /// Works of `category` by likes gained over `window` (> 0), 50, ties by
-/// title (ranked in the store).
+/// title (a stored board, else ranked in the store; docs/rankings.md
+/// "Boards as data").
 async fn by_likes_gained(
     api: &DataApi,
     category: Option<&str>,
     window: Window,
 ) -> Result<Vec<BoardWork>, ServiceError> {
-    let by_likes = (Counter::Likes, Measure::Gain);
-    work_board(api, &board_query(PLATFORM, category, window, by_likes, Some(1), Some(BOARD_SIZE))).await
+    boards::works(api, Kind::ShortvideoLikes, window, category).await
 }
 
 /// `shortvideo-content-surge`: `{items[{rank, item{title, category,

@@ -23,6 +23,7 @@
 //! Schema and formats: docs/store.md.
 
 pub(crate) mod board;
+pub mod boards;
 pub mod charter;
 pub mod days;
 pub mod failure;
@@ -215,6 +216,12 @@ pub trait ContentStore: Send + Sync {
 
     /// A board of accounts (followers or likes), as [`ContentStore::work_board`].
     async fn account_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardAccount>>;
+
+    /// The stored ranking boards of this store (docs/rankings.md "Boards as
+    /// data"); `None` for a store without board tables.
+    fn boards(&self) -> Option<Arc<dyn boards::BoardTables>> {
+        None
+    }
 
     /// Per author, the views and likes gained by the works of `query`
     /// (platform, category, publish time, work type and window; its counter,

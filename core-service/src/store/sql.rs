@@ -689,6 +689,10 @@ macro_rules! content_store_impl {
                 $backend
             }
 
+            fn boards(&self) -> Option<std::sync::Arc<dyn $crate::store::boards::BoardTables>> {
+                Some($crate::store::boards::BoardSql::new(self.pool.clone(), $dialect))
+            }
+
             async fn check(&self) -> $crate::store::StoreResult<()> {
                 $crate::store::sql::ensure_schema!(&self.pool, migrator())
             }
