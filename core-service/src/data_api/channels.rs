@@ -19,7 +19,7 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
+use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
@@ -30,16 +30,17 @@ const SERVICE: &str = "mediaops.channels.v1.ChannelsService";
 
 /// Registers the operations of this module.
 pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, |api, _, req| {
-        search_work(api, req)
+    registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, |api, ctx, req| {
+        search_work(api, ctx, req)
     })?;
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, _, req| {
-        search_user(api, req)
+    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, ctx, req| {
+        search_user(api, ctx, req)
     })?;
     registry
         .handle_sourced(&format!("{SERVICE}.QueryWork"), fallbacks, "store", api, |api, _, req| query_work(api, req))?;
-    registry
-        .handle_sourced(&format!("{SERVICE}.UserWorks"), fallbacks, "store", api, |api, _, req| user_works(api, req))?;
+    registry.handle_sourced(&format!("{SERVICE}.UserWorks"), fallbacks, "store", api, |api, ctx, req| {
+        user_works(api, ctx, req)
+    })?;
     Ok(())
 }
 
@@ -62,10 +63,16 @@ fn work_item(record: WorkRecord) -> pb::ChannelsWorkItem {
     }
 }
 
-/// One page of works as list items, with the total of all matches.
-async fn work_page(api: &DataApi, query: &WorkQuery) -> Result<(Vec<pb::ChannelsWorkItem>, i64), ServiceError> {
+/// One page of works as list items, with the total of all matches
+/// ([`keyword::shown_total`]).
+async fn work_page(
+    api: &DataApi,
+    ctx: &CallContext,
+    query: &WorkQuery,
+) -> Result<(Vec<pb::ChannelsWorkItem>, i64), ServiceError> {
     let found = api.store.find_works(query).await.map_err(store_error)?;
-    Ok((found.items.into_iter().map(work_item).collect(), found.total as i64))
+    let total = keyword::shown_total(ctx, found.total, found.total_is_lower_bound);
+    Ok((found.items.into_iter().map(work_item).collect(), total))
 }
 
 /// A duration in seconds as `videoDuration` shows it: `MM:SS` under an
@@ -83,6 +90,7 @@ pub fn duration_text(seconds: Option<i64>) -> String {
 /// relevance; `size` default 20, max 50 (spec 8).
 async fn search_work(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchWorkRequest,
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
@@ -94,7 +102,7 @@ async fn search_work(
         page_size: page.size,
         ..WorkQuery::default()
     };
-    let (items, total) = work_page(&api, &query).await?;
+    let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items, total }, empty))
 }
@@ -105,6 +113,7 @@ async fn search_work(
 /// `uid`, else its `platform_id`; `coverImgUrl` is `""` (not stored).
 async fn search_user(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
@@ -125,7 +134,10 @@ async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }
 
 /// `query-work`: the work `videoId` (encrypted id; `platform_id` or any id
@@ -161,6 +173,7 @@ async fn query_work(
 /// the one with the most fans is listed.
 async fn user_works(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::UserWorksRequest,
 ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
     let nickname = required(&req.nickname, "nickname")?;
@@ -176,7 +189,7 @@ async fn user_works(
         page_size: page.size,
         ..WorkQuery::default()
     };
-    let (items, total) = work_page(&api, &query).await?;
+    let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::UserWorksResponse { items, total }, empty))
 }

@@ -22,7 +22,7 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
-use crate::registry::Registry;
+use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
@@ -36,8 +36,8 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
     registry.handle_sourced(&format!("{SERVICE}.SearchWork"), fallbacks, "store", api, |api, _, req| {
         search_work(api, req)
     })?;
-    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, _, req| {
-        search_user(api, req)
+    registry.handle_sourced(&format!("{SERVICE}.SearchUser"), fallbacks, "store", api, |api, ctx, req| {
+        search_user(api, ctx, req)
     })?;
     registry
         .handle_sourced(&format!("{SERVICE}.QueryWork"), fallbacks, "store", api, |api, _, req| query_work(api, req))?;
@@ -116,6 +116,7 @@ async fn search_work(
 /// the account has none; `coverImgUrl` is `""` (not stored).
 async fn search_user(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
@@ -136,7 +137,10 @@ async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }
 
 /// `query-work`: the work `photoId` (encrypted id; `platform_id` or any id

@@ -30,7 +30,7 @@ pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Regist
 /// `{items[{uniqueId, fans}], total}`; no continuation marker (spec 4.8).
 async fn search_user(
     api: Arc<DataApi>,
-    _: CallContext,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
@@ -44,5 +44,8 @@ async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }

@@ -104,7 +104,7 @@ fn note_item(record: WorkRecord) -> pb::NoteSearchItem {
 /// order}` (the store's own paging facts).
 async fn search_note(
     api: Arc<DataApi>,
-    _: CallContext,
+    ctx: CallContext,
     req: pb::SearchNoteRequest,
 ) -> Result<Answer<pb::SearchNoteResponse>, ServiceError> {
     let keyword = req.keyword.trim();
@@ -121,6 +121,7 @@ async fn search_note(
         "pageSize": page.size,
         "backend": api.store.backend(),
         "order": if text.is_some() { "relevance" } else { "newest" },
+        "totalIsLowerBound": found.total_is_lower_bound,
     });
     let empty = items.is_empty();
     Ok(list(
@@ -128,7 +129,7 @@ async fn search_note(
             source: SOURCE.into(),
             keyword: keyword.into(),
             offset: page.first_index() as i64,
-            total: found.total as i64,
+            total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound),
             items,
             raw: Some(crate::structs::to_struct(raw)),
         },

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::model::{AccountOrder, AccountQuery, HotListQuery, SeriesQuery, WorkOrder, WorkQuery};
+use super::model::{AccountOrder, AccountQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery};
 use super::{StoreResult, paging, segment, sql};
 
 /// Which backend a statement is for.
@@ -24,6 +24,16 @@ type Key = (String, &'static str);
 const WORK_SNAPSHOT_JOIN: &str =
     " LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at";
 
+/// What [`Dialect::capped_matches`] filters works by.
+pub(super) struct MatchFilter<'a> {
+    pub(super) platform: &'a str,
+    /// Full-text query, segmented like the index.
+    pub(super) text: &'a str,
+    pub(super) category: Option<&'a str>,
+    pub(super) published_from: Option<DateTime<Utc>>,
+    pub(super) published_to: Option<DateTime<Utc>>,
+}
+
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
@@ -37,9 +47,34 @@ pub enum Param {
 /// page statement binds two more at the end: limit, offset).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listing {
+    /// Counts the matches, at most `cap + 1` of them when capped.
     pub count: String,
     pub page: String,
     pub params: Vec<Param>,
+    /// The count's cap ([`crate::store::TOTAL_CAP`]), `None` = exact.
+    pub cap: Option<u64>,
+}
+
+impl Listing {
+    /// The page of `items` with the total `counted` by [`Listing::count`]:
+    /// past the cap, the cap flagged as a lower bound.
+    pub fn page_of<T>(&self, counted: i64, items: Vec<T>) -> SearchPage<T> {
+        let counted = u64::try_from(counted).unwrap_or(0);
+        match self.cap {
+            Some(cap) if counted > cap => SearchPage { total: cap, total_is_lower_bound: true, items },
+            _ => SearchPage::exact(counted, items),
+        }
+    }
+}
+
+/// `SELECT count(*)` of the rows of `from_where` (`FROM … WHERE …`),
+/// reading at most `cap + 1` of them when capped: the count stops there
+/// instead of visiting every match.
+fn count_statement(from_where: &str, cap: Option<u64>) -> String {
+    match cap {
+        Some(cap) => format!("SELECT count(*) FROM (SELECT 1 AS one FROM {from_where} LIMIT {}) capped", cap + 1),
+        None => format!("SELECT count(*) FROM {from_where}"),
+    }
 }
 
 /// Conditions joined by `AND`, with their params numbered in order.
@@ -101,6 +136,47 @@ impl Dialect {
                 c.push(format!("{alias}.search_vector @@ {ph}::tsquery"));
                 (format!("{table} {alias}"), (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"))
             }
+        }
+    }
+
+    /// `SELECT kw.id AS match_id …`: the works matching `f`, at most
+    /// [`crate::store::KEYWORD_MATCH_CAP`] of them, the most liked first
+    /// (newest snapshot's likes, unknown last, then row id); its params are
+    /// bound on `c`, its conditions kept apart from `c`'s. `None` when the
+    /// text has no terms (nothing matches).
+    pub(super) fn capped_matches(self, c: &mut Conditions, f: &MatchFilter<'_>) -> Option<String> {
+        let terms = segment::terms(f.text);
+        if terms.is_empty() {
+            return None;
+        }
+        let outer = std::mem::take(&mut c.clauses);
+        let (from, _) = self.text_match(c, "works", "kw", &terms);
+        c.compare("kw.platform =", Param::Text(f.platform.to_owned()));
+        if let Some(category) = f.category {
+            c.compare("kw.category =", Param::Text(category.to_owned()));
+        }
+        if let Some(from) = f.published_from {
+            c.compare("kw.published_at >=", Param::Time(from));
+        }
+        if let Some(to) = f.published_to {
+            c.compare("kw.published_at <=", Param::Time(to));
+        }
+        let statement = format!(
+            "SELECT kw.id AS match_id FROM {from}{} ORDER BY kw.latest_likes DESC NULLS LAST, kw.id LIMIT {}",
+            c.where_sql(),
+            super::KEYWORD_MATCH_CAP
+        );
+        c.clauses = outer;
+        Some(statement)
+    }
+
+    /// A join whose left side the plan must read first: SQLite's planner
+    /// keeps `CROSS JOIN` in the written order; PostgreSQL's plain join
+    /// (it has no `CROSS JOIN … ON`) is ordered by its statistics.
+    pub(super) fn outer_first(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "CROSS JOIN",
+            Dialect::Postgres => "JOIN",
         }
     }
 
@@ -180,6 +256,7 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
+        cap: Option<u64>,
     ) -> Listing {
         let filter = c.where_sql();
         let n = c.params.len();
@@ -198,12 +275,13 @@ impl Dialect {
             n + 2
         );
         Listing {
-            count: self.placeholders(format!("SELECT count(*) FROM {from}{filter}")),
+            count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
             page: self.placeholders(format!(
                 "SELECT {columns} FROM ({inner}) p JOIN {table} {alias} ON {alias}.id = p.page_id{joins} \
                  ORDER BY {outer_order}{alias}.id"
             )),
             params: with_paging(c.params, limit, offset),
+            cap,
         }
     }
 
@@ -255,7 +333,8 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging)))
+        let cap = total_cap(q.exact_total);
+        Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
     /// The statements of [`crate::store::ContentStore::find_accounts`];
@@ -286,7 +365,8 @@ impl Dialect {
             (AccountOrder::Relevance, Some(rank)) => vec![rank, fans],
             _ => vec![fans],
         };
-        Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging)))
+        let cap = total_cap(q.exact_total);
+        Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 
     /// The statements of [`crate::store::ContentStore::list_comments`]:
@@ -302,6 +382,7 @@ impl Dialect {
                  LIMIT $3 OFFSET $4"
             )),
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
+            cap: None,
         })
     }
 
@@ -313,11 +394,15 @@ impl Dialect {
         let mut c = Conditions::default();
         let mut from = "works w".to_owned();
         if let Some(text) = &q.text {
-            let terms = segment::terms(text);
-            if terms.is_empty() {
-                return None;
-            }
-            from = self.text_match(&mut c, "works", "w", &terms).0;
+            let filter = MatchFilter {
+                platform: &q.platform,
+                text,
+                category: q.category.as_deref(),
+                published_from: q.published_from,
+                published_to: None,
+            };
+            let matches = self.capped_matches(&mut c, &filter)?;
+            from = format!("({matches}) m {} works w ON w.id = m.match_id", self.outer_first());
         }
         c.compare("w.platform =", Param::Text(q.platform.clone()));
         if let Some(category) = &q.category {
@@ -414,6 +499,12 @@ impl Dialect {
             Dialect::Postgres => "h.extra::text",
         }
     }
+}
+
+/// The count cap of a listing: [`crate::store::TOTAL_CAP`] unless the
+/// caller asks for an exact total.
+fn total_cap(exact: bool) -> Option<u64> {
+    (!exact).then_some(super::TOTAL_CAP)
 }
 
 fn with_paging(mut params: Vec<Param>, limit: i64, offset: i64) -> Vec<Param> {
