@@ -121,7 +121,6 @@ async fn search_note(
         "pageSize": page.size,
         "backend": api.store.backend(),
         "order": if text.is_some() { "relevance" } else { "newest" },
-        "totalIsLowerBound": found.total_is_lower_bound,
     });
     let empty = items.is_empty();
     Ok(list(
