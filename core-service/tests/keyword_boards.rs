@@ -273,3 +273,70 @@ async fn sqlite_keyword_boards_rank_the_most_liked_matches_past_the_cap() {
 async fn postgres_keyword_boards_rank_the_most_liked_matches_past_the_cap() {
     support::with_postgres("keyword_cap_test", async |store| past_the_cap(store).await).await;
 }
+
+/// `TOTAL_CAP + 5` works matching 露营 (and a few that do not): the total
+/// is the cap, flagged as a lower bound; a relevance page ranks the cap's
+/// most recently stored matches (the 5 first written are left out), and
+/// an exact count still counts them all.
+async fn search_past_the_cap(store: &dyn ContentStore) {
+    use core_service::store::TOTAL_CAP;
+    use core_service::store::model::WorkQuery;
+    let n = TOTAL_CAP as usize + 5;
+    let mut records = Vec::new();
+    for i in 0..n + 3 {
+        // the first five are the keyword alone: the most relevant (the
+        // shortest, and first by row id among equals), but the oldest stored
+        let title = match i {
+            0..5 => "露营",
+            i if i < n => "露营装备",
+            _ => "旅行",
+        };
+        records.push(Record::Work(Work {
+            platform: PLATFORM.into(),
+            platform_id: format!("w{i}"),
+            title: title.into(),
+            ..Work::default()
+        }));
+    }
+    write(store, &records).await;
+    let query = WorkQuery {
+        platform: PLATFORM.into(),
+        text: Some("露营".into()),
+        page: 1,
+        page_size: 50,
+        ..Default::default()
+    };
+    let page = store.find_works(&query).await.unwrap();
+    assert_eq!((page.total, page.total_is_lower_bound), (TOTAL_CAP, true));
+    assert_eq!(page.items.len(), 50);
+    let first_written: Vec<String> = (0..5).map(|i| format!("w{i}")).collect();
+    assert!(page.items.iter().all(|r| !first_written.contains(&r.work.platform_id)), "outside the window");
+    let exact = store.find_works(&WorkQuery { exact_total: true, ..query.clone() }).await.unwrap();
+    assert_eq!((exact.total, exact.total_is_lower_bound), (n as u64, false));
+    // below the cap the five most relevant come first
+    let few = WorkQuery { published_from: None, category: None, ..query };
+    let mut small = Vec::new();
+    for i in 0..8 {
+        small.push(Record::Work(Work {
+            platform: "articles".into(),
+            platform_id: format!("a{i}"),
+            title: if i < 2 { "露营" } else { "露营装备" }.into(),
+            ..Work::default()
+        }));
+    }
+    write(store, &small).await;
+    let page = store.find_works(&WorkQuery { platform: "articles".into(), ..few }).await.unwrap();
+    assert_eq!((page.total, page.total_is_lower_bound), (8, false));
+    assert_eq!(page.items.iter().take(2).map(|r| r.work.platform_id.as_str()).collect::<Vec<_>>(), ["a0", "a1"]);
+}
+
+#[tokio::test]
+async fn sqlite_search_counts_to_the_cap_and_ranks_the_newest_matches_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    search_past_the_cap(&SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn postgres_search_counts_to_the_cap_and_ranks_the_newest_matches_past_it() {
+    support::with_postgres("search_cap_test", async |store| search_past_the_cap(store).await).await;
+}

@@ -50,12 +50,24 @@ pub struct Listing {
     /// Counts the matches, at most `cap + 1` of them when capped.
     pub count: String,
     pub page: String,
+    /// The page statement when the count passed the cap, for an order that
+    /// is scored per match (relevance): it ranks only the `cap` most
+    /// recently stored matches (docs/data-apis.md "Search at scale").
+    pub page_past_cap: Option<String>,
     pub params: Vec<Param>,
     /// The count's cap ([`crate::store::TOTAL_CAP`]), `None` = exact.
     pub cap: Option<u64>,
 }
 
 impl Listing {
+    /// The page statement to run after [`Listing::count`] gave `counted`.
+    pub fn page_for(&self, counted: i64) -> &str {
+        match (&self.page_past_cap, self.cap) {
+            (Some(past), Some(cap)) if u64::try_from(counted).unwrap_or(0) > cap => past,
+            _ => &self.page,
+        }
+    }
+
     /// The page of `items` with the total `counted` by [`Listing::count`]:
     /// past the cap, the cap flagged as a lower bound.
     pub fn page_of<T>(&self, counted: i64, items: Vec<T>) -> SearchPage<T> {
@@ -170,6 +182,17 @@ impl Dialect {
         Some(statement)
     }
 
+    /// The order of a full-text match's rows newest stored first, which
+    /// each backend reads without sorting: SQLite's FTS5 table by
+    /// descending rowid (its own index order), PostgreSQL the row id
+    /// (the `(platform, id)` index of migration 0011).
+    fn newest_stored(self, table: &str, alias: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("{table}_fts.rowid"),
+            Dialect::Postgres => format!("{alias}.id"),
+        }
+    }
+
     /// A join whose left side the plan must read first: SQLite's planner
     /// keeps `CROSS JOIN` in the written order; PostgreSQL's plain join
     /// (it has no `CROSS JOIN … ON`) is ordered by its statistics.
@@ -245,7 +268,9 @@ impl Dialect {
     /// `parts` (select list, joins) of `table` alias `alias` in the same
     /// order. Joining snapshots and authors for one page instead of for
     /// every match keeps a common term's search from doing a lookup per
-    /// match.
+    /// match. With a `cap` and a `window` (the expression that orders rows
+    /// newest stored first, for a relevance order), a second page statement
+    /// orders only the `cap` newest matches ([`Listing::page_past_cap`]).
     #[allow(clippy::too_many_arguments)]
     fn two_step(
         self,
@@ -256,7 +281,7 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
-        cap: Option<u64>,
+        (cap, window): (Option<u64>, Option<String>),
     ) -> Listing {
         let filter = c.where_sql();
         let n = c.params.len();
@@ -268,18 +293,23 @@ impl Dialect {
             inner_order.push_str(&format!("k{i}{direction}, "));
             outer_order.push_str(&format!("p.k{i}{direction}, "));
         }
-        let inner = format!(
-            "SELECT {alias}.id AS page_id{key_columns} FROM {from}{inner_joins}{filter} \
-             ORDER BY {inner_order}{alias}.id LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
-        );
-        Listing {
-            count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
-            page: self.placeholders(format!(
+        let keyed = format!("SELECT {alias}.id AS page_id{key_columns} FROM {from}{inner_joins}{filter}");
+        let paged = format!("LIMIT ${} OFFSET ${}", n + 1, n + 2);
+        let outer = |inner: &str| {
+            self.placeholders(format!(
                 "SELECT {columns} FROM ({inner}) p JOIN {table} {alias} ON {alias}.id = p.page_id{joins} \
                  ORDER BY {outer_order}{alias}.id"
-            )),
+            ))
+        };
+        let page_past_cap = cap.zip(window).map(|(cap, window)| {
+            outer(&format!(
+                "SELECT * FROM ({keyed} ORDER BY {window} DESC LIMIT {cap}) win ORDER BY {inner_order}page_id {paged}"
+            ))
+        });
+        Listing {
+            count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
+            page: outer(&format!("{keyed} ORDER BY {inner_order}{alias}.id {paged}")),
+            page_past_cap,
             params: with_paging(c.params, limit, offset),
             cap,
         }
@@ -322,10 +352,14 @@ impl Dialect {
             c.compare("w.category =", Param::Text(category.clone()));
         }
         let key = |expr: &str, direction| (expr.to_owned(), direction);
+        let mut window = None;
         let newest = key("w.published_at", " DESC NULLS LAST");
         let likes = key("w.latest_likes", " DESC NULLS LAST");
         let (keys, snapshot_join) = match (q.order, rank) {
-            (WorkOrder::Relevance, Some(rank)) => (vec![rank, likes, newest], ""),
+            (WorkOrder::Relevance, Some(rank)) => {
+                window = Some(self.newest_stored("works", "w"));
+                (vec![rank, likes, newest], "")
+            }
             (WorkOrder::Relevance | WorkOrder::Newest, _) => (vec![newest], ""),
             (WorkOrder::Oldest, _) => (vec![key("w.published_at", " ASC NULLS LAST")], ""),
             (WorkOrder::Likes, _) => (vec![likes, newest], ""),
@@ -333,7 +367,7 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        let cap = total_cap(q.exact_total);
+        let cap = (total_cap(q.exact_total), window);
         Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
@@ -361,11 +395,11 @@ impl Dialect {
             c.compare("a.category =", Param::Text(category.clone()));
         }
         let fans = ("a.fans".to_owned(), " DESC NULLS LAST");
-        let keys = match (q.order, rank) {
-            (AccountOrder::Relevance, Some(rank)) => vec![rank, fans],
-            _ => vec![fans],
+        let (keys, window) = match (q.order, rank) {
+            (AccountOrder::Relevance, Some(rank)) => (vec![rank, fans], Some(self.newest_stored("accounts", "a"))),
+            _ => (vec![fans], None),
         };
-        let cap = total_cap(q.exact_total);
+        let cap = (total_cap(q.exact_total), window);
         Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 
@@ -381,6 +415,7 @@ impl Dialect {
                  FROM comments{filter} ORDER BY likes DESC NULLS LAST, published_at ASC NULLS LAST, id \
                  LIMIT $3 OFFSET $4"
             )),
+            page_past_cap: None,
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
             cap: None,
         })
@@ -551,8 +586,36 @@ mod tests {
         assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
         let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
         assert!(sqlite.page.contains("works_fts MATCH ?1") && !sqlite.page.contains('$'));
-        assert!(sqlite.count.starts_with("SELECT count(*) FROM works_fts CROSS JOIN works w"), "FTS drives");
+        assert!(sqlite.count.contains("SELECT 1 AS one FROM works_fts CROSS JOIN works w"), "FTS drives");
         assert!(Dialect::Sqlite.find_works(&WorkQuery { text: Some("，".into()), ..q }).unwrap().is_none());
+    }
+
+    #[test]
+    fn counts_stop_at_the_cap_and_relevance_past_it_ranks_the_newest_matches() {
+        let q = WorkQuery {
+            platform: "lifestyle".into(),
+            text: Some("露营".into()),
+            page: 1,
+            page_size: 20,
+            ..WorkQuery::default()
+        };
+        let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
+        assert!(sqlite.count.ends_with("LIMIT 10001) capped"), "{}", sqlite.count);
+        let past = sqlite.page_past_cap.as_deref().unwrap();
+        assert!(past.contains("ORDER BY works_fts.rowid DESC LIMIT 10000) win ORDER BY k0, k1 DESC NULLS LAST"));
+        assert_eq!(sqlite.page_for(10_000), sqlite.page);
+        assert_eq!(sqlite.page_for(10_001), past);
+        assert_eq!(
+            sqlite.page_of(10_001, vec![()]),
+            SearchPage { total: 10_000, total_is_lower_bound: true, items: vec![()] }
+        );
+        let postgres = Dialect::Postgres.find_works(&q).unwrap().unwrap();
+        assert!(postgres.page_past_cap.unwrap().contains("ORDER BY w.id DESC LIMIT 10000) win"));
+        let exact = Dialect::Sqlite.find_works(&WorkQuery { exact_total: true, ..q.clone() }).unwrap().unwrap();
+        assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none());
+        assert_eq!(exact.page_of(10_001, Vec::<()>::new()).total, 10_001);
+        let newest = Dialect::Sqlite.find_works(&WorkQuery { order: WorkOrder::Newest, ..q }).unwrap().unwrap();
+        assert!(newest.page_past_cap.is_none(), "a stored key is not windowed");
     }
 
     #[test]

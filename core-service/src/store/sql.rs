@@ -629,8 +629,9 @@ macro_rules! run_listing {
             $crate::store::listing::bind_params!(sqlx::query_scalar(&listing.count), &listing.params[..n])
                 .fetch_one($pool)
                 .await?;
-        let rows =
-            $crate::store::listing::bind_params!(sqlx::query(&listing.page), &listing.params).fetch_all($pool).await?;
+        let rows = $crate::store::listing::bind_params!(sqlx::query(listing.page_for(counted)), &listing.params)
+            .fetch_all($pool)
+            .await?;
         let mut items = Vec::with_capacity(rows.len());
         for row in &rows {
             items.push($map!(row));
