@@ -184,8 +184,8 @@ impl Dialect {
 
     /// The order of a full-text match's rows newest stored first, which
     /// each backend reads without sorting: SQLite's FTS5 table by
-    /// descending rowid (its own index order), PostgreSQL the row id
-    /// (the `(platform, id)` index of migration 0011).
+    /// descending rowid (its own index order), PostgreSQL the primary key
+    /// read backwards.
     fn newest_stored(self, table: &str, alias: &str) -> String {
         match self {
             Dialect::Sqlite => format!("{table}_fts.rowid"),

@@ -31,7 +31,6 @@ fn migrator() -> Migrator {
         (8, "state", include_str!("migrations/sqlite/0008_state.sql")),
         (9, "watchlists", include_str!("migrations/sqlite/0009_watchlists.sql")),
         (10, "feeds", include_str!("migrations/sqlite/0010_feeds.sql")),
-        (11, "search", include_str!("migrations/sqlite/0011_search.sql")),
     ])
 }
 
