@@ -391,6 +391,77 @@ fn requests() -> Vec<(&'static str, Bytes)> {
             }),
         ),
     ]
+    .into_iter()
+    .chain(search_requests())
+    .collect()
+}
+
+/// One request of each `search-*` operation and of the searches of the
+/// skills and `multi`, and the keyword boards again with a keyword that
+/// matches every work of the platform (the generated titles are
+/// `<category>作品<n>`: a category matches 1/24 of a platform, 作品 all of
+/// it, past the count cap from 30,000 works on): issue 24 items 2 and 3.
+/// Printed in this order (two calls of one operation share its name).
+fn search_requests() -> Vec<(&'static str, Bytes)> {
+    use mediaops_proto::mediaops::{
+        articles::v1 as ar, lifestyle::v1 as ls, multi::v1 as mu, shortvideo::v1 as sv, skills::v1 as sk,
+    };
+    let all = || "作品".to_owned();
+    let note = |keyword: &str, page| ls::SearchNoteRequest { keyword: keyword.into(), page }.encode_to_vec();
+    let entries: Vec<(&'static str, Vec<u8>)> = vec![
+        ("mediaops.lifestyle.v1.LifestyleService.SearchNote", note("美味佳肴", 1)),
+        ("mediaops.lifestyle.v1.LifestyleService.SearchNote", note("作品", 1)),
+        ("mediaops.lifestyle.v1.LifestyleService.SearchNote", note("作品", 200)),
+        (
+            "mediaops.lifestyle.v1.LifestyleService.SearchUser",
+            ls::SearchUserRequest { keyword: "账号".into(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.lifestyle.v1.LifestyleService.SearchWork",
+            ls::SearchWorkRequest { keyword: "美味佳肴".into(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.shortvideo.v1.ShortvideoService.SearchWork",
+            sv::SearchWorkRequest { keyword: "美食".into(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.shortvideo.v1.ShortvideoService.SearchUser",
+            sv::SearchUserRequest { keyword: "账号".into(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.articles.v1.ArticlesService.SearchArticle",
+            ar::SearchArticleRequest { keyword: "科技数码".into(), page: 1 }.encode_to_vec(),
+        ),
+        (
+            "mediaops.articles.v1.ArticlesService.SearchArticle",
+            ar::SearchArticleRequest { keyword: all(), page: 1 }.encode_to_vec(),
+        ),
+        (
+            "mediaops.articles.v1.ArticlesService.ArticlesSearchUser",
+            ar::ArticlesSearchUserRequest { keyword: "账号".into(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.skills.v1.SkillsService.ArticlesSearch",
+            sk::ArticlesSearchRequest { keyword: "科技数码".into() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.skills.v1.SkillsService.LifestyleViralNotes",
+            sk::LifestyleViralNotesRequest { keyword: "美味佳肴".into(), page: 1 }.encode_to_vec(),
+        ),
+        (
+            "mediaops.multi.v1.MultiService.Cn30MultiSearch",
+            mu::Cn30MultiSearchRequest { keyword: all(), ..Default::default() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.lifestyle.v1.LifestyleService.LifestyleHitData",
+            ls::LifestyleHitDataRequest { keyword: all(), start_date: String::new() }.encode_to_vec(),
+        ),
+        (
+            "mediaops.articles.v1.ArticlesService.ArticlesHitCover",
+            ar::ArticlesHitCoverRequest { keyword: all(), start_date: String::new() }.encode_to_vec(),
+        ),
+    ];
+    entries.into_iter().map(|(method, body)| (method, Bytes::from(body))).collect()
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

@@ -19,6 +19,7 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
+use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
@@ -44,10 +45,16 @@ fn work_item(record: WorkRecord) -> pb::ChannelsWorkItem {
     }
 }
 
-/// One page of works as list items, with the total of all matches.
-async fn work_page(api: &DataApi, query: &WorkQuery) -> Result<(Vec<pb::ChannelsWorkItem>, i64), ServiceError> {
+/// One page of works as list items, with the total of all matches
+/// ([`keyword::shown_total`]).
+async fn work_page(
+    api: &DataApi,
+    ctx: &CallContext,
+    query: &WorkQuery,
+) -> Result<(Vec<pb::ChannelsWorkItem>, i64), ServiceError> {
     let found = api.store.find_works(query).await.map_err(store_error)?;
-    Ok((found.items.into_iter().map(work_item).collect(), found.total as i64))
+    let total = keyword::shown_total(ctx, found.total, found.total_is_lower_bound);
+    Ok((found.items.into_iter().map(work_item).collect(), total))
 }
 
 /// A duration in seconds as `videoDuration` shows it: `MM:SS` under an
@@ -65,6 +72,7 @@ pub fn duration_text(seconds: Option<i64>) -> String {
 /// relevance; `size` default 20, max 50 (spec 8).
 pub async fn search_work(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchWorkRequest,
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
@@ -76,7 +84,7 @@ pub async fn search_work(
         page_size: page.size,
         ..WorkQuery::default()
     };
-    let (items, total) = work_page(&api, &query).await?;
+    let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items, total }, empty))
 }
@@ -87,6 +95,7 @@ pub async fn search_work(
 /// `uid`, else its `platform_id`; `coverImgUrl` is `""` (not stored).
 pub async fn search_user(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
@@ -107,7 +116,10 @@ pub async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }
 
 /// `query-work`: the work `videoId` (encrypted id; `platform_id` or any id
@@ -143,6 +155,7 @@ pub async fn query_work(
 /// the one with the most fans is listed.
 pub async fn user_works(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::UserWorksRequest,
 ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
     let nickname = required(&req.nickname, "nickname")?;
@@ -158,7 +171,7 @@ pub async fn user_works(
         page_size: page.size,
         ..WorkQuery::default()
     };
-    let (items, total) = work_page(&api, &query).await?;
+    let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::UserWorksResponse { items, total }, empty))
 }

@@ -22,6 +22,7 @@ use super::paging::PageRequest;
 use super::times::format_time;
 use super::{DataApi, count, keyword, list, required, store_error};
 use crate::error::ServiceError;
+use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
 
@@ -98,6 +99,7 @@ pub async fn search_work(
 /// the account has none; `coverImgUrl` is `""` (not stored).
 pub async fn search_user(
     api: Arc<DataApi>,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
@@ -118,7 +120,10 @@ pub async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }
 
 /// `query-work`: the work `photoId` (encrypted id; `platform_id` or any id

@@ -22,7 +22,7 @@ pub const PLATFORM: &str = "intlshort";
 /// `{items[{uniqueId, fans}], total}`; no continuation marker (spec 4.8).
 pub async fn search_user(
     api: Arc<DataApi>,
-    _: CallContext,
+    ctx: CallContext,
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
@@ -36,5 +36,8 @@ pub async fn search_user(
         })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }

@@ -7,6 +7,7 @@
 use super::paging::PageRequest;
 use super::{DataApi, count, required, store_error};
 use crate::error::ServiceError;
+use crate::registry::CallContext;
 use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
 
 /// The request field every keyword search reads.
@@ -39,6 +40,23 @@ pub fn latest_or_matching(platform: &str, keyword: &str, page: PageRequest) -> R
         page_size: page.size,
         ..WorkQuery::default()
     })
+}
+
+/// The warning of an answer whose `total` is the store's count cap and
+/// more rows match (docs/data-apis.md "Totals").
+pub fn lower_bound_warning(total: u64) -> String {
+    format!("total {total} is a lower bound: more than {total} match (counting stops there)")
+}
+
+/// The `total` a search answer shows for a page's `total` and
+/// `total_is_lower_bound` ([`SearchPage`]): the total; past the store's
+/// count cap ([`crate::store::TOTAL_CAP`]) the cap, with
+/// [`lower_bound_warning`] added to the call's warnings.
+pub fn shown_total(ctx: &CallContext, total: u64, lower_bound: bool) -> i64 {
+    if lower_bound {
+        ctx.warn(lower_bound_warning(total));
+    }
+    i64::try_from(total).unwrap_or(i64::MAX)
 }
 
 /// One page of works matching `query`.

@@ -88,7 +88,7 @@ fn note_item(record: WorkRecord) -> pb::NoteSearchItem {
 /// order}` (the store's own paging facts).
 pub async fn search_note(
     api: Arc<DataApi>,
-    _: CallContext,
+    ctx: CallContext,
     req: pb::SearchNoteRequest,
 ) -> Result<Answer<pb::SearchNoteResponse>, ServiceError> {
     let keyword = req.keyword.trim();
@@ -112,7 +112,7 @@ pub async fn search_note(
             source: SOURCE.into(),
             keyword: keyword.into(),
             offset: page.first_index() as i64,
-            total: found.total as i64,
+            total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound),
             items,
             raw: Some(crate::structs::to_struct(raw)),
         },

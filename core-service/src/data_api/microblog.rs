@@ -46,14 +46,17 @@ fn post(record: WorkRecord) -> pb::MicroblogPost {
 /// page, with the total: `{items[post], total}`.
 pub async fn search(
     api: Arc<DataApi>,
-    _: CallContext,
+    ctx: CallContext,
     req: pb::SearchRequest,
 ) -> Result<Answer<pb::SearchResponse>, ServiceError> {
     let query = keyword::works_query(PLATFORM, &req.keyword, PageRequest::page(req.page, "page")?)?;
     let found = keyword::works(&api, &query).await?;
     let items: Vec<pb::MicroblogPost> = found.items.into_iter().map(post).collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
 }
 
 /// base62 digits of post codes.

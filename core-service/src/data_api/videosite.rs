@@ -44,7 +44,7 @@ fn work_order(order: &str) -> Result<WorkOrder, ServiceError> {
 /// `search-work`: `{items[{title, likeCount}], total}`.
 pub async fn search_work(
     api: Arc<DataApi>,
-    _: crate::registry::CallContext,
+    ctx: crate::registry::CallContext,
     req: pb::SearchWorkRequest,
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
@@ -64,7 +64,13 @@ pub async fn search_work(
         .map(|r| TitleLikeItem { title: r.work.title, like_count: count(r.latest.and_then(|s| s.likes)) })
         .collect();
     let empty = items.is_empty();
-    Ok(list(pb::SearchWorkResponse { items, total: found.total as i64 }, empty))
+    Ok(list(
+        pb::SearchWorkResponse {
+            items,
+            total: super::keyword::shown_total(&ctx, found.total, found.total_is_lower_bound),
+        },
+        empty,
+    ))
 }
 
 /// `search-user`: `{items[{uid, fansNum}]}`; `order` empty/`totalrank` =

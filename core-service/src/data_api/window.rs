@@ -24,15 +24,15 @@ where
         .map_err(|_| ServiceError::invalid_field(field, format!("{field} is too large")))?;
     let skip = (offset % size64) as usize;
     let first = fetch(page, size).await.map_err(store_error)?;
-    let total = first.total;
+    let (total, lower_bound) = (first.total, first.total_is_lower_bound);
     let mut items = first.items;
-    if skip > 0 && (offset + size64 - skip as u64) < total {
+    if skip > 0 && (lower_bound || (offset + size64 - skip as u64) < total) {
         let next =
             page.checked_add(1).ok_or_else(|| ServiceError::invalid_field(field, format!("{field} is too large")))?;
         items.extend(fetch(next, size).await.map_err(store_error)?.items);
     }
     let items = items.into_iter().skip(skip).take(size as usize).collect();
-    Ok(SearchPage { total, items })
+    Ok(SearchPage { total, total_is_lower_bound: lower_bound, items })
 }
 
 #[cfg(test)]
@@ -46,7 +46,7 @@ mod tests {
             reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let start = u64::from(page - 1) * u64::from(size);
             let items = (start..total.min(start + u64::from(size))).collect();
-            async move { Ok(SearchPage { total, items }) }
+            async move { Ok(SearchPage::exact(total, items)) }
         };
         let page = at_offset(offset, size, "offset", fetch).await.unwrap();
         (page.items, page.total, reads.into_inner())

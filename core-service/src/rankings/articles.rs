@@ -11,11 +11,8 @@ use mediaops_proto::mediaops::articles::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
-use super::series::{gain, level, round, top};
-use super::{
-    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn,
-    works,
-};
+use super::series::{round, top};
+use super::{BOARD_SIZE, account_by_id_or_name, board_query, today, warn_if_empty, window_or_warn, work_board};
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, required, store_error};
@@ -23,8 +20,8 @@ use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardWork, Counter, Measure, WorkOrder,
-    WorkQuery, WorkSeries,
+    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
+    WorkQuery,
 };
 use mediaops_proto::excerpt::excerpt;
 
@@ -195,7 +192,10 @@ pub async fn raise_rank(
 /// `10万+爆文` = reads ≥ 100,000 at the window's end, by reads; `阅读增长`
 /// = by reads gained over the window (above 0). `clicksCount` is the
 /// figure the board ranks by; 50 each, ties by title. A start older than
-/// about 60 days = 日期格式错误.
+/// about 60 days = 日期格式错误. Both boards are ranked in the store from
+/// the per-day aggregates, over at most [`crate::store::KEYWORD_MATCH_CAP`]
+/// matches (the most liked when more match; docs/rankings.md "Keyword
+/// boards").
 pub async fn hit_cover(
     api: Arc<DataApi>,
     ctx: CallContext,
@@ -208,25 +208,21 @@ pub async fn hit_cover(
     let Some(window) = window_or_warn(&ctx, rules::ARTICLE_HOT.check(today, start, None, "startDate")?) else {
         return Ok(Answer::Empty(pb::ArticlesHitCoverResponse::default()));
     };
-    let mut query = series_query(PLATFORM, None, window);
-    query.text = Some(keyword.to_owned());
-    let series = works(&api, &query).await?;
-    let with = |f: &dyn Fn(&WorkSeries) -> Option<i64>| -> Vec<(&WorkSeries, i64)> {
-        series.iter().filter_map(|w| f(w).map(|v| (w, v))).collect()
+    let board = |measure: Measure, at_least: i64| BoardQuery {
+        text: Some(keyword.to_owned()),
+        ..board_query(PLATFORM, None, window, (Counter::Views, measure), Some(at_least), Some(BOARD_SIZE))
     };
-    let boards = [
-        with(&|w| level(&w.snapshots, window, |s| s.views).filter(|r| *r >= HUNDRED_K)),
-        with(&|w| gain(&w.snapshots, window, |s| s.views).filter(|g| *g > 0)),
-    ];
+    let (by_reads, by_gain) = (board(Measure::Level, HUNDRED_K), board(Measure::Gain, 1));
+    let (hundred_k, gained) = tokio::try_join!(work_board(&api, &by_reads), work_board(&api, &by_gain))?;
     let mut items = Vec::new();
-    for (name, board) in HIT_COVER_BOARDS.iter().zip(boards) {
-        for (w, clicks) in top(board, BOARD_SIZE, |e| e.1, |e| &e.0.work.title) {
+    for (name, board) in HIT_COVER_BOARDS.iter().zip([hundred_k, gained]) {
+        for w in board {
             items.push(pb::HitCoverBoardEntry {
                 rank: (*name).to_owned(),
                 item: Some(pb::HitCoverArticle {
-                    title: w.work.title.clone(),
-                    cover_url: w.work.cover.clone().unwrap_or_default(),
-                    clicks_count: clicks,
+                    title: w.work.title,
+                    cover_url: w.work.cover.unwrap_or_default(),
+                    clicks_count: w.value,
                 }),
             });
         }

@@ -8,17 +8,17 @@ use std::sync::Arc;
 use chrono::Days;
 use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
-use super::rules::{self, CategoryList, OutOfList, Period, Window};
-use super::series::{gain, interactions, level, top};
 use super::boards::{self, kinds::Kind};
-use super::{BOARD_SIZE, series_query, today, warn_if_empty, warn_opt, window_or_warn, works};
+use super::rules::{self, CategoryList, OutOfList, Period, Window};
+use super::series::{gain, interactions, top};
+use super::{BOARD_SIZE, board_query, series_query, today, warn_if_empty, warn_opt, window_or_warn, work_board, works};
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
-use crate::store::model::{AuthorBrief, BoardWork, WorkSeries};
+use crate::store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 use mediaops_proto::excerpt::excerpt;
 
 /// A "low-fan" author has fewer followers than this (`lifestyle-low-fans-top`,
@@ -72,8 +72,26 @@ fn author_fans(author: &Option<AuthorBrief>) -> Option<i64> {
     author.as_ref().and_then(|a| a.fans)
 }
 
-fn hit_note(w: &WorkSeries, use_like_count: i64) -> pb::HitNote {
-    pb::HitNote { title: w.work.title.clone(), cover_url: w.work.cover.clone().unwrap_or_default(), use_like_count }
+fn hit_note(work: Work, use_like_count: i64) -> pb::HitNote {
+    pb::HitNote { title: work.title, cover_url: work.cover.unwrap_or_default(), use_like_count }
+}
+
+/// 单日互动 of `lifestyle-hit-data`: the notes of `query` (a keyword series
+/// of the day `on_day`, at most [`crate::store::KEYWORD_MATCH_CAP`]
+/// matches) by interactions gained on the day, above 0, 50 best. The
+/// per-day aggregates keep likes and views only, so this board reads the
+/// capped matches' snapshots of the day and the day before.
+async fn interactions_board(
+    api: &DataApi,
+    query: &SeriesQuery,
+    on_day: Window,
+) -> Result<Vec<(Work, i64)>, ServiceError> {
+    let notes = works(api, query).await?;
+    let gained: Vec<(Work, i64)> = notes
+        .into_iter()
+        .filter_map(|w| gain(&w.snapshots, on_day, interactions).filter(|g| *g > 0).map(|g| (w.work, g)))
+        .collect();
+    Ok(top(gained, BOARD_SIZE, |e| e.1, |e| &e.0.title))
 }
 
 /// `lifestyle-hit-data`: `{items[{rank, item{title, coverUrl,
@@ -87,38 +105,44 @@ fn hit_note(w: &WorkSeries, use_like_count: i64) -> pb::HitNote {
 /// - 七日增长: by likes gained over D−6..D.
 ///
 /// `useLikeCount` is the figure the board ranks by. Boards other than
-/// TOP500 hold 50 entries; ties by title.
+/// TOP500 hold 50 entries; ties by title. A keyword matching more than
+/// [`crate::store::KEYWORD_MATCH_CAP`] notes ranks the most liked of them
+/// (docs/rankings.md "Keyword boards"); the likes boards are ranked in the
+/// store from the per-day aggregates, 单日互动 from the capped matches'
+/// snapshots ([`interactions_board`]); the four run at once.
 pub async fn hit_data(
     api: Arc<DataApi>,
     ctx: CallContext,
     req: pb::LifestyleHitDataRequest,
 ) -> Result<Answer<pb::LifestyleHitDataResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
-    let start = rules::date_field(&req.start_date, "startDate")?;
+    let published_from = rules::date_field(&req.start_date, "startDate")?.map(day_start);
     let day = rules::newest_day(today(&api));
     let week = Window { first: day - Days::new(6), last: day };
-    let mut query = series_query(PLATFORM, None, week);
-    query.text = Some(keyword.to_owned());
-    query.published_from = start.map(day_start);
-    let notes = works(&api, &query).await?;
     let on_day = Window::day(day);
-    let with = |f: &dyn Fn(&WorkSeries) -> Option<i64>| -> Vec<(&WorkSeries, i64)> {
-        notes.iter().filter_map(|w| f(w).map(|v| (w, v))).collect()
+    let board = |window: Window, measure: Measure, at_least: Option<i64>, size: usize| BoardQuery {
+        text: Some(keyword.to_owned()),
+        published_from,
+        ..board_query(PLATFORM, None, window, (Counter::Likes, measure), at_least, Some(size))
     };
-    let likes = |w: &WorkSeries| level(&w.snapshots, on_day, |s| s.likes);
-    let boards: [(Vec<(&WorkSeries, i64)>, usize); 4] = [
-        (
-            with(&|w| likes(w).filter(|l| *l >= HIT_LIKES && author_fans(&w.author).is_some_and(|f| f < LOW_FANS))),
-            BOARD_SIZE,
-        ),
-        (with(&likes), LIKES_TOP),
-        (with(&|w| gain(&w.snapshots, on_day, interactions).filter(|g| *g > 0)), BOARD_SIZE),
-        (with(&|w| gain(&w.snapshots, week, |s| s.likes).filter(|g| *g > 0)), BOARD_SIZE),
-    ];
+    let low_fans =
+        BoardQuery { author_fans_below: Some(LOW_FANS), ..board(on_day, Measure::Level, Some(HIT_LIKES), BOARD_SIZE) };
+    let day_series =
+        SeriesQuery { text: Some(keyword.to_owned()), published_from, ..series_query(PLATFORM, None, on_day) };
+    let as_entries = |board: Vec<BoardWork>| board.into_iter().map(|b| (b.work, b.value)).collect::<Vec<_>>();
+    let likes_top = board(on_day, Measure::Level, None, LIKES_TOP);
+    let growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
+    let (low_fans, likes_top, interactions, growth) = tokio::try_join!(
+        work_board(&api, &low_fans),
+        work_board(&api, &likes_top),
+        interactions_board(&api, &day_series, on_day),
+        work_board(&api, &growth),
+    )?;
+    let boards = [as_entries(low_fans), as_entries(likes_top), interactions, as_entries(growth)];
     let mut items = Vec::new();
-    for (name, (entries, size)) in HIT_BOARDS.iter().zip(boards) {
-        for (w, value) in top(entries, size, |e| e.1, |e| &e.0.work.title) {
-            items.push(pb::HitBoardEntry { rank: (*name).to_owned(), item: Some(hit_note(w, value)) });
+    for (name, entries) in HIT_BOARDS.iter().zip(boards) {
+        for (work, value) in entries {
+            items.push(pb::HitBoardEntry { rank: (*name).to_owned(), item: Some(hit_note(work, value)) });
         }
     }
     warn_if_empty(&ctx, items.is_empty(), &format!("lifestyle note snapshots matching {}", excerpt(keyword)), week);

@@ -29,18 +29,18 @@ impl ChannelsService<Registry> for Channels {
 
     async fn search_work(
         &self,
-        _: CallContext,
+        ctx: CallContext,
         request: pb::SearchWorkRequest,
     ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
-        channels::search_work(self.0.clone(), request).await
+        channels::search_work(self.0.clone(), ctx, request).await
     }
 
     async fn search_user(
         &self,
-        _: CallContext,
+        ctx: CallContext,
         request: pb::SearchUserRequest,
     ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
-        channels::search_user(self.0.clone(), request).await
+        channels::search_user(self.0.clone(), ctx, request).await
     }
 
     async fn query_work(
@@ -53,9 +53,9 @@ impl ChannelsService<Registry> for Channels {
 
     async fn user_works(
         &self,
-        _: CallContext,
+        ctx: CallContext,
         request: pb::UserWorksRequest,
     ) -> Result<Answer<pb::UserWorksResponse>, ServiceError> {
-        channels::user_works(self.0.clone(), request).await
+        channels::user_works(self.0.clone(), ctx, request).await
     }
 }

@@ -37,10 +37,10 @@ impl ClipappService<Registry> for Clipapp {
 
     async fn search_user(
         &self,
-        _: CallContext,
+        ctx: CallContext,
         request: pb::SearchUserRequest,
     ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
-        clipapp::search_user(self.0.clone(), request).await
+        clipapp::search_user(self.0.clone(), ctx, request).await
     }
 
     async fn query_work(

@@ -11,7 +11,7 @@
 
 use super::StoreResult;
 use super::days::{ACCOUNT_DAYS, DayTable, WORK_DAYS};
-use super::listing::{Conditions, Dialect, Param};
+use super::listing::{Conditions, Dialect, MatchFilter, Param};
 use super::model::{BoardQuery, Counter, Measure};
 use super::sql;
 
@@ -61,13 +61,34 @@ impl Dialect {
         }
     }
 
-    /// The window's rows of `table` for `q`, their conditions added to `c`.
-    fn window_rows(self, c: &mut Conditions, table: &DayTable, q: &BoardQuery) -> WindowRows {
+    /// The window's rows of `table` for `q`, their conditions added to `c`;
+    /// with `matches` (a statement of entity ids, `match_id`), only those
+    /// entities' rows, looked up by entity (keyword boards).
+    fn window_rows(self, c: &mut Conditions, table: &DayTable, q: &BoardQuery, matches: Option<&str>) -> WindowRows {
         let (days, key) = (table.days, table.key);
         let platform = c.bind(Param::Text(q.platform.clone()));
         let first = c.bind(Param::Date(q.first));
         let last = c.bind(Param::Date(q.last));
         let day_before = c.bind(Param::Date(q.first.pred_opt().unwrap_or(q.first)));
+        if let Some(matches) = matches {
+            // Per entity, its rows inside the window (index (entity, day)):
+            // the one holding its last snapshot there is the one whose
+            // next snapshot comes after the window.
+            let rows = format!(
+                "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r{} WHERE r.{key} = m.match_id AND r.platform = {platform} \
+                 AND r.day >= {first} AND r.day <= {last} AND r.next_day > {last})",
+                self.entity_index(days, key)
+            );
+            if q.first >= q.last {
+                return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
+            }
+            return WindowRows {
+                from: format!(
+                    "{rows} e LEFT JOIN {days} b ON b.platform = {platform} AND b.day = {day_before} AND b.{key} = e.{key}"
+                ),
+                baseline: Baseline::Joined { days, key, first },
+            };
+        }
         if q.first >= q.last {
             c.push(format!("e.platform = {platform} AND e.day = {last} AND e.day >= {first}"));
             return WindowRows { from: format!("{days} e"), baseline: Baseline::OneDay { day_before } };
@@ -87,6 +108,29 @@ impl Dialect {
             ),
             baseline: Baseline::Joined { days, key, first },
         }
+    }
+
+    /// How a query names the `(entity, day)` index of `days` (SQLite is
+    /// told; PostgreSQL chooses).
+    fn entity_index(self, days: &str, key: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!(" INDEXED BY {days}_{key}"),
+            Dialect::Postgres => String::new(),
+        }
+    }
+
+    /// The works matching `q.text` ([`Dialect::capped_matches`]):
+    /// `Ok(None)` without a text, `Err(())` when the text has no terms.
+    fn board_matches(self, c: &mut Conditions, q: &BoardQuery) -> Result<Option<String>, ()> {
+        let Some(text) = &q.text else { return Ok(None) };
+        let filter = MatchFilter {
+            platform: &q.platform,
+            text,
+            category: q.category.as_deref(),
+            published_from: q.published_from,
+            published_to: q.published_to,
+        };
+        self.capped_matches(c, &filter).map(Some).ok_or(())
     }
 
     /// `value IS NOT NULL [AND value >= min]`.
@@ -115,11 +159,13 @@ impl Dialect {
     }
 
     /// [`crate::store::ContentStore::work_board`]: rows of [`sql::WORK_COLUMNS`],
-    /// [`sql::AUTHOR_COLUMNS`] and `board_value`, in board order.
-    pub fn work_board(self, q: &BoardQuery) -> StoreResult<(String, Vec<Param>)> {
+    /// [`sql::AUTHOR_COLUMNS`] and `board_value`, in board order; `None`
+    /// when the board's text has no terms (an empty board).
+    pub fn work_board(self, q: &BoardQuery) -> StoreResult<Option<(String, Vec<Param>)>> {
         let counter = work_counter(q.counter)?;
         let mut c = Conditions::default();
-        let rows = self.window_rows(&mut c, &WORK_DAYS, q);
+        let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
+        let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
         let value = rows.value(counter, q.measure);
         self.value_filter(&mut c, &value, q);
         let mut author_join = "";
@@ -144,7 +190,7 @@ impl Dialect {
             sql::AUTHOR_COLUMNS,
             order("p.board_value")
         );
-        Ok((self.placeholders(statement), c.params))
+        Ok(Some((self.placeholders(statement), c.params)))
     }
 
     /// Category, publish time and work type conditions on works (`w`).
@@ -170,7 +216,7 @@ impl Dialect {
     pub fn account_board(self, q: &BoardQuery) -> StoreResult<(String, Vec<Param>)> {
         let counter = account_counter(q.counter)?;
         let mut c = Conditions::default();
-        let rows = self.window_rows(&mut c, &ACCOUNT_DAYS, q);
+        let rows = self.window_rows(&mut c, &ACCOUNT_DAYS, q, None);
         let value = rows.value(counter, q.measure);
         let likes_gained = rows.value("likes", Measure::Gain);
         self.value_filter(&mut c, &value, q);
@@ -199,7 +245,7 @@ impl Dialect {
     /// likes` per author of the window's works, by `author` (code points).
     pub fn author_gains(self, q: &BoardQuery) -> (String, Vec<Param>) {
         let mut c = Conditions::default();
-        let rows = self.window_rows(&mut c, &WORK_DAYS, q);
+        let rows = self.window_rows(&mut c, &WORK_DAYS, q, None);
         let positive = |counter: &str| {
             let gain = rows.value(counter, Measure::Gain);
             format!("CAST(COALESCE(sum(CASE WHEN {gain} > 0 THEN {gain} ELSE 0 END), 0) AS BIGINT)")
@@ -255,13 +301,13 @@ mod tests {
 
     #[test]
     fn one_day_windows_read_one_row_per_entity() {
-        let (statement, params) = Dialect::Postgres.work_board(&query(18, 18)).unwrap();
+        let (statement, params) = Dialect::Postgres.work_board(&query(18, 18)).unwrap().unwrap();
         assert!(!statement.contains("JOIN work_days b"));
         assert!(statement.contains("(e.last_likes - CASE WHEN e.prev_day = $4 THEN e.prev_likes ELSE e.first_likes"));
         assert!(statement.contains("w.title COLLATE \"C\""));
         assert_eq!(params[3], Param::Date(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap()));
         assert_eq!(params.last(), Some(&Param::Int(50)));
-        let (week, _) = Dialect::Sqlite.work_board(&query(12, 18)).unwrap();
+        let (week, _) = Dialect::Sqlite.work_board(&query(12, 18)).unwrap().unwrap();
         assert!(week.contains("LEFT JOIN work_days b ON b.platform = ?1 AND b.day = ?4 AND b.work = e.work"));
         assert!(week.contains("ELSE (SELECT x.first_likes FROM work_days x WHERE x.work = e.work AND x.day >= ?2"));
         assert!(!week.contains('$'));

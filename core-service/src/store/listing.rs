@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::model::{AccountOrder, AccountQuery, HotListQuery, SeriesQuery, WorkOrder, WorkQuery};
+use super::model::{AccountOrder, AccountQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery};
 use super::{StoreResult, paging, segment, sql};
 
 /// Which backend a statement is for.
@@ -24,6 +24,16 @@ type Key = (String, &'static str);
 const WORK_SNAPSHOT_JOIN: &str =
     " LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at";
 
+/// What [`Dialect::capped_matches`] filters works by.
+pub(super) struct MatchFilter<'a> {
+    pub(super) platform: &'a str,
+    /// Full-text query, segmented like the index.
+    pub(super) text: &'a str,
+    pub(super) category: Option<&'a str>,
+    pub(super) published_from: Option<DateTime<Utc>>,
+    pub(super) published_to: Option<DateTime<Utc>>,
+}
+
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
@@ -37,9 +47,46 @@ pub enum Param {
 /// page statement binds two more at the end: limit, offset).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listing {
+    /// Counts the matches, at most `cap + 1` of them when capped.
     pub count: String,
     pub page: String,
+    /// The page statement when the count passed the cap, for an order that
+    /// is scored per match (relevance): it ranks only the `cap` most
+    /// recently stored matches (docs/data-apis.md "Search at scale").
+    pub page_past_cap: Option<String>,
     pub params: Vec<Param>,
+    /// The count's cap ([`crate::store::TOTAL_CAP`]), `None` = exact.
+    pub cap: Option<u64>,
+}
+
+impl Listing {
+    /// The page statement to run after [`Listing::count`] gave `counted`.
+    pub fn page_for(&self, counted: i64) -> &str {
+        match (&self.page_past_cap, self.cap) {
+            (Some(past), Some(cap)) if u64::try_from(counted).unwrap_or(0) > cap => past,
+            _ => &self.page,
+        }
+    }
+
+    /// The page of `items` with the total `counted` by [`Listing::count`]:
+    /// past the cap, the cap flagged as a lower bound.
+    pub fn page_of<T>(&self, counted: i64, items: Vec<T>) -> SearchPage<T> {
+        let counted = u64::try_from(counted).unwrap_or(0);
+        match self.cap {
+            Some(cap) if counted > cap => SearchPage { total: cap, total_is_lower_bound: true, items },
+            _ => SearchPage::exact(counted, items),
+        }
+    }
+}
+
+/// `SELECT count(*)` of the rows of `from_where` (`FROM … WHERE …`),
+/// reading at most `cap + 1` of them when capped: the count stops there
+/// instead of visiting every match.
+fn count_statement(from_where: &str, cap: Option<u64>) -> String {
+    match cap {
+        Some(cap) => format!("SELECT count(*) FROM (SELECT 1 AS one FROM {from_where} LIMIT {}) capped", cap + 1),
+        None => format!("SELECT count(*) FROM {from_where}"),
+    }
 }
 
 /// Conditions joined by `AND`, with their params numbered in order.
@@ -101,6 +148,58 @@ impl Dialect {
                 c.push(format!("{alias}.search_vector @@ {ph}::tsquery"));
                 (format!("{table} {alias}"), (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"))
             }
+        }
+    }
+
+    /// `SELECT kw.id AS match_id …`: the works matching `f`, at most
+    /// [`crate::store::KEYWORD_MATCH_CAP`] of them, the most liked first
+    /// (newest snapshot's likes, unknown last, then row id); its params are
+    /// bound on `c`, its conditions kept apart from `c`'s. `None` when the
+    /// text has no terms (nothing matches).
+    pub(super) fn capped_matches(self, c: &mut Conditions, f: &MatchFilter<'_>) -> Option<String> {
+        let terms = segment::terms(f.text);
+        if terms.is_empty() {
+            return None;
+        }
+        let outer = std::mem::take(&mut c.clauses);
+        let (from, _) = self.text_match(c, "works", "kw", &terms);
+        c.compare("kw.platform =", Param::Text(f.platform.to_owned()));
+        if let Some(category) = f.category {
+            c.compare("kw.category =", Param::Text(category.to_owned()));
+        }
+        if let Some(from) = f.published_from {
+            c.compare("kw.published_at >=", Param::Time(from));
+        }
+        if let Some(to) = f.published_to {
+            c.compare("kw.published_at <=", Param::Time(to));
+        }
+        let statement = format!(
+            "SELECT kw.id AS match_id FROM {from}{} ORDER BY kw.latest_likes DESC NULLS LAST, kw.id LIMIT {}",
+            c.where_sql(),
+            super::KEYWORD_MATCH_CAP
+        );
+        c.clauses = outer;
+        Some(statement)
+    }
+
+    /// The order of a full-text match's rows newest stored first, which
+    /// each backend reads without sorting: SQLite's FTS5 table by
+    /// descending rowid (its own index order), PostgreSQL the primary key
+    /// read backwards.
+    fn newest_stored(self, table: &str, alias: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("{table}_fts.rowid"),
+            Dialect::Postgres => format!("{alias}.id"),
+        }
+    }
+
+    /// A join whose left side the plan must read first: SQLite's planner
+    /// keeps `CROSS JOIN` in the written order; PostgreSQL's plain join
+    /// (it has no `CROSS JOIN … ON`) is ordered by its statistics.
+    pub(super) fn outer_first(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "CROSS JOIN",
+            Dialect::Postgres => "JOIN",
         }
     }
 
@@ -169,7 +268,9 @@ impl Dialect {
     /// `parts` (select list, joins) of `table` alias `alias` in the same
     /// order. Joining snapshots and authors for one page instead of for
     /// every match keeps a common term's search from doing a lookup per
-    /// match.
+    /// match. With a `cap` and a `window` (the expression that orders rows
+    /// newest stored first, for a relevance order), a second page statement
+    /// orders only the `cap` newest matches ([`Listing::page_past_cap`]).
     #[allow(clippy::too_many_arguments)]
     fn two_step(
         self,
@@ -180,6 +281,7 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
+        (cap, window): (Option<u64>, Option<String>),
     ) -> Listing {
         let filter = c.where_sql();
         let n = c.params.len();
@@ -191,19 +293,25 @@ impl Dialect {
             inner_order.push_str(&format!("k{i}{direction}, "));
             outer_order.push_str(&format!("p.k{i}{direction}, "));
         }
-        let inner = format!(
-            "SELECT {alias}.id AS page_id{key_columns} FROM {from}{inner_joins}{filter} \
-             ORDER BY {inner_order}{alias}.id LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
-        );
-        Listing {
-            count: self.placeholders(format!("SELECT count(*) FROM {from}{filter}")),
-            page: self.placeholders(format!(
+        let keyed = format!("SELECT {alias}.id AS page_id{key_columns} FROM {from}{inner_joins}{filter}");
+        let paged = format!("LIMIT ${} OFFSET ${}", n + 1, n + 2);
+        let outer = |inner: &str| {
+            self.placeholders(format!(
                 "SELECT {columns} FROM ({inner}) p JOIN {table} {alias} ON {alias}.id = p.page_id{joins} \
                  ORDER BY {outer_order}{alias}.id"
-            )),
+            ))
+        };
+        let page_past_cap = cap.zip(window).map(|(cap, window)| {
+            outer(&format!(
+                "SELECT * FROM ({keyed} ORDER BY {window} DESC LIMIT {cap}) win ORDER BY {inner_order}page_id {paged}"
+            ))
+        });
+        Listing {
+            count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
+            page: outer(&format!("{keyed} ORDER BY {inner_order}{alias}.id {paged}")),
+            page_past_cap,
             params: with_paging(c.params, limit, offset),
+            cap,
         }
     }
 
@@ -244,10 +352,14 @@ impl Dialect {
             c.compare("w.category =", Param::Text(category.clone()));
         }
         let key = |expr: &str, direction| (expr.to_owned(), direction);
+        let mut window = None;
         let newest = key("w.published_at", " DESC NULLS LAST");
         let likes = key("w.latest_likes", " DESC NULLS LAST");
         let (keys, snapshot_join) = match (q.order, rank) {
-            (WorkOrder::Relevance, Some(rank)) => (vec![rank, likes, newest], ""),
+            (WorkOrder::Relevance, Some(rank)) => {
+                window = Some(self.newest_stored("works", "w"));
+                (vec![rank, likes, newest], "")
+            }
             (WorkOrder::Relevance | WorkOrder::Newest, _) => (vec![newest], ""),
             (WorkOrder::Oldest, _) => (vec![key("w.published_at", " ASC NULLS LAST")], ""),
             (WorkOrder::Likes, _) => (vec![likes, newest], ""),
@@ -255,7 +367,8 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging)))
+        let cap = (total_cap(q.exact_total), window);
+        Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
     /// The statements of [`crate::store::ContentStore::find_accounts`];
@@ -282,11 +395,12 @@ impl Dialect {
             c.compare("a.category =", Param::Text(category.clone()));
         }
         let fans = ("a.fans".to_owned(), " DESC NULLS LAST");
-        let keys = match (q.order, rank) {
-            (AccountOrder::Relevance, Some(rank)) => vec![rank, fans],
-            _ => vec![fans],
+        let (keys, window) = match (q.order, rank) {
+            (AccountOrder::Relevance, Some(rank)) => (vec![rank, fans], Some(self.newest_stored("accounts", "a"))),
+            _ => (vec![fans], None),
         };
-        Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging)))
+        let cap = (total_cap(q.exact_total), window);
+        Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 
     /// The statements of [`crate::store::ContentStore::list_comments`]:
@@ -301,7 +415,9 @@ impl Dialect {
                  FROM comments{filter} ORDER BY likes DESC NULLS LAST, published_at ASC NULLS LAST, id \
                  LIMIT $3 OFFSET $4"
             )),
+            page_past_cap: None,
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
+            cap: None,
         })
     }
 
@@ -313,11 +429,15 @@ impl Dialect {
         let mut c = Conditions::default();
         let mut from = "works w".to_owned();
         if let Some(text) = &q.text {
-            let terms = segment::terms(text);
-            if terms.is_empty() {
-                return None;
-            }
-            from = self.text_match(&mut c, "works", "w", &terms).0;
+            let filter = MatchFilter {
+                platform: &q.platform,
+                text,
+                category: q.category.as_deref(),
+                published_from: q.published_from,
+                published_to: None,
+            };
+            let matches = self.capped_matches(&mut c, &filter)?;
+            from = format!("({matches}) m {} works w ON w.id = m.match_id", self.outer_first());
         }
         c.compare("w.platform =", Param::Text(q.platform.clone()));
         if let Some(category) = &q.category {
@@ -416,6 +536,12 @@ impl Dialect {
     }
 }
 
+/// The count cap of a listing: [`crate::store::TOTAL_CAP`] unless the
+/// caller asks for an exact total.
+fn total_cap(exact: bool) -> Option<u64> {
+    (!exact).then_some(super::TOTAL_CAP)
+}
+
 fn with_paging(mut params: Vec<Param>, limit: i64, offset: i64) -> Vec<Param> {
     params.push(Param::Int(limit));
     params.push(Param::Int(offset));
@@ -460,8 +586,36 @@ mod tests {
         assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
         let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
         assert!(sqlite.page.contains("works_fts MATCH ?1") && !sqlite.page.contains('$'));
-        assert!(sqlite.count.starts_with("SELECT count(*) FROM works_fts CROSS JOIN works w"), "FTS drives");
+        assert!(sqlite.count.contains("SELECT 1 AS one FROM works_fts CROSS JOIN works w"), "FTS drives");
         assert!(Dialect::Sqlite.find_works(&WorkQuery { text: Some("，".into()), ..q }).unwrap().is_none());
+    }
+
+    #[test]
+    fn counts_stop_at_the_cap_and_relevance_past_it_ranks_the_newest_matches() {
+        let q = WorkQuery {
+            platform: "lifestyle".into(),
+            text: Some("露营".into()),
+            page: 1,
+            page_size: 20,
+            ..WorkQuery::default()
+        };
+        let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
+        assert!(sqlite.count.ends_with("LIMIT 10001) capped"), "{}", sqlite.count);
+        let past = sqlite.page_past_cap.as_deref().unwrap();
+        assert!(past.contains("ORDER BY works_fts.rowid DESC LIMIT 10000) win ORDER BY k0, k1 DESC NULLS LAST"));
+        assert_eq!(sqlite.page_for(10_000), sqlite.page);
+        assert_eq!(sqlite.page_for(10_001), past);
+        assert_eq!(
+            sqlite.page_of(10_001, vec![()]),
+            SearchPage { total: 10_000, total_is_lower_bound: true, items: vec![()] }
+        );
+        let postgres = Dialect::Postgres.find_works(&q).unwrap().unwrap();
+        assert!(postgres.page_past_cap.unwrap().contains("ORDER BY w.id DESC LIMIT 10000) win"));
+        let exact = Dialect::Sqlite.find_works(&WorkQuery { exact_total: true, ..q.clone() }).unwrap().unwrap();
+        assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none());
+        assert_eq!(exact.page_of(10_001, Vec::<()>::new()).total, 10_001);
+        let newest = Dialect::Sqlite.find_works(&WorkQuery { order: WorkOrder::Newest, ..q }).unwrap().unwrap();
+        assert!(newest.page_past_cap.is_none(), "a stored key is not windowed");
     }
 
     #[test]

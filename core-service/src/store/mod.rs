@@ -58,6 +58,19 @@ use model::{
 /// Largest `page_size` a search accepts (spec: `size` max 50).
 pub const MAX_PAGE_SIZE: u32 = 50;
 
+/// A listing counts its matches up to this many
+/// ([`model::SearchPage::total_is_lower_bound`] past it), so a count
+/// reads at most `TOTAL_CAP + 1` rows however many match
+/// (docs/data-apis.md "Totals").
+pub const TOTAL_CAP: u64 = 10_000;
+
+/// A keyword-filtered board or series ([`model::BoardQuery::text`],
+/// [`model::SeriesQuery::text`]) ranks at most this many matching works:
+/// when more match, the most liked ones (newest snapshot's likes, then row
+/// id), so its cost stays bounded however common the keyword is
+/// (docs/rankings.md "Keyword boards").
+pub const KEYWORD_MATCH_CAP: u32 = 2_000;
+
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

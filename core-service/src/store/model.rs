@@ -187,9 +187,20 @@ pub struct Counts {
 /// One page of a search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchPage<T> {
-    /// All matches, not just this page.
+    /// All matches, not just this page; a listing counted up to a cap
+    /// ([`crate::store::TOTAL_CAP`]) that has more matches says the cap
+    /// here and sets [`SearchPage::total_is_lower_bound`].
     pub total: u64,
+    /// `total` is the cap and more rows match (docs/data-apis.md "Totals").
+    pub total_is_lower_bound: bool,
     pub items: Vec<T>,
+}
+
+impl<T> SearchPage<T> {
+    /// A page whose total is exact.
+    pub fn exact(total: u64, items: Vec<T>) -> SearchPage<T> {
+        SearchPage { total, total_is_lower_bound: false, items }
+    }
 }
 
 /// One record to write; [`crate::store::ContentStore::write`] takes a batch
@@ -263,6 +274,10 @@ pub struct WorkQuery {
     pub page: u32,
     /// 1..=[`crate::store::MAX_PAGE_SIZE`].
     pub page_size: u32,
+    /// Count every match (the count's cost then grows with the matches);
+    /// `false`, the default: count up to [`crate::store::TOTAL_CAP`]
+    /// ([`SearchPage::total_is_lower_bound`]).
+    pub exact_total: bool,
 }
 
 /// How an account listing is ordered (ties by row id).
@@ -291,6 +306,8 @@ pub struct AccountQuery {
     pub page: u32,
     /// 1..=[`crate::store::MAX_PAGE_SIZE`].
     pub page_size: u32,
+    /// As [`WorkQuery::exact_total`].
+    pub exact_total: bool,
 }
 
 /// What [`crate::store::ContentStore::hot_list_entries`] returns: entries
@@ -327,7 +344,9 @@ pub struct SeriesQuery {
     /// Exact category of the work or account (`None` = every category).
     pub category: Option<String>,
     /// Works only: full-text query (every term must match, like search);
-    /// `Some` with no terms matches nothing.
+    /// `Some` with no terms matches nothing. At most
+    /// [`crate::store::KEYWORD_MATCH_CAP`] matches are read: the most
+    /// liked ones (newest snapshot) when more match.
     pub text: Option<String>,
     /// Works only: published at or after (UTC).
     pub published_from: Option<DateTime<Utc>>,
@@ -419,6 +438,11 @@ pub struct BoardQuery {
     pub published_to: Option<DateTime<Utc>>,
     /// Works only: one of these work types (empty = any).
     pub work_types: Vec<String>,
+    /// Works only: full-text query (every term must match, like search);
+    /// `Some` with no terms matches nothing. At most
+    /// [`crate::store::KEYWORD_MATCH_CAP`] matches are ranked: the most
+    /// liked ones when more match.
+    pub text: Option<String>,
     /// At most this many entries (`None` = all).
     pub limit: Option<u32>,
 }

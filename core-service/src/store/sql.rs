@@ -625,16 +625,18 @@ macro_rules! run_listing {
     ($pool:expr, $listing:expr, $map:ident) => {{
         let listing = $listing;
         let n = listing.params.len() - 2;
-        let total: i64 = $crate::store::listing::bind_params!(sqlx::query_scalar(&listing.count), &listing.params[..n])
-            .fetch_one($pool)
+        let counted: i64 =
+            $crate::store::listing::bind_params!(sqlx::query_scalar(&listing.count), &listing.params[..n])
+                .fetch_one($pool)
+                .await?;
+        let rows = $crate::store::listing::bind_params!(sqlx::query(listing.page_for(counted)), &listing.params)
+            .fetch_all($pool)
             .await?;
-        let rows =
-            $crate::store::listing::bind_params!(sqlx::query(&listing.page), &listing.params).fetch_all($pool).await?;
         let mut items = Vec::with_capacity(rows.len());
         for row in &rows {
             items.push($map!(row));
         }
-        Ok($crate::store::model::SearchPage { total: total as u64, items })
+        Ok(listing.page_of(counted, items))
     }};
 }
 
@@ -747,7 +749,7 @@ macro_rules! content_store_impl {
             ) -> $crate::store::StoreResult<$crate::store::model::SearchPage<$crate::store::model::WorkRecord>> {
                 match $dialect.find_works(query)? {
                     Some(listing) => $crate::store::sql::run_listing!(&self.pool, listing, work_record),
-                    None => Ok($crate::store::model::SearchPage { total: 0, items: Vec::new() }),
+                    None => Ok($crate::store::model::SearchPage::exact(0, Vec::new())),
                 }
             }
 
@@ -757,7 +759,7 @@ macro_rules! content_store_impl {
             ) -> $crate::store::StoreResult<$crate::store::model::SearchPage<$crate::store::model::AccountRecord>> {
                 match $dialect.find_accounts(query)? {
                     Some(listing) => $crate::store::sql::run_listing!(&self.pool, listing, account_record),
-                    None => Ok($crate::store::model::SearchPage { total: 0, items: Vec::new() }),
+                    None => Ok($crate::store::model::SearchPage::exact(0, Vec::new())),
                 }
             }
 
@@ -851,7 +853,7 @@ macro_rules! content_store_impl {
                 &self,
                 query: &$crate::store::model::BoardQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::BoardWork>> {
-                let (statement, params) = $dialect.work_board(query)?;
+                let Some((statement, params)) = $dialect.work_board(query)? else { return Ok(Vec::new()) };
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
                     .fetch_all(&self.pool)
                     .await?;

@@ -111,6 +111,8 @@ pub async fn last30days(
                 order: WorkOrder::Newest,
                 page,
                 page_size,
+                // mentions counts every match past the pages read
+                exact_total: true,
                 ..WorkQuery::default()
             };
             let found = trends.api.store.find_works(&query).await.map_err(store_error)?;
