@@ -217,6 +217,16 @@ impl Dialect {
     }
 }
 
+/// Migration 0006's backfill of `t` ([`Dialect::days_backfill`]) for the
+/// backend named `backend` (`sqlite` or `postgres`, as
+/// [`ContentStore::backend`](crate::store::ContentStore::backend) says);
+/// run on an emptied table, it gives the aggregates the stored snapshots
+/// imply (tests compare the kept ones with it).
+pub fn backfill_statement(backend: &str, t: &DayTable) -> String {
+    let dialect = if backend == "sqlite" { Dialect::Sqlite } else { Dialect::Postgres };
+    dialect.days_backfill(t)
+}
+
 /// The setting that switches the row triggers off for one transaction
 /// (PostgreSQL, migration 0012; [`crate::store::bulk::postgres`]).
 pub const BULK_SETTING: &str = "mediaops.bulk_days";

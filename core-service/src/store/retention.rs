@@ -256,10 +256,9 @@ mod tests {
             if let Ok(Checked::Rank(w)) = rules::ARTICLES_INDEX.check(today, Period::Month, Some(month), "rankDate") {
                 starts.push(w.first);
             }
-            for (rule, days) in [
-                (rules::SURGE, rules::SURGE_RETENTION_DAYS),
-                (rules::ARTICLE_HOT, rules::ARTICLE_HOT_WINDOW_DAYS),
-            ] {
+            for (rule, days) in
+                [(rules::SURGE, rules::SURGE_RETENTION_DAYS), (rules::ARTICLE_HOT, rules::ARTICLE_HOT_WINDOW_DAYS)]
+            {
                 if let Ok(Checked::Rank(w)) = rule.check(today, today - Days::new(days), None, "startTime") {
                     starts.push(w.first);
                 }

@@ -43,8 +43,7 @@ pub async fn load<S: BulkSnapshot>(pool: &PgPool, platform: &str, input: &[(Stri
     for chunk in rows.chunks(BULK_ROWS) {
         let ids: Vec<i64> = chunk.iter().map(|(id, _)| *id).collect();
         let ats: Vec<DateTime<Utc>> = chunk.iter().map(|(_, s)| s.captured_at()).collect();
-        let mut counters: Vec<Vec<Option<i64>>> =
-            vec![Vec::with_capacity(chunk.len()); table.counters.len()];
+        let mut counters: Vec<Vec<Option<i64>>> = vec![Vec::with_capacity(chunk.len()); table.counters.len()];
         for (_, snapshot) in chunk {
             for (column, value) in counters.iter_mut().zip(snapshot.counters()) {
                 column.push(value);

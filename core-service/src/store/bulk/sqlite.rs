@@ -16,7 +16,11 @@ use super::{BULK_ROWS, BulkReport, BulkSnapshot, SnapshotTable, platform_ids, ro
 use crate::store::StoreResult;
 
 /// Writes `input` (`(platform_id, snapshot)` of `platform`'s entities).
-pub async fn load<S: BulkSnapshot>(pool: &SqlitePool, platform: &str, input: &[(String, S)]) -> StoreResult<BulkReport> {
+pub async fn load<S: BulkSnapshot>(
+    pool: &SqlitePool,
+    platform: &str,
+    input: &[(String, S)],
+) -> StoreResult<BulkReport> {
     let table = S::TABLE;
     let ids = resolve(pool, table.days.parent, platform, &platform_ids(input)).await?;
     let (rows, report) = rows(input, &ids);
