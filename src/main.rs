@@ -10,6 +10,7 @@ mod import_cli;
 mod mcp_cli;
 mod probe_cli;
 mod sigpipe;
+mod store_cli;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use core_service::CoreSettings;
@@ -51,6 +52,10 @@ enum Command {
     Usage(admin_cli::UsageArgs),
     /// Import files into the content store: `import bilibili-popular <path>…`.
     Import(import_cli::ImportArgs),
+    /// Content store upkeep: `prune [--dry-run]` removes snapshots older than
+    /// MEDIAOPS_SNAPSHOT_RETENTION_DAYS (docs/store.md "Retention").
+    #[command(subcommand)]
+    Store(store_cli::StoreCommand),
     /// Hot-list collectors: `list` their configuration, `run-once` them.
     #[command(subcommand)]
     Collectors(collectors_cli::CollectorsCommand),
@@ -115,6 +120,7 @@ async fn run() -> anyhow::Result<()> {
         Command::Usage(args) => admin_cli::usage(&core, args).await,
         Command::Import(args) => import_cli::import(&core, args).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
+        Command::Store(command) => store_cli::store(&core, command).await,
         // answered before the settings are read
         Command::Completions { .. } | Command::Probe(_) | Command::Mcp(_) => Ok(()),
     }

@@ -36,6 +36,9 @@ pub struct Core {
     sync: Arc<crate::sync::SyncService>,
     /// The watch-list scheduler: it starts when the server serves.
     watch: Arc<crate::watch::runner::Runner>,
+    /// The snapshot retention job (docs/store.md "Retention"): it starts
+    /// when the server serves.
+    pruner: crate::store::retention::Pruner,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -183,6 +186,7 @@ impl Core {
             operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
         };
         spawn_sweeper(Arc::downgrade(&ledger));
+        let pruner = crate::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
         let readiness = crate::readiness::Readiness::new(
             ledger.clone(),
             data.store.clone(),
@@ -206,6 +210,7 @@ impl Core {
             tasks,
             sync,
             watch,
+            pruner,
             bootstrap,
             wechat_callback,
             readiness,
@@ -247,6 +252,7 @@ impl Core {
         self.tasks.start();
         self.sync.workers().start();
         let watch = self.watch.spawn();
+        let pruner = self.pruner.spawn();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -268,6 +274,7 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             watch,
+            pruner,
             readiness,
             draining,
             in_flight,
@@ -284,6 +291,8 @@ pub struct Serving {
     sync: Arc<crate::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
     watch: Option<tokio::task::JoinHandle<()>>,
+    /// The retention job's loop, unless the retention is 0.
+    pruner: Option<tokio::task::JoinHandle<()>>,
     /// The readiness checks feeding `grpc.health.v1`; they report
     /// NOT_SERVING once `draining` begins.
     readiness: tokio::task::JoinHandle<()>,
@@ -360,6 +369,9 @@ impl Serving {
             // the server returns.
             watch.abort();
             let _ = watch.await;
+        }
+        if let Some(pruner) = self.pruner {
+            pruner.abort();
         }
         served?;
         if let Some(callback) = self.callback {

@@ -38,6 +38,10 @@ use crate::clock::shanghai_to_utc;
 /// Days of snapshots kept by default (`MEDIAOPS_SNAPSHOT_RETENTION_DAYS`).
 pub const DEFAULT_RETENTION_DAYS: u64 = 125;
 
+/// How long after its start a core first prunes (a process started for a
+/// moment, or a test, never does).
+pub const FIRST_PRUNE_AFTER: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// How often a core prunes.
 pub const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(6 * 3600);
 
@@ -82,6 +86,49 @@ pub async fn run_once(
     match keep_from(today, days) {
         Some(day) => store.prune_snapshots(day, dry_run).await,
         None => Ok(None),
+    }
+}
+
+/// The core's retention job: [`run_once`] [`FIRST_PRUNE_AFTER`] after the core starts
+/// serving, then every [`PRUNE_EVERY`], while the store lives.
+pub struct Pruner {
+    store: std::sync::Weak<dyn ContentStore>,
+    clock: crate::clock::Clock,
+    days: u64,
+}
+
+impl Pruner {
+    /// The job for `store` with a retention of `days` days ("today" from
+    /// `clock`, Asia/Shanghai).
+    pub fn new(store: &std::sync::Arc<dyn ContentStore>, clock: crate::clock::Clock, days: u64) -> Pruner {
+        Pruner { store: std::sync::Arc::downgrade(store), clock, days }
+    }
+
+    /// Starts the job; `None` when the retention is 0 (keep everything).
+    pub fn spawn(self) -> Option<tokio::task::JoinHandle<()>> {
+        if self.days == 0 {
+            return None;
+        }
+        Some(tokio::spawn(async move {
+            let mut wait = FIRST_PRUNE_AFTER;
+            loop {
+                tokio::time::sleep(wait).await;
+                wait = PRUNE_EVERY;
+                let Some(store) = self.store.upgrade() else { break };
+                match run_once(store.as_ref(), self.clock.today(), self.days, false).await {
+                    Ok(Some(r)) => tracing::info!(
+                        keep_from = %r.keep_from,
+                        work_snapshots = r.work_snapshots,
+                        account_snapshots = r.account_snapshots,
+                        work_days = r.work_days,
+                        account_days = r.account_days,
+                        "pruned snapshots older than the retention"
+                    ),
+                    Ok(None) => tracing::debug!("another replica is pruning the store"),
+                    Err(e) => tracing::warn!(error = %e, "snapshot prune failed"),
+                }
+            }
+        }))
     }
 }
 
