@@ -418,7 +418,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<M
             percentile(&times, 0.99).as_secs_f64() * 1e3,
             if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
         );
-        measured.push((info.key(), percentile(&times, 0.5), percentile(&times, 0.99)));
+        measured.push((info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99)));
     }
     measured
 }
