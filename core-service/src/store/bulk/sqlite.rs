@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use sqlx::Row as _;
+use sqlx::{Acquire as _, Row as _};
 use sqlx::sqlite::SqlitePool;
 
 use super::{BULK_ROWS, BulkReport, BulkSnapshot, SnapshotTable, platform_ids, rows};
@@ -28,17 +28,34 @@ pub async fn load<S: BulkSnapshot>(
         return Ok(report);
     }
     let insert = insert_statement(&table);
-    let mut tx = pool.begin().await?;
-    for chunk in rows.chunks(BULK_ROWS) {
-        let json = rows_json(chunk);
-        sqlx::query(&insert).bind(&json).execute(&mut *tx).await?;
-        if table.latest {
-            sqlx::query(LATEST).bind(&json).execute(&mut *tx).await?;
+    let mut conn = pool.acquire().await?;
+    // A large page cache while the call writes (its index pages stay hot
+    // from chunk to chunk), back to the default after it.
+    sqlx::query(BULK_CACHE).execute(&mut *conn).await?;
+    let written = async {
+        let mut tx = conn.begin().await?;
+        for chunk in rows.chunks(BULK_ROWS) {
+            let json = rows_json(chunk);
+            sqlx::query(&insert).bind(&json).execute(&mut *tx).await?;
+            if table.latest {
+                sqlx::query(LATEST).bind(&json).execute(&mut *tx).await?;
+            }
         }
+        tx.commit().await
     }
-    tx.commit().await?;
+    .await;
+    sqlx::query(DEFAULT_CACHE).execute(&mut *conn).await?;
+    written?;
     Ok(report)
 }
+
+/// The page cache of a bulk call's connection: 256 MiB (SQLite's default
+/// is 2 MiB, a few thousand index pages).
+const BULK_CACHE: &str = "PRAGMA cache_size = -262144";
+
+/// SQLite's default page cache, set again after a bulk call (which frees
+/// the pages above it).
+const DEFAULT_CACHE: &str = "PRAGMA cache_size = -2000";
 
 /// `platform_id → id` of the stored entities among `platform_ids`.
 async fn resolve(
