@@ -42,7 +42,10 @@ fn prune_counts_then_removes_the_days_beyond_the_retention() {
     let (code, out, err) = run(dir.path(), &["store", "prune", "--dry-run", "--days", "65"]);
     assert_eq!(code, Some(0), "{err}");
     let dry = json(&out);
-    assert_eq!((dry["store"].as_str(), dry["keepFrom"].as_str(), dry["dryRun"].as_bool()), (Some("sqlite"), Some("2023-10-28"), Some(true)));
+    assert_eq!(
+        (dry["store"].as_str(), dry["keepFrom"].as_str(), dry["dryRun"].as_bool()),
+        (Some("sqlite"), Some("2023-10-28"), Some(true))
+    );
     let removed = dry["workSnapshots"].as_u64().unwrap();
     assert!(removed > 0 && removed < counts["workSnapshots"].as_u64().unwrap(), "{dry}");
 

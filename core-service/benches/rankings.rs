@@ -209,7 +209,12 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
         &day_at,
         ((-50, 2_000), (0, 20_000)),
         &mut rng,
-        |captured_at, fans, likes| AccountSnapshot { captured_at, fans: Some(fans), likes: Some(likes), ..Default::default() },
+        |captured_at, fans, likes| AccountSnapshot {
+            captured_at,
+            fans: Some(fans),
+            likes: Some(likes),
+            ..Default::default()
+        },
         async |platform, batch| {
             let report = store.bulk_account_snapshots(platform, &batch).await?;
             assert!(report.missing.is_empty(), "every account is stored");

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use sqlx::{Acquire as _, Row as _};
 use sqlx::sqlite::SqlitePool;
+use sqlx::{Acquire as _, Row as _};
 
 use super::{BULK_ROWS, BulkReport, BulkSnapshot, SnapshotTable, platform_ids, rows};
 use crate::store::StoreResult;

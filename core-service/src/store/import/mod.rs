@@ -259,9 +259,8 @@ async fn write_records(store: &dyn ContentStore, records: &[Record]) -> StoreRes
     if !snapshots_follow_entities(records) {
         return store.write(records).await;
     }
-    let (snapshots, others): (Vec<usize>, Vec<usize>) = (0..records.len()).partition(|&i| {
-        matches!(records[i], Record::WorkSnapshot { .. } | Record::AccountSnapshot { .. })
-    });
+    let (snapshots, others): (Vec<usize>, Vec<usize>) = (0..records.len())
+        .partition(|&i| matches!(records[i], Record::WorkSnapshot { .. } | Record::AccountSnapshot { .. }));
     if snapshots.is_empty() {
         return store.write(records).await;
     }
@@ -297,7 +296,9 @@ async fn write_records(store: &dyn ContentStore, records: &[Record]) -> StoreRes
             let input: Vec<(String, AccountSnapshot)> = positions
                 .iter()
                 .filter_map(|&i| match &records[i] {
-                    Record::AccountSnapshot { platform_id, snapshot, .. } => Some((platform_id.clone(), snapshot.clone())),
+                    Record::AccountSnapshot { platform_id, snapshot, .. } => {
+                        Some((platform_id.clone(), snapshot.clone()))
+                    }
                     _ => None,
                 })
                 .collect();
