@@ -135,8 +135,6 @@ impl Pruner {
 /// The statements of one aggregated snapshot table, `$1` bound to the
 /// cut-off time (snapshots) or day (aggregates).
 struct Statements {
-    count_snapshots: String,
-    count_days: String,
     unlink: String,
     delete_days: String,
     delete_snapshots: String,
@@ -155,8 +153,6 @@ impl Statements {
         let old_day = format!("day < $1 AND next_day <> {no_next}");
         let p = |s: String| dialect.placeholders(s);
         Statements {
-            count_snapshots: p(format!("SELECT count(*) FROM {snapshots} WHERE {old_snapshot}")),
-            count_days: p(format!("SELECT count(*) FROM {days} WHERE {old_day}")),
             unlink: p(format!(
                 "UPDATE {days} SET prev_day = NULL, prev_{c1} = NULL, prev_{c2} = NULL WHERE ({key}, day) IN \
                  (SELECT {key}, next_day FROM {days} WHERE {old_day}) AND (day >= $1 OR next_day = {no_next})"
@@ -178,21 +174,11 @@ enum Cut {
 
 /// A connection that runs the prune's statements (one per backend).
 trait Prune {
-    /// `SELECT count(*) …` with `$1` = `cut`.
-    async fn count(&mut self, statement: &str, cut: Cut) -> StoreResult<u64>;
     /// Runs a statement with `$1` = `cut`; the rows it changed.
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64>;
 }
 
 impl Prune for sqlx::SqliteConnection {
-    async fn count(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
-        let query = sqlx::query_scalar::<_, i64>(statement);
-        let query = match cut {
-            Cut::Time(t) => query.bind(t),
-            Cut::Day(d) => query.bind(d),
-        };
-        Ok(query.fetch_one(self).await?.max(0) as u64)
-    }
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
         let query = sqlx::query(statement);
         let query = match cut {
@@ -204,14 +190,6 @@ impl Prune for sqlx::SqliteConnection {
 }
 
 impl Prune for sqlx::PgConnection {
-    async fn count(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
-        let query = sqlx::query_scalar::<_, i64>(statement);
-        let query = match cut {
-            Cut::Time(t) => query.bind(t),
-            Cut::Day(d) => query.bind(d),
-        };
-        Ok(query.fetch_one(self).await?.max(0) as u64)
-    }
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
         let query = sqlx::query(statement);
         let query = match cut {
@@ -222,7 +200,8 @@ impl Prune for sqlx::PgConnection {
     }
 }
 
-/// Both tables' statements on one connection, in its transaction.
+/// Both tables' statements on one connection, in its transaction (a dry
+/// run rolls it back, so it counts exactly what a prune removes).
 async fn prune_on(
     conn: &mut impl Prune,
     dialect: Dialect,
@@ -236,14 +215,9 @@ async fn prune_on(
         (ACCOUNT_DAYS, &mut report.account_snapshots, &mut report.account_days),
     ] {
         let s = Statements::of(dialect, &t);
-        if dry_run {
-            *snapshots_out = conn.count(&s.count_snapshots, time).await?;
-            *days_out = conn.count(&s.count_days, day).await?;
-        } else {
-            conn.run(&s.unlink, day).await?;
-            *days_out = conn.run(&s.delete_days, day).await?;
-            *snapshots_out = conn.run(&s.delete_snapshots, time).await?;
-        }
+        conn.run(&s.unlink, day).await?;
+        *days_out = conn.run(&s.delete_days, day).await?;
+        *snapshots_out = conn.run(&s.delete_snapshots, time).await?;
     }
     Ok(report)
 }
@@ -253,7 +227,11 @@ async fn prune_on(
 pub async fn sqlite(pool: &SqlitePool, keep_from: NaiveDate, dry_run: bool) -> StoreResult<Option<PruneReport>> {
     let mut tx = pool.begin().await?;
     let report = prune_on(&mut *tx, Dialect::Sqlite, keep_from, dry_run).await?;
-    tx.commit().await?;
+    if dry_run {
+        tx.rollback().await?
+    } else {
+        tx.commit().await?
+    }
     Ok(Some(report))
 }
 
@@ -271,7 +249,11 @@ pub async fn postgres(pool: &PgPool, keep_from: NaiveDate, dry_run: bool) -> Sto
         return Ok(None);
     }
     let report = prune_on(&mut *tx, Dialect::Postgres, keep_from, dry_run).await?;
-    tx.commit().await?;
+    if dry_run {
+        tx.rollback().await?
+    } else {
+        tx.commit().await?
+    }
     Ok(Some(report))
 }
 
