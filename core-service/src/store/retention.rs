@@ -178,25 +178,30 @@ trait Prune {
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64>;
 }
 
+/// `query` with `$1` = `cut`, for either backend.
+fn bind_cut<'q, DB: sqlx::Database>(
+    query: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>,
+    cut: Cut,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DateTime<Utc>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    NaiveDate: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    match cut {
+        Cut::Time(t) => query.bind(t),
+        Cut::Day(d) => query.bind(d),
+    }
+}
+
 impl Prune for sqlx::SqliteConnection {
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
-        let query = sqlx::query(statement);
-        let query = match cut {
-            Cut::Time(t) => query.bind(t),
-            Cut::Day(d) => query.bind(d),
-        };
-        Ok(query.execute(self).await?.rows_affected())
+        Ok(bind_cut(sqlx::query(statement), cut).execute(self).await?.rows_affected())
     }
 }
 
 impl Prune for sqlx::PgConnection {
     async fn run(&mut self, statement: &str, cut: Cut) -> StoreResult<u64> {
-        let query = sqlx::query(statement);
-        let query = match cut {
-            Cut::Time(t) => query.bind(t),
-            Cut::Day(d) => query.bind(d),
-        };
-        Ok(query.execute(self).await?.rows_affected())
+        Ok(bind_cut(sqlx::query(statement), cut).execute(self).await?.rows_affected())
     }
 }
 
