@@ -13,6 +13,10 @@
 //! Triggers on the snapshot tables keep the rows in the snapshot's own
 //! transaction, whatever writes it (the store's write path, an import, a
 //! bulk insert); the migration backfills them from the stored snapshots.
+//! The store's bulk path on PostgreSQL switches the triggers off for its
+//! transactions ([`BULK_SETTING`], migration 0012) and recomputes the
+//! touched days set-based instead (`Dialect::bulk_days`); retention
+//! deletes the rows of pruned days ([`crate::store::retention`]).
 //! With these links a ranking window `[F, L]` reads, per entity, the row
 //! that holds its last snapshot inside the window (`day` in `[F, L]` and
 //! `next_day > L`) and, for the baseline, the first row inside the window:
@@ -217,7 +221,7 @@ impl Dialect {
     }
 }
 
-/// Migration 0006's backfill of `t` ([`Dialect::days_backfill`]) for the
+/// Migration 0006's backfill of `t` (`Dialect::days_backfill`) for the
 /// backend named `backend` (`sqlite` or `postgres`, as
 /// [`ContentStore::backend`](crate::store::ContentStore::backend) says);
 /// run on an emptied table, it gives the aggregates the stored snapshots

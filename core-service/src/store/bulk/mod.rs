@@ -1,7 +1,7 @@
 //! The bulk snapshot path (issue 24 item 4; docs/store.md "Bulk
 //! snapshots"): many snapshots of one platform's works or accounts in one
-//! call, [`ContentStore::bulk_work_snapshots`] and
-//! [`ContentStore::bulk_account_snapshots`](crate::store::ContentStore).
+//! call, [`ContentStore::bulk_work_snapshots`](crate::store::ContentStore::bulk_work_snapshots) and
+//! [`ContentStore::bulk_account_snapshots`](crate::store::ContentStore::bulk_account_snapshots).
 //!
 //! The outcome is the one the write path gives for the same snapshots
 //! written one by one in order: a snapshot replaces the one at the same
@@ -19,7 +19,7 @@
 //! aggregates; PostgreSQL `UNNEST` arrays with the row triggers switched off
 //! for the transaction (migration 0012) and the aggregates of the touched
 //! `(entity, day)` rows and their neighbours recomputed by one set-based
-//! statement per chunk ([`crate::store::listing::Dialect::bulk_days`]).
+//! statement per chunk (`Dialect::bulk_days` in `store/days.rs`).
 
 pub mod postgres;
 pub mod sqlite;

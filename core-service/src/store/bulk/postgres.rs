@@ -7,7 +7,7 @@
 //! `INSERT … SELECT … FROM UNNEST(arrays)`, one set-based statement that
 //! recomputes the aggregates of the touched `(entity, day)` rows and the
 //! links of their neighbours
-//! ([`Dialect::bulk_days`](crate::store::listing::Dialect::bulk_days)), and
+//! (`Dialect::bulk_days` in `store/days.rs`), and
 //! (works) one update of the newest figures.
 
 use std::collections::HashMap;
