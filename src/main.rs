@@ -11,6 +11,7 @@ mod import_cli;
 mod mcp_cli;
 mod probe_cli;
 mod sigpipe;
+mod store_cli;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use core_service::CoreSettings;
@@ -55,6 +56,10 @@ enum Command {
     /// Ranking boards: `rebuild [--from YYYY-MM-DD]` the stored boards.
     #[command(subcommand)]
     Boards(boards_cli::BoardsCommand),
+    /// Content store upkeep: `prune [--dry-run]` removes snapshots older than
+    /// MEDIAOPS_SNAPSHOT_RETENTION_DAYS (docs/store.md "Retention").
+    #[command(subcommand)]
+    Store(store_cli::StoreCommand),
     /// Hot-list collectors: `list` their configuration, `run-once` them.
     #[command(subcommand)]
     Collectors(collectors_cli::CollectorsCommand),
@@ -120,6 +125,7 @@ async fn run() -> anyhow::Result<()> {
         Command::Import(args) => import_cli::import(&core, args).await,
         Command::Boards(command) => boards_cli::boards(&core, command).await,
         Command::Collectors(command) => collectors_cli::collectors(&core, command).await,
+        Command::Store(command) => store_cli::store(&core, command).await,
         // answered before the settings are read
         Command::Completions { .. } | Command::Probe(_) | Command::Mcp(_) => Ok(()),
     }

@@ -3,7 +3,9 @@
 //! pipeline calls it (request decode, rules, store reads, ranking, encode).
 //! Run: `cargo bench -p core-service --bench rankings`.
 //!
-//! - Scale: `RANKINGS_BENCH_WORKS` works (default 1,000,000) spread over
+//! - Scale: `RANKINGS_BENCH_WORKS` works (default 1,000,000; a comma list
+//!   such as `100000,1000000` runs each scale in turn and prints their
+//!   p50 / p99 side by side at the end) spread over
 //!   lifestyle, shortvideo and articles, `RANKINGS_BENCH_SNAPSHOTS` snapshots
 //!   per work (default 10: one a day at 22:00 over the 10 days ending on the
 //!   newest ranked day, so 10,000,000 snapshots at the default), one account
@@ -12,11 +14,14 @@
 //!   a day, so every run writes the same store.
 //! - Writing: accounts and works through the store's own write path
 //!   (`ContentStore::write`, with its text indexing; on PostgreSQL four
-//!   batches at once); snapshots entity by entity as bulk inserts into
-//!   the snapshot tables (one `json_each` array parameter per 10,000 rows
-//!   on SQLite, `UNNEST` arrays on PostgreSQL), so the triggers of migration 0006
-//!   maintain the per-day aggregates exactly as for any other write; then
-//!   each work's denormalised newest likes, as the write path sets them.
+//!   batches at once); snapshots entity by entity through the store's bulk
+//!   path (`ContentStore::bulk_work_snapshots` / `bulk_account_snapshots`,
+//!   `SNAPSHOTS_PER_CALL` a call, one caller), which keeps the per-day
+//!   aggregates and the works' newest figures as the write path does. The
+//!   ingestion rates (entities/s, snapshots/s) are printed per backend and
+//!   scale.
+//! - Header: the machine (`nproc`, memory) and the git commit, so the
+//!   output can go into docs/rankings.md as it is.
 //! - Calls: `RANKINGS_BENCH_CALLS` (default 20) calls per operation, one at
 //!   a time, the clock fixed at 2026-11-20 (newest ranked day 11-18): first
 //!   at read time, then (`<backend>+boards`) after the board builder has
@@ -28,7 +33,6 @@
 //! Figures measured: docs/rankings.md "Benchmark".
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,7 +45,7 @@ use core_service::data_api::DataApi;
 use core_service::rankings::rules::CategoryList;
 use core_service::registry::{CallContext, Registry};
 use core_service::source::Fallbacks;
-use core_service::store::model::{Account, Record, Work};
+use core_service::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
 use core_service::store::postgres::PostgresStore;
 use core_service::store::sqlite::SqliteStore;
 use core_service::store::{ContentStore, StoreResult};
@@ -49,14 +53,13 @@ use futures::{StreamExt, TryStreamExt};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::sqlite::SqliteConnection;
-use sqlx::{Connection, Row};
 
 /// Records per `ContentStore::write` call.
 const BATCH: usize = 5_000;
-/// Snapshot rows per bulk statement.
-const BULK_ROWS: usize = 10_000;
+/// Snapshots per bulk call (`ContentStore::bulk_*_snapshots`).
+const SNAPSHOTS_PER_CALL: usize = 50_000;
 const SEED: u64 = 20_261_120;
 const NOW: &str = "2026-11-20";
 
@@ -70,99 +73,6 @@ const PLATFORMS: [(&str, CategoryList); 3] = [
     ("shortvideo", CategoryList::Shortvideo),
     ("articles", CategoryList::Articles),
 ];
-
-/// A raw connection to the bench's database, for the bulk snapshot inserts.
-enum Bulk {
-    Sqlite(SqliteConnection),
-    Postgres(PgConnection),
-}
-
-/// One snapshot row: entity id, capture time, two counters (works: likes,
-/// views; accounts: fans, likes).
-type Row3 = (i64, DateTime<Utc>, i64, i64);
-
-impl Bulk {
-    /// Inserts `rows` into `table` (`work_snapshots` or `account_snapshots`)
-    /// in one transaction; works get collects = likes / 3.
-    async fn insert(&mut self, table: &str, rows: &[Row3]) -> sqlx::Result<()> {
-        let works = table == "work_snapshots";
-        let columns =
-            if works { "work, captured_at, likes, views, collects" } else { "account, captured_at, fans, likes" };
-        match self {
-            Bulk::Sqlite(conn) => {
-                // One JSON array parameter per statement (`json_each`);
-                // times in the text form sqlx writes (RFC 3339, `+00:00`).
-                let statement = format!(
-                    "INSERT INTO {table} ({columns}) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3{} \
-                     FROM json_each(?1)",
-                    if works { ", (value ->> 2) / 3" } else { "" }
-                );
-                let mut tx = conn.begin().await?;
-                for chunk in rows.chunks(BULK_ROWS) {
-                    let json: Vec<(i64, String, i64, i64)> = chunk
-                        .iter()
-                        .map(|&(id, at, a, b)| (id, at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false), a, b))
-                        .collect();
-                    let json = serde_json::to_string(&json).unwrap_or_default();
-                    sqlx::query(&statement).bind(json).execute(&mut *tx).await?;
-                }
-                tx.commit().await
-            }
-            Bulk::Postgres(conn) => {
-                let statement = format!(
-                    "INSERT INTO {table} ({columns}) SELECT id, at, a, b{} FROM UNNEST($1::bigint[], \
-                     $2::timestamptz[], $3::bigint[], $4::bigint[]) AS r (id, at, a, b)",
-                    if works { ", a / 3" } else { "" }
-                );
-                let mut tx = conn.begin().await?;
-                for chunk in rows.chunks(BULK_ROWS) {
-                    let ids: Vec<i64> = chunk.iter().map(|r| r.0).collect();
-                    let ats: Vec<DateTime<Utc>> = chunk.iter().map(|r| r.1).collect();
-                    let a: Vec<i64> = chunk.iter().map(|r| r.2).collect();
-                    let b: Vec<i64> = chunk.iter().map(|r| r.3).collect();
-                    sqlx::query(&statement).bind(ids).bind(ats).bind(a).bind(b).execute(&mut *tx).await?;
-                }
-                tx.commit().await
-            }
-        }
-    }
-
-    /// `platform_id → id` of every row of `table`.
-    async fn ids(&mut self, table: &str) -> sqlx::Result<HashMap<String, i64>> {
-        let statement = format!("SELECT platform_id, id FROM {table}");
-        let rows = match self {
-            Bulk::Sqlite(conn) => sqlx::query(&statement)
-                .fetch_all(conn)
-                .await?
-                .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-                .collect::<sqlx::Result<_>>()?,
-            Bulk::Postgres(conn) => sqlx::query(&statement)
-                .fetch_all(conn)
-                .await?
-                .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-                .collect::<sqlx::Result<_>>()?,
-        };
-        Ok(rows)
-    }
-
-    /// Sets each work's newest likes and capture time from its snapshot at
-    /// `newest`, as the write path does for each snapshot.
-    async fn set_latest(&mut self, newest: DateTime<Utc>) -> sqlx::Result<()> {
-        let statement = "UPDATE works SET latest_likes = s.likes, latest_captured_at = s.captured_at \
-                         FROM work_snapshots s WHERE s.work = works.id AND s.captured_at = $1";
-        match self {
-            Bulk::Sqlite(conn) => {
-                sqlx::query(&statement.replace('$', "?")).bind(newest).execute(conn).await?;
-            }
-            Bulk::Postgres(conn) => {
-                sqlx::query(statement).bind(newest).execute(conn).await?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Writes records through the store, `BATCH` a call, as many calls at once
 /// as the backend takes writers (SQLite: one).
@@ -181,16 +91,83 @@ async fn write_all(store: &dyn ContentStore, records: Vec<Record>) -> StoreResul
     Ok(n)
 }
 
+/// Rows written and the seconds they took.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rate {
+    rows: usize,
+    secs: f64,
+}
+
+impl Rate {
+    fn per_sec(&self) -> f64 {
+        self.rows as f64 / self.secs.max(1e-9)
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in {:.1} s ({:.0}/s)", self.rows, self.secs, self.per_sec())
+    }
+}
+
+/// How fast the generated store was written.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ingestion {
+    /// Accounts and works through `ContentStore::write`.
+    entities: Rate,
+    /// Account snapshots through the bulk path.
+    account_snapshots: Rate,
+    /// Work snapshots through the bulk path.
+    work_snapshots: Rate,
+}
+
+/// An entity's platform, platform id and two starting counters (works:
+/// likes, views; accounts: followers, likes).
+type Start = (&'static str, String, i64, i64);
+
+/// Writes every entity's `days` daily snapshots through the bulk path,
+/// entity by entity (each entity's days in order), `SNAPSHOTS_PER_CALL` a
+/// call; `snapshot(time, a, b)` builds one. Counters grow by a seeded
+/// random step in `steps` a day.
+async fn bulk_snapshots<S: Clone>(
+    starts: &[Start],
+    days: u64,
+    day_at: &dyn Fn(u64) -> DateTime<Utc>,
+    steps: ((i64, i64), (i64, i64)),
+    rng: &mut StdRng,
+    snapshot: impl Fn(DateTime<Utc>, i64, i64) -> S,
+    write: impl AsyncFn(&str, Vec<(String, S)>) -> StoreResult<usize>,
+) -> StoreResult<Rate> {
+    let started = Instant::now();
+    let mut rows = 0;
+    let per_call = (SNAPSHOTS_PER_CALL / days.max(1) as usize).max(1);
+    for (platform, _) in PLATFORMS {
+        let of_platform: Vec<&Start> = starts.iter().filter(|s| s.0 == platform).collect();
+        for chunk in of_platform.chunks(per_call) {
+            let mut batch = Vec::with_capacity(chunk.len() * days as usize);
+            for (_, id, a, b) in chunk {
+                let (mut a, mut b) = (*a, *b);
+                for d in 0..days {
+                    a += rng.random_range(steps.0.0..steps.0.1);
+                    b += rng.random_range(steps.1.0..steps.1.1);
+                    batch.push((id.clone(), snapshot(day_at(d), a, b)));
+                }
+            }
+            rows += write(platform, batch).await?;
+        }
+    }
+    Ok(Rate { rows, secs: started.elapsed().as_secs_f64() })
+}
+
 /// Writes the store: per platform `works / 3` works and `works / 30`
-/// accounts, with `days` daily snapshots each. Returns the rows written.
-async fn generate(store: &dyn ContentStore, bulk: &mut Bulk, works: usize, days: u64) -> StoreResult<usize> {
+/// accounts, with `days` daily snapshots each.
+async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreResult<Ingestion> {
     let mut rng = StdRng::seed_from_u64(SEED);
     let newest = NaiveDate::parse_from_str(NOW, "%Y-%m-%d").unwrap() - Days::new(2);
     let evening = NaiveTime::from_hms_opt(22, 0, 0).unwrap();
     let day_at = |i: u64| shanghai_to_utc(newest - Days::new(days - 1 - i), evening);
-    // (platform_id, starting counters) of every account and work.
-    let mut account_start = Vec::new();
-    let mut work_start = Vec::new();
+    let mut account_start: Vec<Start> = Vec::new();
+    let mut work_start: Vec<Start> = Vec::new();
     let mut entities = Vec::new();
     for (platform, list) in PLATFORMS {
         let categories: Vec<String> =
@@ -206,7 +183,7 @@ async fn generate(store: &dyn ContentStore, bulk: &mut Bulk, works: usize, days:
                 fans: Some(rng.random_range(100..2_000_000)),
                 ..Account::default()
             }));
-            account_start.push((id, rng.random_range(100..1_000_000i64), rng.random_range(0..5_000_000i64)));
+            account_start.push((platform, id, rng.random_range(100..1_000_000i64), rng.random_range(0..5_000_000i64)));
         }
         for w in 0..works / 3 {
             let id = format!("{platform}-w{w}");
@@ -221,43 +198,55 @@ async fn generate(store: &dyn ContentStore, bulk: &mut Bulk, works: usize, days:
                 work_type: Some(if w % 4 == 0 { "原创" } else { "normal" }.into()),
                 ..Work::default()
             }));
-            work_start.push((id, rng.random_range(0..10_000i64), rng.random_range(0..200_000i64)));
+            work_start.push((platform, id, rng.random_range(0..10_000i64), rng.random_range(0..200_000i64)));
         }
     }
     let started = Instant::now();
-    let mut written = write_all(store, entities).await?;
-    println!("  {written} accounts and works written in {:.0} s", started.elapsed().as_secs_f64());
-    let started = Instant::now();
-    let account_ids = bulk.ids("accounts").await?;
-    let work_ids = bulk.ids("works").await?;
-    // Platform ids are unique across platforms here (they carry the platform).
-    let accounts: Vec<(i64, i64, i64)> =
-        account_start.into_iter().map(|(id, fans, likes)| (account_ids[&id], fans, likes)).collect();
-    let works: Vec<(i64, i64, i64)> =
-        work_start.into_iter().map(|(id, likes, views)| (work_ids[&id], likes, views)).collect();
-    // Entity by entity (each entity's days in order): the inserts then
-    // append to every index instead of touching every page each day; the
-    // aggregates do not depend on the order (tests/ranking_series.rs).
-    for (table, entities, steps) in [
-        ("account_snapshots", &accounts, ((-50, 2_000), (0, 20_000))),
-        ("work_snapshots", &works, ((0, 3_000), (0, 20_000))),
-    ] {
-        for chunk in entities.chunks(BULK_ROWS) {
-            let mut rows: Vec<Row3> = Vec::with_capacity(chunk.len() * days as usize);
-            for &(id, mut a, mut b) in chunk {
-                for d in 0..days {
-                    a += rng.random_range(steps.0.0..steps.0.1);
-                    b += rng.random_range(steps.1.0..steps.1.1);
-                    rows.push((id, day_at(d), a, b));
-                }
-            }
-            bulk.insert(table, &rows).await?;
-            written += rows.len();
-        }
-        println!("  {table}: {written} rows, {:.0} s of snapshots", started.elapsed().as_secs_f64());
-    }
-    bulk.set_latest(day_at(days - 1)).await?;
-    Ok(written)
+    let written = write_all(store, entities).await?;
+    let entities = Rate { rows: written, secs: started.elapsed().as_secs_f64() };
+    println!("  accounts and works through write: {entities}");
+    let account_snapshots = bulk_snapshots(
+        &account_start,
+        days,
+        &day_at,
+        ((-50, 2_000), (0, 20_000)),
+        &mut rng,
+        |captured_at, fans, likes| AccountSnapshot {
+            captured_at,
+            fans: Some(fans),
+            likes: Some(likes),
+            ..Default::default()
+        },
+        async |platform, batch| {
+            let report = store.bulk_account_snapshots(platform, &batch).await?;
+            assert!(report.missing.is_empty(), "every account is stored");
+            Ok(batch.len())
+        },
+    )
+    .await?;
+    println!("  account snapshots through the bulk path: {account_snapshots}");
+    let work_snapshots = bulk_snapshots(
+        &work_start,
+        days,
+        &day_at,
+        ((0, 3_000), (0, 20_000)),
+        &mut rng,
+        |captured_at, likes, views| WorkSnapshot {
+            captured_at,
+            likes: Some(likes),
+            views: Some(views),
+            collects: Some(likes / 3),
+            ..Default::default()
+        },
+        async |platform, batch| {
+            let report = store.bulk_work_snapshots(platform, &batch).await?;
+            assert!(report.missing.is_empty(), "every work is stored");
+            Ok(batch.len())
+        },
+    )
+    .await?;
+    println!("  work snapshots through the bulk path: {work_snapshots}");
+    Ok(Ingestion { entities, account_snapshots, work_snapshots })
 }
 
 /// One request of each ranking, encoded.
@@ -468,17 +457,23 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn fill(backend: &str, store: &dyn ContentStore, mut bulk: Bulk, works: usize, days: u64) {
+/// One operation's p50 and p99.
+type Measured = (String, Duration, Duration);
+
+async fn fill(backend: &str, store: &dyn ContentStore, works: usize, days: u64) -> Ingestion {
     let started = Instant::now();
-    let written = generate(store, &mut bulk, works, days).await.expect("generate");
+    let ingestion = generate(store, works, days).await.expect("generate");
     let secs = started.elapsed().as_secs_f64();
-    println!("{backend}: wrote {written} rows in {secs:.0} s ({:.0} rows/s)", written as f64 / secs);
+    let rows = ingestion.entities.rows + ingestion.account_snapshots.rows + ingestion.work_snapshots.rows;
+    println!("{backend}: wrote {rows} rows in {secs:.0} s ({:.0} rows/s)", rows as f64 / secs);
+    ingestion
 }
 
-async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
+async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<Measured> {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
     core_service::data_api::register(&api, &Fallbacks::default(), &mut registry).unwrap();
+    let mut measured = Vec::new();
     for (method, request) in requests() {
         let info = registry.operations().find(|o| o.method.full_name() == method).expect("operation").clone();
         let handler = registry.handler(&info.grpc_path).expect("built").clone();
@@ -501,13 +496,110 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) {
             percentile(&times, 0.99).as_secs_f64() * 1e3,
             if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
         );
+        measured.push((info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99)));
     }
+    measured
+}
+
+/// One backend at one scale.
+struct Outcome {
+    backend: &'static str,
+    works: usize,
+    ingestion: Ingestion,
+    measured: Vec<Measured>,
+    /// The board build before the calls (`<backend>+boards` only).
+    boards: Option<BoardBuilds>,
+}
+
+/// The time to build every board, and one day's boards again.
+#[derive(Debug, Clone, Copy)]
+struct BoardBuilds {
+    all: Rate,
+    one_day: Rate,
+}
+
+/// `nproc`, memory and load of this machine, and the commit measured.
+fn header() -> String {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or("unknown".to_owned(), |kb| format!("{:.1} GiB", kb / 1024.0 / 1024.0));
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    format!(
+        "machine: {cores} cores (nproc), {memory} memory, load average {load}; commit {commit}{}",
+        if dirty { " (with uncommitted changes)" } else { "" }
+    )
+}
+
+/// The ingestion rates and every operation's p50 / p99 of every scale,
+/// side by side (Markdown, for docs/rankings.md).
+fn summary(outcomes: &[Outcome]) {
+    println!("\n| backend | works | accounts + works (write) | account snapshots (bulk) | work snapshots (bulk) |");
+    println!("|---|---|---|---|---|");
+    for o in outcomes.iter().filter(|o| o.boards.is_none()) {
+        let i = &o.ingestion;
+        println!(
+            "| {} | {} | {:.0}/s | {:.0}/s | {:.0}/s |",
+            o.backend,
+            o.works,
+            i.entities.per_sec(),
+            i.account_snapshots.per_sec(),
+            i.work_snapshots.per_sec()
+        );
+    }
+    println!("\n| backend | works | every board: boards, s | one day's boards: boards, s |");
+    println!("|---|---|---|---|");
+    for o in outcomes {
+        if let Some(b) = o.boards {
+            println!(
+                "| {} | {} | {}, {:.1} s | {}, {:.1} s |",
+                o.backend, o.works, b.all.rows, b.all.secs, b.one_day.rows, b.one_day.secs
+            );
+        }
+    }
+    let columns: Vec<String> = outcomes.iter().map(|o| format!("{} {} p50 / p99 ms", o.backend, o.works)).collect();
+    println!("\n| operation | {} |", columns.join(" | "));
+    println!("|---|{}", "---|".repeat(columns.len()));
+    let Some(first) = outcomes.first() else { return };
+    for (key, _, _) in &first.measured {
+        let cells: Vec<String> = outcomes
+            .iter()
+            .map(|o| match o.measured.iter().find(|(k, _, _)| k == key) {
+                Some((_, p50, p99)) => format!("{:.1} / {:.1}", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3),
+                None => "–".into(),
+            })
+            .collect();
+        println!("| `{key}` | {} |", cells.join(" | "));
+    }
+}
+
+/// `RANKINGS_BENCH_WORKS`: one scale or a comma list.
+fn scales() -> Vec<usize> {
+    let text = std::env::var("RANKINGS_BENCH_WORKS").unwrap_or_else(|_| "1000000".into());
+    let scales: Vec<usize> = text.split(',').filter_map(|s| s.trim().replace('_', "").parse().ok()).collect();
+    assert!(!scales.is_empty(), "RANKINGS_BENCH_WORKS: works, or a comma list of them, not {text:?}");
+    scales
 }
 
 /// Builds every board of the generated store (docs/rankings.md "Boards as
 /// data") and then one day's again (the newest day marked changed, as after
 /// a daily import), timing both; the calls after it read built boards.
-async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) {
+async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) -> BoardBuilds {
     use core_service::rankings::boards::builder::Builder;
     let api = Arc::new(DataApi { store: store.clone(), clock: Clock::from_setting(Some(NOW)).unwrap() });
     let builder = Builder::new(api);
@@ -516,53 +608,57 @@ async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) {
     let newest = NaiveDate::parse_from_str(NOW, "%Y-%m-%d").unwrap() - Days::new(2);
     let day = builder.rebuild(Some(newest), &mut |_, _, _| {}).await.expect("build a day's boards");
     println!("{backend}: one day's boards ({newest}): {} boards in {:.1} s", day.built, day.seconds);
+    BoardBuilds {
+        all: Rate { rows: all.built, secs: all.seconds },
+        one_day: Rate { rows: day.built, secs: day.seconds },
+    }
 }
 
 #[tokio::main]
 async fn main() {
-    let works = env("RANKINGS_BENCH_WORKS", 1_000_000);
     let days = env("RANKINGS_BENCH_SNAPSHOTS", 10) as u64;
     let calls = env("RANKINGS_BENCH_CALLS", 20);
     let backends = std::env::var("RANKINGS_BENCH_BACKENDS").unwrap_or_else(|_| "sqlite,postgres".into());
-    println!("{works} works × {days} snapshots = {} work snapshots; {calls} calls per ranking", works as u64 * days);
-    if backends.contains("sqlite") {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("store.sqlite");
-        let store = Arc::new(SqliteStore::open(&path).await.expect("open SQLite"));
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .foreign_keys(true)
-            .synchronous(sqlx::sqlite::SqliteSynchronous::Normal);
-        let mut conn = SqliteConnection::connect_with(&options).await.expect("SQLite");
-        // A large page cache for the bulk writer only (the store's own
-        // connections, which the calls use, keep the default).
-        sqlx::query("PRAGMA cache_size = -2000000").execute(&mut conn).await.expect("cache");
-        let bulk = Bulk::Sqlite(conn);
-        fill("sqlite", store.as_ref(), bulk, works, days).await;
-        run("sqlite", store.clone(), calls).await;
-        build_boards("sqlite", store.clone()).await;
-        run("sqlite+boards", store, calls).await;
-    }
-    if backends.contains("postgres") {
-        let url = std::env::var("MEDIAOPS_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
-        let schema = format!("rankings_bench_{}", uuid::Uuid::new_v4().simple());
-        let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL");
-        sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
-        let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
-        let store = Arc::new(PostgresStore::open_with(options.clone()).await.expect("open PostgreSQL"));
-        let bulk = Bulk::Postgres(PgConnection::connect_with(&options).await.expect("PostgreSQL"));
-        fill("postgres", store.as_ref(), bulk, works, days).await;
-        // as autovacuum would (the test server runs with it off)
-        let started = Instant::now();
-        for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
-            sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
+    println!("{}", header());
+    let mut outcomes = Vec::new();
+    for works in scales() {
+        println!(
+            "\n{works} works × {days} snapshots = {} work snapshots; {calls} calls per ranking",
+            works as u64 * days
+        );
+        if backends.contains("sqlite") {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Arc::new(SqliteStore::open(&dir.path().join("store.sqlite")).await.expect("open SQLite"));
+            let ingestion = fill("sqlite", store.as_ref(), works, days).await;
+            let measured = run("sqlite", store.clone(), calls).await;
+            outcomes.push(Outcome { backend: "sqlite", works, ingestion, measured, boards: None });
+            let boards = build_boards("sqlite", store.clone()).await;
+            let measured = run("sqlite+boards", store, calls).await;
+            outcomes.push(Outcome { backend: "sqlite+boards", works, ingestion, measured, boards: Some(boards) });
         }
-        println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
-        run("postgres", store.clone(), calls).await;
-        build_boards("postgres", store.clone()).await;
-        run("postgres+boards", store.clone(), calls).await;
-        drop(store);
-        sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+        if backends.contains("postgres") {
+            let url = std::env::var("MEDIAOPS_TEST_DATABASE_URL")
+                .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
+            let schema = format!("rankings_bench_{}", uuid::Uuid::new_v4().simple());
+            let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL");
+            sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
+            let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
+            let store = Arc::new(PostgresStore::open_with(options.clone()).await.expect("open PostgreSQL"));
+            let ingestion = fill("postgres", store.as_ref(), works, days).await;
+            // as autovacuum would (the test server runs with it off)
+            let started = Instant::now();
+            for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
+                sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
+            }
+            println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
+            let measured = run("postgres", store.clone(), calls).await;
+            outcomes.push(Outcome { backend: "postgres", works, ingestion, measured, boards: None });
+            let boards = build_boards("postgres", store.clone()).await;
+            let measured = run("postgres+boards", store.clone(), calls).await;
+            outcomes.push(Outcome { backend: "postgres+boards", works, ingestion, measured, boards: Some(boards) });
+            drop(store);
+            sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+        }
     }
+    summary(&outcomes);
 }

@@ -48,6 +48,9 @@ pub struct Core {
     /// The ranking-board builder and the interval of its runs (zero = off);
     /// it starts when the server serves.
     boards: (Arc<crate::rankings::boards::builder::Builder>, std::time::Duration),
+    /// The snapshot retention job (docs/store.md "Retention"): it starts
+    /// when the server serves.
+    pruner: crate::store::retention::Pruner,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -230,6 +233,7 @@ impl Core {
             operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
         };
         spawn_sweeper(Arc::downgrade(&ledger));
+        let pruner = crate::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
         let readiness = crate::readiness::Readiness::new(
             ledger.clone(),
             data.store.clone(),
@@ -254,6 +258,7 @@ impl Core {
             sync,
             watch,
             boards,
+            pruner,
             bootstrap,
             wechat_callback,
             readiness,
@@ -296,6 +301,7 @@ impl Core {
         self.sync.workers().start();
         let watch = self.watch.spawn();
         let boards = crate::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
+        let pruner = self.pruner.spawn();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -318,6 +324,7 @@ impl Core {
             sync: self.sync,
             watch,
             boards,
+            pruner,
             readiness,
             draining,
             in_flight,
@@ -336,6 +343,8 @@ pub struct Serving {
     watch: Option<tokio::task::JoinHandle<()>>,
     /// The ranking-board builder's loop, when it runs.
     boards: Option<tokio::task::JoinHandle<()>>,
+    /// The retention job's loop, unless the retention is 0.
+    pruner: Option<tokio::task::JoinHandle<()>>,
     /// The readiness checks feeding `grpc.health.v1`; they report
     /// NOT_SERVING once `draining` begins.
     readiness: tokio::task::JoinHandle<()>,
@@ -407,7 +416,7 @@ impl Serving {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
-        for handle in [self.watch, self.boards].into_iter().flatten() {
+        for handle in [self.watch, self.boards, self.pruner].into_iter().flatten() {
             // Awaited, so the loops (and the ledger and store they hold)
             // are gone when the server returns.
             handle.abort();

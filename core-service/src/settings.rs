@@ -46,6 +46,10 @@ pub struct CoreSettings {
     /// (`MEDIAOPS_READINESS_INTERVAL_SECS`; docs/errors.md "Liveness and
     /// readiness"); a store whose schema is missing is migrated by them.
     pub readiness_interval_secs: u64,
+    /// Days of snapshots the store keeps (`MEDIAOPS_SNAPSHOT_RETENTION_DAYS`;
+    /// docs/store.md "Retention"): older ones are pruned every 6 hours,
+    /// each entity's newest day always kept; 0 keeps everything.
+    pub snapshot_retention_days: u64,
     /// As-of clock, `YYYY-MM-DD` or RFC 3339 (`MEDIAOPS_NOW`).
     pub now: Option<String>,
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
@@ -105,6 +109,7 @@ impl Default for CoreSettings {
             database_url: None,
             store_acquire_timeout_secs: 2,
             readiness_interval_secs: 5,
+            snapshot_retention_days: crate::store::retention::DEFAULT_RETENTION_DAYS,
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),
@@ -229,6 +234,7 @@ mod tests {
         assert_eq!(s.data_dir, PathBuf::from("./data"));
         assert_eq!(s.bootstrap_points, 10_000);
         assert_eq!((s.store_acquire_timeout_secs, s.readiness_interval_secs), (2, 5));
+        assert_eq!(s.snapshot_retention_days, 125);
         assert!(s.check().is_ok());
     }
 

@@ -30,6 +30,7 @@ pub const CORE_KEYS: &[&str] = &[
     "database_url",
     "store_acquire_timeout_secs",
     "readiness_interval_secs",
+    "snapshot_retention_days",
     "now",
     "hotlists",
     "outbound",

@@ -24,6 +24,7 @@
 
 pub(crate) mod board;
 pub mod boards;
+pub mod bulk;
 pub mod charter;
 pub mod days;
 pub mod failure;
@@ -33,6 +34,7 @@ pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
 pub mod postgres;
+pub mod retention;
 pub mod segment;
 mod sql;
 pub mod sqlite;
@@ -165,6 +167,42 @@ pub trait ContentStore: Send + Sync {
         })
         .await
     }
+
+    /// Writes many snapshots of `platform`'s works at once, each given as
+    /// `(platform_id, snapshot)` (the bulk path, [`bulk`]; docs/store.md
+    /// "Bulk snapshots"): the stored result is the write path's for the
+    /// same snapshots one by one in order — a snapshot replaces the one at
+    /// the same moment, the per-day aggregates are exactly the row
+    /// triggers' and `latest_*` moves forward only — at a fraction of the
+    /// cost. One transaction per call; snapshots of works that are not
+    /// stored are skipped and listed in [`bulk::BulkReport::missing`]. The
+    /// `Err` means nothing of the call was written.
+    async fn bulk_work_snapshots(
+        &self,
+        platform: &str,
+        snapshots: &[(String, WorkSnapshot)],
+    ) -> StoreResult<bulk::BulkReport>;
+
+    /// [`ContentStore::bulk_work_snapshots`] for accounts' snapshots.
+    async fn bulk_account_snapshots(
+        &self,
+        platform: &str,
+        snapshots: &[(String, AccountSnapshot)],
+    ) -> StoreResult<bulk::BulkReport>;
+
+    /// Retention ([`retention`]; docs/store.md "Retention"): removes the
+    /// snapshots captured before the Asia/Shanghai day `keep_from`, except
+    /// every snapshot of each entity's newest day, and the per-day
+    /// aggregate rows of the removed days (the rows after them lose their
+    /// `prev_*`, as a fresh backfill would give). With `dry_run` nothing
+    /// is removed and the report counts what would be. `None` when another
+    /// prune holds the store (PostgreSQL: one replica at a time, an
+    /// advisory lock).
+    async fn prune_snapshots(
+        &self,
+        keep_from: chrono::NaiveDate,
+        dry_run: bool,
+    ) -> StoreResult<Option<retention::PruneReport>>;
 
     /// Writes one record and returns its outcome.
     async fn write_one(&self, record: Record) -> StoreResult<()> {

@@ -27,11 +27,17 @@ fn migrator() -> Migrator {
         (9, "watchlists", include_str!("migrations/postgres/0009_watchlists.sql")),
         (10, "feeds", include_str!("migrations/postgres/0010_feeds.sql")),
         (11, "boards", include_str!("migrations/postgres/0011_boards.sql")),
+        (12, "bulk days", BULK_DAYS_MIGRATION.as_str()),
     ])
 }
 
 /// Migration 0006, the per-day aggregates (built by [`super::days`]).
 static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.days_migration());
+
+/// Migration 0012: the aggregate triggers skip the bulk path's
+/// transactions (built by [`super::days`]; PostgreSQL only).
+static BULK_DAYS_MIGRATION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| DIALECT.day_triggers_switch_migration().unwrap_or_default());
 
 /// The PostgreSQL store.
 #[derive(Clone)]
@@ -99,7 +105,7 @@ fn same(statement: &str) -> String {
     statement.to_owned()
 }
 
-sql::content_store_impl!(PostgresStore, "postgres", DIALECT);
+sql::content_store_impl!(PostgresStore, "postgres", DIALECT, postgres);
 super::task::task_store_impl!(PostgresStore, DIALECT);
 super::sync_job::sync_job_store_impl!(PostgresStore, DIALECT);
 super::charter::charter_store_impl!(PostgresStore, DIALECT);

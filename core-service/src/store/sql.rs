@@ -684,7 +684,7 @@ macro_rules! hot_list_record {
 /// placeholders and turned into the backend's form by `$dialect`
 /// ([`Dialect::placeholders`](crate::store::listing::Dialect::placeholders)).
 macro_rules! content_store_impl {
-    ($store:ty, $backend:literal, $dialect:expr) => {
+    ($store:ty, $backend:literal, $dialect:expr, $bulk:ident) => {
         #[async_trait::async_trait]
         impl $crate::store::ContentStore for $store {
             fn backend(&self) -> &'static str {
@@ -704,6 +704,30 @@ macro_rules! content_store_impl {
                 records: &[$crate::store::model::Record],
             ) -> $crate::store::StoreResult<Vec<$crate::store::StoreResult<()>>> {
                 $crate::store::sql::write_batch!(self.pool, records, Self::apply)
+            }
+
+            async fn bulk_work_snapshots(
+                &self,
+                platform: &str,
+                snapshots: &[(String, $crate::store::model::WorkSnapshot)],
+            ) -> $crate::store::StoreResult<$crate::store::bulk::BulkReport> {
+                $crate::store::bulk::$bulk::load(&self.pool, platform, snapshots).await
+            }
+
+            async fn bulk_account_snapshots(
+                &self,
+                platform: &str,
+                snapshots: &[(String, $crate::store::model::AccountSnapshot)],
+            ) -> $crate::store::StoreResult<$crate::store::bulk::BulkReport> {
+                $crate::store::bulk::$bulk::load(&self.pool, platform, snapshots).await
+            }
+
+            async fn prune_snapshots(
+                &self,
+                keep_from: chrono::NaiveDate,
+                dry_run: bool,
+            ) -> $crate::store::StoreResult<Option<$crate::store::retention::PruneReport>> {
+                $crate::store::retention::$bulk(&self.pool, keep_from, dry_run).await
             }
 
             async fn get_account(

@@ -121,7 +121,7 @@ fn restrict(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-sql::content_store_impl!(SqliteStore, "sqlite", DIALECT);
+sql::content_store_impl!(SqliteStore, "sqlite", DIALECT, sqlite);
 super::task::task_store_impl!(SqliteStore, DIALECT);
 super::sync_job::sync_job_store_impl!(SqliteStore, DIALECT);
 super::charter::charter_store_impl!(SqliteStore, DIALECT);

@@ -1,8 +1,10 @@
 //! Import into the content store (issue 5, item 3; docs/store.md
 //! "Import"). Each format reads files into canonical records, row by row,
 //! and hands them to one [`RowWriter`], which writes [`BATCH_ROWS`] rows at
-//! a time through [`ContentStore::write`] (one transaction, one savepoint
-//! per record) and maps the per-record outcomes back to rows. The store's
+//! a time — accounts, works, comments and hot-list entries through
+//! [`ContentStore::write`] (one transaction, one savepoint per record), the
+//! snapshots through the bulk path with the same outcomes
+//! ([`write_records`]) — and maps the per-record outcomes back to rows. The store's
 //! upserts make importing a file twice update rows, never duplicate them.
 //! A row that cannot be read or written is rejected with its reason; it
 //! never aborts the file.
@@ -17,8 +19,8 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
 use crate::clock::shanghai_to_utc;
-use crate::store::ContentStore;
-use crate::store::model::Record;
+use crate::store::model::{AccountSnapshot, Record, WorkSnapshot};
+use crate::store::{ContentStore, StoreError, StoreResult};
 
 /// The formats `mediaops import` knows.
 pub const FORMATS: &[&str] = &["jsonl", "mediacrawler", "bilibili-popular"];
@@ -208,7 +210,7 @@ impl<'a> RowWriter<'a> {
         }
         let records = std::mem::take(&mut self.records);
         let rows = std::mem::take(&mut self.rows);
-        let mut outcomes = match self.store.write(&records).await {
+        let mut outcomes = match write_records(self.store, &records).await {
             Ok(outcomes) => outcomes.into_iter(),
             Err(e) => {
                 for (number, _) in rows {
@@ -241,6 +243,103 @@ impl<'a> RowWriter<'a> {
         self.report.rejected.sort_by_key(|r| r.row);
         self.report
     }
+}
+
+/// Writes `records` with the outcomes [`ContentStore::write`] gives, one
+/// per record in order: the other records through `write`, then the
+/// snapshots through the bulk path ([`crate::store::bulk`]), one call per
+/// kind and platform in their order. That is the same outcome whenever no
+/// snapshot comes before the first record of its own account or work in
+/// the batch (which the formats never write; else the batch goes through
+/// `write` alone, where such a snapshot of a new entity fails). A
+/// snapshot whose entity is not stored fails as in `write`
+/// ([`StoreError::NotFound`]). The `Err` of a call fails every row of the
+/// batch, though the records of an earlier call may be stored.
+async fn write_records(store: &dyn ContentStore, records: &[Record]) -> StoreResult<Vec<StoreResult<()>>> {
+    if !snapshots_follow_entities(records) {
+        return store.write(records).await;
+    }
+    let (snapshots, others): (Vec<usize>, Vec<usize>) = (0..records.len())
+        .partition(|&i| matches!(records[i], Record::WorkSnapshot { .. } | Record::AccountSnapshot { .. }));
+    if snapshots.is_empty() {
+        return store.write(records).await;
+    }
+    let mut outcomes: Vec<Option<StoreResult<()>>> = (0..records.len()).map(|_| None).collect();
+    let written = store.write(&others.iter().map(|&i| records[i].clone()).collect::<Vec<_>>()).await?;
+    for (&i, outcome) in others.iter().zip(written) {
+        outcomes[i] = Some(outcome);
+    }
+    // (kind, platform) → positions, in order of first appearance.
+    let mut groups: Vec<((bool, &str), Vec<usize>)> = Vec::new();
+    for &i in &snapshots {
+        let key = match &records[i] {
+            Record::WorkSnapshot { platform, .. } => (true, platform.as_str()),
+            Record::AccountSnapshot { platform, .. } => (false, platform.as_str()),
+            _ => continue,
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, positions)) => positions.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    for ((works, platform), positions) in groups {
+        let report = if works {
+            let input: Vec<(String, WorkSnapshot)> = positions
+                .iter()
+                .filter_map(|&i| match &records[i] {
+                    Record::WorkSnapshot { platform_id, snapshot, .. } => Some((platform_id.clone(), snapshot.clone())),
+                    _ => None,
+                })
+                .collect();
+            store.bulk_work_snapshots(platform, &input).await?
+        } else {
+            let input: Vec<(String, AccountSnapshot)> = positions
+                .iter()
+                .filter_map(|&i| match &records[i] {
+                    Record::AccountSnapshot { platform_id, snapshot, .. } => {
+                        Some((platform_id.clone(), snapshot.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            store.bulk_account_snapshots(platform, &input).await?
+        };
+        for &i in &positions {
+            outcomes[i] = Some(Ok(()));
+        }
+        for missing in report.missing {
+            let Some(&i) = positions.get(missing) else { continue };
+            let (kind, platform_id) = match &records[i] {
+                Record::WorkSnapshot { platform_id, .. } => ("work", platform_id),
+                Record::AccountSnapshot { platform_id, .. } => ("account", platform_id),
+                _ => continue,
+            };
+            outcomes[i] = Some(Err(StoreError::NotFound(format!("{kind} {platform}/{platform_id}"))));
+        }
+    }
+    Ok(outcomes.into_iter().map(|o| o.unwrap_or(Ok(()))).collect())
+}
+
+/// Whether no snapshot of `records` comes before the first record of its
+/// own account or work (see [`write_records`]).
+fn snapshots_follow_entities(records: &[Record]) -> bool {
+    let mut first: std::collections::HashMap<(bool, &str, &str), usize> = std::collections::HashMap::new();
+    for (i, record) in records.iter().enumerate() {
+        let key = match record {
+            Record::Work(w) => (true, w.platform.as_str(), w.platform_id.as_str()),
+            Record::Account(a) => (false, a.platform.as_str(), a.platform_id.as_str()),
+            _ => continue,
+        };
+        first.entry(key).or_insert(i);
+    }
+    records.iter().enumerate().all(|(i, record)| {
+        let key = match record {
+            Record::WorkSnapshot { platform, platform_id, .. } => (true, platform.as_str(), platform_id.as_str()),
+            Record::AccountSnapshot { platform, platform_id, .. } => (false, platform.as_str(), platform_id.as_str()),
+            _ => return true,
+        };
+        first.get(&key).is_none_or(|&at| at < i)
+    })
 }
 
 /// What a record is, for rejection reasons.
