@@ -209,8 +209,12 @@ fn requests() -> Vec<Call> {
         for cat in ["", shortvideo[1].as_str(), "全部"] {
             for method in ["DouyinRiseFansRank", "ShortvideoTopAccount"] {
                 let message = if method == "DouyinRiseFansRank" {
-                    sv::DouyinRiseFansRankRequest { period: (*period).into(), rank_date: date.clone(), category: cat.into() }
-                        .encode_to_vec()
+                    sv::DouyinRiseFansRankRequest {
+                        period: (*period).into(),
+                        rank_date: date.clone(),
+                        category: cat.into(),
+                    }
+                    .encode_to_vec()
                 } else {
                     sv::ShortvideoTopAccountRequest {
                         period: (*period).into(),
@@ -242,7 +246,8 @@ fn requests() -> Vec<Call> {
         }
         for cat in ["", lifestyle[1].as_str(), "综合全部"] {
             for method in ["LifestyleDailyTop", "LifestyleLowFansTop", "LifestyleWeeklyTop"] {
-                let message = ls::LifestyleRankRequest { rank_date: date.clone(), category: cat.into() }.encode_to_vec();
+                let message =
+                    ls::LifestyleRankRequest { rank_date: date.clone(), category: cat.into() }.encode_to_vec();
                 let method = match method {
                     "LifestyleDailyTop" => "mediaops.lifestyle.v1.LifestyleService.LifestyleDailyTop",
                     "LifestyleLowFansTop" => "mediaops.lifestyle.v1.LifestyleService.LifestyleLowFansTop",

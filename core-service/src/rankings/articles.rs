@@ -13,8 +13,7 @@ use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, level, round, top};
 use super::{
-    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn,
-    works,
+    BOARD_SIZE, account_by_id_or_name, board_query, series_query, today, warn_if_empty, window_or_warn, works,
 };
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
@@ -23,8 +22,8 @@ use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
 use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardWork, Counter, Measure, WorkOrder,
-    WorkQuery, WorkSeries,
+    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
+    WorkSeries,
 };
 use mediaops_proto::excerpt::excerpt;
 

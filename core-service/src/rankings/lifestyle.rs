@@ -8,9 +8,9 @@ use std::sync::Arc;
 use chrono::Days;
 use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
+use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, level, top};
-use super::boards::{self, kinds::Kind};
 use super::{BOARD_SIZE, series_query, today, warn_if_empty, warn_opt, window_or_warn, works};
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};

@@ -12,9 +12,7 @@ use mediaops_proto::mediaops::shortvideo::v1 as pb;
 use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, round, top};
-use super::{
-    account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn,
-};
+use super::{account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn};
 use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::times::{day_end, day_start};
@@ -22,9 +20,7 @@ use crate::data_api::{DataApi, count, list, store_error};
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
 use crate::source::{Answer, Fallbacks};
-use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, BoardWork, WorkOrder, WorkQuery,
-};
+use crate::store::model::{AccountOrder, AccountQuery, AccountRecord, BoardWork, WorkOrder, WorkQuery};
 use mediaops_proto::excerpt::excerpt;
 
 /// The platform token.

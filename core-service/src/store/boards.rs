@@ -366,16 +366,18 @@ where
     }
 
     async fn pending(&self, newest: NaiveDate) -> StoreResult<Vec<Pending>> {
-        let statement = self.sql(
-            format!("SELECT {BOARD_COLUMNS} FROM boards WHERE built_at IS NULL AND last_day <= $1 \
-             ORDER BY last_day, first_day, platform, kind, category"),
-        );
+        let statement = self.sql(format!(
+            "SELECT {BOARD_COLUMNS} FROM boards WHERE built_at IS NULL AND last_day <= $1 \
+             ORDER BY last_day, first_day, platform, kind, category"
+        ));
         let rows = sqlx::query(&statement).bind(newest).fetch_all(&self.pool).await?;
         rows.iter().map(pending_of).collect()
     }
 
     async fn all(&self) -> StoreResult<Vec<BoardState>> {
-        let statement = format!("SELECT {BOARD_COLUMNS}, built_at FROM boards ORDER BY platform, kind, category, first_day, last_day");
+        let statement = format!(
+            "SELECT {BOARD_COLUMNS}, built_at FROM boards ORDER BY platform, kind, category, first_day, last_day"
+        );
         let rows = sqlx::query(&statement).fetch_all(&self.pool).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {

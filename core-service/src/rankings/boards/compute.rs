@@ -41,8 +41,14 @@ impl Rows {
 pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&str>) -> Result<Rows, ServiceError> {
     Ok(match kind {
         Kind::LifestyleNotes | Kind::LifestyleLowFansNotes | Kind::ShortvideoLikes => {
-            let mut query =
-                board_query(kind.platform(), category, window, (Counter::Likes, Measure::Gain), Some(1), Some(BOARD_SIZE));
+            let mut query = board_query(
+                kind.platform(),
+                category,
+                window,
+                (Counter::Likes, Measure::Gain),
+                Some(1),
+                Some(BOARD_SIZE),
+            );
             if kind == Kind::LifestyleLowFansNotes {
                 query.author_fans_below = Some(LOW_FANS);
             }
@@ -65,11 +71,17 @@ pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&s
         Kind::LifestyleFans | Kind::ShortvideoRiseFans => {
             let (measure, at_least) =
                 if kind == Kind::LifestyleFans { (Measure::Level, None) } else { (Measure::Gain, Some(1)) };
-            let query = board_query(kind.platform(), category, window, (Counter::Fans, measure), at_least, Some(BOARD_SIZE));
+            let query =
+                board_query(kind.platform(), category, window, (Counter::Fans, measure), at_least, Some(BOARD_SIZE));
             let named = account_board(api, &query)
                 .await?
                 .into_iter()
-                .map(|a| NamedRow { entity: a.account.platform_id, name: a.account.nickname, value: a.value, score: None })
+                .map(|a| NamedRow {
+                    entity: a.account.platform_id,
+                    name: a.account.nickname,
+                    value: a.value,
+                    score: None,
+                })
                 .collect();
             Rows::Named(named)
         }
@@ -77,7 +89,8 @@ pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&s
             // Every account with a follower level, in row order: the score
             // combines two figures, so it is ranked here.
             let followers = (Counter::Fans, Measure::Level);
-            let board = account_board(api, &board_query(kind.platform(), category, window, followers, None, None)).await?;
+            let board =
+                account_board(api, &board_query(kind.platform(), category, window, followers, None, None)).await?;
             let scored: Vec<NamedRow> = board
                 .into_iter()
                 .map(|a| NamedRow {

@@ -173,9 +173,7 @@ impl Kind {
         match self {
             Kind::LifestyleFans | Kind::LifestyleNotes | Kind::LifestyleLowFansNotes => "lifestyle",
             Kind::ShortvideoRiseFans | Kind::ShortvideoInfluence | Kind::ShortvideoLikes => "shortvideo",
-            Kind::ArticlesIndex | Kind::ArticlesRaise | Kind::ArticlesHundredK | Kind::ArticlesOriginal => {
-                "articles"
-            }
+            Kind::ArticlesIndex | Kind::ArticlesRaise | Kind::ArticlesHundredK | Kind::ArticlesOriginal => "articles",
         }
     }
 
