@@ -417,6 +417,18 @@ async fn check(store: Arc<dyn ContentStore>) {
     ]
     .into();
     assert_eq!(marks, expected_marks);
+    // Until a run has seen the marks, a built board of a marked day (or of
+    // the day after it) is passed over, so reads take the read-time
+    // computation with the late snapshot; boards of other days still serve.
+    let day_board = Kind::ShortvideoLikes.key(kinds::Span::Day, Window::day(work_day), None);
+    let next_board = Kind::ShortvideoLikes.key(kinds::Span::Day, Window::day(work_day + Days::new(1)), None);
+    let earlier_board = Kind::ShortvideoLikes.key(kinds::Span::Day, Window::day(day(3)), None);
+    assert!(tables.stored_works(&day_board).await.unwrap().is_none(), "a marked day's board is passed over");
+    assert!(tables.stored_works(&next_board).await.unwrap().is_none(), "so is the next day's");
+    assert!(tables.stored_works(&earlier_board).await.unwrap().is_some(), "other days' boards still serve");
+    let marked =
+        core_service::rankings::boards::works(&api, Kind::ShortvideoLikes, Window::day(work_day), None).await.unwrap();
+    assert_eq!(marked[0].work.platform_id, "shortvideo-w5", "the late snapshot is read before the next run");
     let mut affected = BTreeSet::new();
     for kind in kinds::ALL {
         for (platform, entities, day) in &expected_marks {
@@ -439,7 +451,6 @@ async fn check(store: Arc<dyn ContentStore>) {
     assert!(complete.iter().all(|k| built.contains(*k)));
     assert!(compare_boards(&api, tables.as_ref()).await >= summary.built);
     // The late snapshot is on the boards: the work tops its day's likes board.
-    let day_board = Kind::ShortvideoLikes.key(kinds::Span::Day, Window::day(work_day), None);
     let top = tables.stored_works(&day_board).await.unwrap().unwrap();
     assert_eq!(top[0].work.platform_id, "shortvideo-w5");
 }

@@ -7,7 +7,8 @@
 //!
 //! - `boards`: one row per board, keyed by [`BoardKey`]; `built_at` NULL
 //!   means "waiting to be (re)built", and reads then fall back to the
-//!   read-time computation. `generation` counts invalidations, so a build
+//!   read-time computation, as they do while a mark names a day of the
+//!   board's window or the day before. `generation` counts invalidations, so a build
 //!   that raced one is not marked built ([`BoardTables::put`]).
 //! - `board_rows`: `(board, rank)` → the entity's platform id (a work, an
 //!   account, or an author id), the ranked figure and an optional score.
@@ -484,15 +485,23 @@ where
     i64: Type<DB> + for<'r> Decode<'r, DB>,
     NaiveDate: Type<DB> + for<'q> Encode<'q, DB>,
 {
-    /// The row id of the built board `key`.
+    /// The row id of the built board `key`, unless a mark of its platform
+    /// names a day of its window or the day before (a snapshot written
+    /// since the build that the builder has not turned into an
+    /// invalidation yet): then the board may be stale, and `None` sends the
+    /// read to the read-time computation until the next build.
     async fn built(&self, key: &BoardKey) -> StoreResult<Option<i64>> {
-        let statement = self.sql(format!("SELECT id FROM boards WHERE {BY_KEY} AND built_at IS NOT NULL"));
+        let statement = self.sql(format!(
+            "SELECT id FROM boards WHERE {BY_KEY} AND built_at IS NOT NULL AND NOT EXISTS \
+             (SELECT 1 FROM board_dirty d WHERE d.platform = $1 AND d.day BETWEEN $6 AND $5)"
+        ));
         let row = sqlx::query(&statement)
             .bind(key.platform.clone())
             .bind(key.kind.clone())
             .bind(key.category.clone())
             .bind(key.first)
             .bind(key.last)
+            .bind(key.first.pred_opt().unwrap_or(key.first))
             .fetch_optional(&self.pool)
             .await?;
         Ok(match row {
