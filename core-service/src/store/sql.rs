@@ -819,7 +819,13 @@ macro_rules! content_store_impl {
                 query: &$crate::store::model::SeriesQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::WorkSeries>> {
                 let Some((statement, params)) = $dialect.work_series(query) else { return Ok(Vec::new()) };
+                // Unnamed (not cached) statements: PostgreSQL plans each window
+                // and filter for its own parameters, instead of switching a cached
+                // statement to one generic plan after a few calls, which was 50x
+                // slower for some windows (docs/rankings.md "Boards as data"). The
+                // window and board reads below do the same.
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .persistent(false)
                     .fetch_all(&self.pool)
                     .await?;
                 let mut out: Vec<$crate::store::model::WorkSeries> = Vec::new();
@@ -853,7 +859,9 @@ macro_rules! content_store_impl {
                 query: &$crate::store::model::SeriesQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::AccountSeries>> {
                 let (statement, params) = $dialect.account_series(query);
+                // Planned per call, as `work_series`.
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .persistent(false)
                     .fetch_all(&self.pool)
                     .await?;
                 let mut out: Vec<$crate::store::model::AccountSeries> = Vec::new();
@@ -878,7 +886,9 @@ macro_rules! content_store_impl {
                 query: &$crate::store::model::BoardQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::BoardWork>> {
                 let Some((statement, params)) = $dialect.work_board(query)? else { return Ok(Vec::new()) };
+                // Planned per call, as `work_series`.
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .persistent(false)
                     .fetch_all(&self.pool)
                     .await?;
                 let mut out = Vec::with_capacity(rows.len());
@@ -897,7 +907,9 @@ macro_rules! content_store_impl {
                 query: &$crate::store::model::BoardQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::BoardAccount>> {
                 let (statement, params) = $dialect.account_board(query)?;
+                // Planned per call, as `work_series`.
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .persistent(false)
                     .fetch_all(&self.pool)
                     .await?;
                 let mut out = Vec::with_capacity(rows.len());
@@ -916,7 +928,9 @@ macro_rules! content_store_impl {
                 query: &$crate::store::model::BoardQuery,
             ) -> $crate::store::StoreResult<Vec<$crate::store::model::AuthorGains>> {
                 let (statement, params) = $dialect.author_gains(query);
+                // Planned per call, as `work_series`.
                 let rows = $crate::store::listing::bind_params!(sqlx::query(&statement), &params)
+                    .persistent(false)
                     .fetch_all(&self.pool)
                     .await?;
                 let mut out = Vec::with_capacity(rows.len());
