@@ -51,22 +51,23 @@ use crate::source::{Answer, Fallbacks};
 use crate::store::topic::Topic;
 use crate::sync::SyncService;
 
-/// The three platform services whose RPCs read the content store
-/// (`ArticlesService`, `LifestyleService`, `ShortvideoService`), without a
-/// sync backend, registered with `fallbacks` after the store (benches that
+/// The platform services whose RPCs read the content store
+/// (`ArticlesService`, `LifestyleService`, `ShortvideoService`, without a
+/// sync backend, and `MultiService`), registered with `fallbacks` after the store (benches that
 /// only read the store; the server builds them with its sync jobs).
 ///
 /// # Errors
 /// What [`Registry`] refuses (an RPC registered twice).
 pub fn register_store_reads(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    use mediaops_proto::mediaops::{articles, lifestyle, shortvideo};
+    use mediaops_proto::mediaops::{articles, lifestyle, multi, shortvideo};
     registry.set_fallbacks(fallbacks.clone());
     let articles_ops = self::articles::Articles { api: api.clone(), sync: None };
     articles::v1::articles_service::register(registry, &Arc::new(articles_ops))?;
     let lifestyle_ops = self::lifestyle::Lifestyle { api: api.clone(), sync: None };
     lifestyle::v1::lifestyle_service::register(registry, &Arc::new(lifestyle_ops))?;
     let shortvideo_ops = self::shortvideo::Shortvideo { api: api.clone(), sync: None };
-    shortvideo::v1::shortvideo_service::register(registry, &Arc::new(shortvideo_ops))
+    shortvideo::v1::shortvideo_service::register(registry, &Arc::new(shortvideo_ops))?;
+    multi::v1::multi_service::register(registry, &Arc::new(self::multi::Multi(api.clone())))
 }
 
 /// The backend `backend`, or 503 `not_configured` naming `what`.
