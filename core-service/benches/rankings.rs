@@ -581,10 +581,13 @@ fn summary(outcomes: &[Outcome]) {
     println!("\n| operation | {} |", columns.join(" | "));
     println!("|---|{}", "---|".repeat(columns.len()));
     let Some(first) = outcomes.first() else { return };
-    for (key, _, _) in &first.measured {
+    // By position: every outcome ran the same requests in the same order,
+    // and an operation may be asked several times (search with different
+    // keywords), so its name alone does not find its row.
+    for (i, (key, _, _)) in first.measured.iter().enumerate() {
         let cells: Vec<String> = outcomes
             .iter()
-            .map(|o| match o.measured.iter().find(|(k, _, _)| k == key) {
+            .map(|o| match o.measured.get(i).filter(|(k, _, _)| k == key) {
                 Some((_, p50, p99)) => format!("{:.1} / {:.1}", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3),
                 None => "–".into(),
             })
