@@ -52,7 +52,7 @@ pub async fn run(
     rebuild: Option<Option<NaiveDate>>,
 ) -> anyhow::Result<Summary> {
     let clock = Clock::from_setting(settings.now.as_deref())?;
-    let builder = Builder::new(Arc::new(DataApi { store, clock }));
+    let builder = Builder::with_retention(Arc::new(DataApi { store, clock }), settings.snapshot_retention_days);
     let bar = indicatif::ProgressBar::new(0).with_style(
         indicatif::ProgressStyle::with_template("boards [{bar:40}] {pos}/{len} ({per_sec}, {eta}) {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())

@@ -125,7 +125,7 @@ impl Core {
         metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
         let data = Arc::new(crate::data_api::DataApi { store, clock });
         let boards = (
-            crate::rankings::boards::builder::Builder::new(data.clone()),
+            crate::rankings::boards::builder::Builder::with_retention(data.clone(), settings.snapshot_retention_days),
             std::time::Duration::from_secs(settings.boards_interval_secs),
         );
         let env = |name: &str| std::env::var(name).ok();

@@ -382,6 +382,21 @@ async fn check(store: Arc<dyn ContentStore>) {
     let again = builder.run(&mut |_, _, _| {}).await.unwrap();
     assert_eq!((again.marks, again.invalidated, again.built), (0, 0, 0), "{again:?}");
 
+    // With a snapshot retention whose first kept day is day 10, a full
+    // rebuild re-ranks only the boards whose window and baseline day are
+    // kept: the older ones keep their stored rows (their snapshots would
+    // be pruned).
+    let kept = day(10);
+    let retained = Builder::with_retention(api.clone(), (today() - kept).num_days() as u64);
+    let (before, _) = generations(tables.as_ref()).await;
+    let rebuilt = retained.rebuild(None, &mut |_, _, _| {}).await.unwrap();
+    let (after, _) = generations(tables.as_ref()).await;
+    let changed: BTreeSet<&BoardKey> =
+        after.iter().filter(|(key, generation)| before.get(*key) != Some(*generation)).map(|(key, _)| key).collect();
+    assert!(rebuilt.built > 0 && !changed.is_empty(), "{rebuilt:?}");
+    assert!(changed.iter().all(|key| key.first > kept), "a board reaching before {kept} was re-ranked");
+    assert!(before.keys().any(|key| key.first <= kept && !changed.contains(key)), "older boards were kept");
+
     // A late snapshot for a closed day: a shortvideo work jumps on Tuesday
     // 11-10 (day 15), a lifestyle account on Sunday 11-01 (day 6).
     let (generation_before, _) = generations(tables.as_ref()).await;

@@ -59,13 +59,26 @@ pub type OnBoard<'a> = &'a mut (dyn FnMut(usize, usize, &BoardKey) + Send);
 /// Builds the boards of one store; one run at a time in this process.
 pub struct Builder {
     api: Arc<DataApi>,
+    /// The snapshot retention in days (`MEDIAOPS_SNAPSHOT_RETENTION_DAYS`;
+    /// 0 = everything is kept).
+    retention_days: u64,
     running: tokio::sync::Mutex<()>,
 }
 
 impl Builder {
-    /// A builder over `api`'s store, with its clock ("today").
+    /// A builder over `api`'s store, with its clock ("today"), for a store
+    /// that keeps every snapshot.
     pub fn new(api: Arc<DataApi>) -> Arc<Builder> {
-        Arc::new(Builder { api, running: tokio::sync::Mutex::new(()) })
+        Builder::with_retention(api, 0)
+    }
+
+    /// A builder for a store whose snapshots older than `retention_days`
+    /// are pruned (docs/store.md "Retention"; 0 = none are): a board whose
+    /// window, or the day before it (its baseline), reaches before the
+    /// first kept day is never invalidated, so its stored rows are not
+    /// replaced by a computation over what is left of its snapshots.
+    pub fn with_retention(api: Arc<DataApi>, retention_days: u64) -> Arc<Builder> {
+        Arc::new(Builder { api, retention_days, running: tokio::sync::Mutex::new(()) })
     }
 
     /// One incremental run (module doc).
@@ -114,7 +127,9 @@ impl Builder {
                 keys.extend(kind.affected(day, today));
             }
         }
-        let keys: Vec<BoardKey> = keys.into_iter().collect();
+        let kept_from = crate::store::retention::keep_from(today, self.retention_days);
+        let keys: Vec<BoardKey> =
+            keys.into_iter().filter(|k| kept_from.is_none_or(|kept| k.first.pred_opt() >= Some(kept))).collect();
         tables.invalidate(&keys, &marks).await.map_err(store_error)?;
         Ok(Summary { marks: marks.len(), invalidated: keys.len(), ..Summary::default() })
     }
