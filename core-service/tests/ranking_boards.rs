@@ -143,21 +143,7 @@ fn random_records(seed: u64) -> Vec<Record> {
         }
     }
     // Replace some snapshots at the same moment with other counters.
-    let replaced: Vec<Record> = snapshots
-        .iter()
-        .filter(|_| rng.random_bool(0.1))
-        .map(|r| match r.clone() {
-            Record::WorkSnapshot { platform, platform_id, mut snapshot } => {
-                snapshot.likes = snapshot.likes.map(|l| l + 77);
-                Record::WorkSnapshot { platform, platform_id, snapshot }
-            }
-            Record::AccountSnapshot { platform, platform_id, mut snapshot } => {
-                snapshot.fans = Some(snapshot.fans.unwrap_or(0) + 33);
-                Record::AccountSnapshot { platform, platform_id, snapshot }
-            }
-            other => other,
-        })
-        .collect();
+    let replaced = support::replacements(&mut rng, &snapshots, 0.1, (77, 33));
     snapshots.shuffle(&mut rng);
     entities.extend(snapshots);
     entities.extend(replaced);

@@ -47,3 +47,31 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
         std::panic::resume_unwind(panic);
     }
 }
+
+/// Copies of about `share` of `snapshots` (one `random_bool` drawn per
+/// snapshot, in order) at the same moment with other counters: a work's
+/// likes + `likes`, an account's followers + `fans`; written after the
+/// originals, they replace them (tests of replaced snapshots).
+pub fn replacements(
+    rng: &mut impl rand::Rng,
+    snapshots: &[core_service::store::model::Record],
+    share: f64,
+    (likes, fans): (i64, i64),
+) -> Vec<core_service::store::model::Record> {
+    use core_service::store::model::Record;
+    snapshots
+        .iter()
+        .filter(|_| rng.random_bool(share))
+        .map(|r| match r.clone() {
+            Record::WorkSnapshot { platform, platform_id, mut snapshot } => {
+                snapshot.likes = snapshot.likes.map(|l| l + likes);
+                Record::WorkSnapshot { platform, platform_id, snapshot }
+            }
+            Record::AccountSnapshot { platform, platform_id, mut snapshot } => {
+                snapshot.fans = Some(snapshot.fans.unwrap_or(0) + fans);
+                Record::AccountSnapshot { platform, platform_id, snapshot }
+            }
+            other => other,
+        })
+        .collect()
+}
