@@ -29,6 +29,16 @@
 //! - Backends: SQLite in a temp file; PostgreSQL (`MEDIAOPS_TEST_DATABASE_URL`,
 //!   default `postgres://root@127.0.0.1:5432/test`) in a fresh schema dropped
 //!   at the end. `RANKINGS_BENCH_BACKENDS=sqlite` (or `postgres`) runs one.
+//! - Iterating on a few operations: `RANKINGS_BENCH_STORE=<dir>` keeps the
+//!   generated store (SQLite `<dir>/sqlite-<works>x<days>.sqlite`, PostgreSQL
+//!   schema `rankings_bench_kept_<works>x<days>`) and reuses it in the next
+//!   run instead of writing it again (a `.filled` file in `<dir>` says it is
+//!   complete); `RANKINGS_BENCH_ONLY=SearchNote,HitData` calls only the
+//!   operations whose gRPC method contains one of the words;
+//!   `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
+//! - Cold start: the first call of each operation is printed apart
+//!   (`first`); the first call of a run is the process's first read of the
+//!   store.
 //!
 //! Figures measured: docs/rankings.md "Benchmark".
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
@@ -469,12 +479,58 @@ async fn fill(backend: &str, store: &dyn ContentStore, works: usize, days: u64) 
     ingestion
 }
 
+/// Where a generated store is kept between runs (`RANKINGS_BENCH_STORE`).
+struct Kept {
+    dir: std::path::PathBuf,
+    /// The file whose presence says the store was written to the end.
+    marker: std::path::PathBuf,
+}
+
+impl Kept {
+    fn new(backend: &str, works: usize, days: u64) -> Option<Kept> {
+        let dir = std::path::PathBuf::from(std::env::var_os("RANKINGS_BENCH_STORE")?);
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = dir.join(format!("{backend}-{works}x{days}.filled"));
+        Some(Kept { dir, marker })
+    }
+
+    fn filled(&self) -> bool {
+        self.marker.exists()
+    }
+}
+
+/// Writes the store, unless `kept` says a previous run wrote it.
+async fn fill_or_reuse(
+    backend: &str,
+    store: &dyn ContentStore,
+    works: usize,
+    days: u64,
+    kept: Option<&Kept>,
+) -> Ingestion {
+    if let Some(kept) = kept.filter(|k| k.filled()) {
+        println!("{backend}: reusing the store kept by a previous run ({})", kept.marker.display());
+        return Ingestion::default();
+    }
+    let ingestion = fill(backend, store, works, days).await;
+    if let Some(kept) = kept {
+        std::fs::write(&kept.marker, format!("{ingestion:?}\n")).unwrap();
+    }
+    ingestion
+}
+
+/// `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
+fn with_boards() -> bool {
+    std::env::var("RANKINGS_BENCH_BOARDS").map_or(true, |v| v != "0")
+}
+
 async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<Measured> {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
     core_service::data_api::register(&api, &Fallbacks::default(), &mut registry).unwrap();
     let mut measured = Vec::new();
-    for (method, request) in requests() {
+    let only = std::env::var("RANKINGS_BENCH_ONLY").unwrap_or_default();
+    let wanted = |method: &str| only.is_empty() || only.split(',').any(|w| !w.is_empty() && method.contains(w.trim()));
+    for (method, request) in requests().into_iter().filter(|(m, _)| wanted(m)) {
         let info = registry.operations().find(|o| o.method.full_name() == method).expect("operation").clone();
         // The skills need the whole core (trends, images, web search): the
         // bench registers only the store-reading services.
@@ -493,12 +549,14 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<M
             size = answer.len();
         }
         let warnings = ctx.warnings.list();
+        let first = times.first().copied().unwrap_or_default();
         times.sort();
         println!(
-            "{backend}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  ({size} bytes){}",
+            "{backend}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  first {:>8.1} ms  ({size} bytes){}",
             info.key(),
             percentile(&times, 0.5).as_secs_f64() * 1e3,
             percentile(&times, 0.99).as_secs_f64() * 1e3,
+            first.as_secs_f64() * 1e3,
             if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
         );
         measured.push((info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99)));
@@ -635,37 +693,55 @@ async fn main() {
             works as u64 * days
         );
         if backends.contains("sqlite") {
-            let dir = tempfile::tempdir().unwrap();
-            let store = Arc::new(SqliteStore::open(&dir.path().join("store.sqlite")).await.expect("open SQLite"));
-            let ingestion = fill("sqlite", store.as_ref(), works, days).await;
+            let temp = tempfile::tempdir().unwrap();
+            let kept = Kept::new("sqlite", works, days);
+            let path = match &kept {
+                Some(k) => k.dir.join(format!("sqlite-{works}x{days}.sqlite")),
+                None => temp.path().join("store.sqlite"),
+            };
+            let store = Arc::new(SqliteStore::open(&path).await.expect("open SQLite"));
+            let ingestion = fill_or_reuse("sqlite", store.as_ref(), works, days, kept.as_ref()).await;
             let measured = run("sqlite", store.clone(), calls).await;
             outcomes.push(Outcome { backend: "sqlite", works, ingestion, measured, boards: None });
-            let boards = build_boards("sqlite", store.clone()).await;
-            let measured = run("sqlite+boards", store, calls).await;
-            outcomes.push(Outcome { backend: "sqlite+boards", works, ingestion, measured, boards: Some(boards) });
+            if with_boards() {
+                let boards = build_boards("sqlite", store.clone()).await;
+                let measured = run("sqlite+boards", store, calls).await;
+                outcomes.push(Outcome { backend: "sqlite+boards", works, ingestion, measured, boards: Some(boards) });
+            }
         }
         if backends.contains("postgres") {
             let url = std::env::var("MEDIAOPS_TEST_DATABASE_URL")
                 .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
-            let schema = format!("rankings_bench_{}", uuid::Uuid::new_v4().simple());
+            let kept = Kept::new("postgres", works, days);
+            let schema = match &kept {
+                Some(_) => format!("rankings_bench_kept_{works}x{days}"),
+                None => format!("rankings_bench_{}", uuid::Uuid::new_v4().simple()),
+            };
             let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL");
-            sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
+            sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS {schema}")).execute(&mut conn).await.unwrap();
             let options = PgConnectOptions::from_str(&url).unwrap().options([("search_path", &schema)]);
             let store = Arc::new(PostgresStore::open_with(options.clone()).await.expect("open PostgreSQL"));
-            let ingestion = fill("postgres", store.as_ref(), works, days).await;
-            // as autovacuum would (the test server runs with it off)
-            let started = Instant::now();
-            for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
-                sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
+            let reused = kept.as_ref().is_some_and(Kept::filled);
+            let ingestion = fill_or_reuse("postgres", store.as_ref(), works, days, kept.as_ref()).await;
+            if !reused {
+                // as autovacuum would (the test server runs with it off)
+                let started = Instant::now();
+                for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
+                    sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
+                }
+                println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
             }
-            println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
             let measured = run("postgres", store.clone(), calls).await;
             outcomes.push(Outcome { backend: "postgres", works, ingestion, measured, boards: None });
-            let boards = build_boards("postgres", store.clone()).await;
-            let measured = run("postgres+boards", store.clone(), calls).await;
-            outcomes.push(Outcome { backend: "postgres+boards", works, ingestion, measured, boards: Some(boards) });
+            if with_boards() {
+                let boards = build_boards("postgres", store.clone()).await;
+                let measured = run("postgres+boards", store.clone(), calls).await;
+                outcomes.push(Outcome { backend: "postgres+boards", works, ingestion, measured, boards: Some(boards) });
+            }
             drop(store);
-            sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+            if kept.is_none() {
+                sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+            }
         }
     }
     summary(&outcomes);
