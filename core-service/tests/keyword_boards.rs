@@ -103,8 +103,17 @@ fn ranked(entries: Vec<(&WorkSeries, i64)>, limit: usize) -> Vec<(String, i64)> 
         .collect()
 }
 
+/// The board of `query`, checked equal to the same board over its keyword
+/// matched beforehand (`keyword_matches`, as a request with several boards
+/// matches it once).
 async fn board(store: &dyn ContentStore, query: &BoardQuery) -> Vec<(String, i64)> {
-    store.work_board(query).await.unwrap().into_iter().map(|b| (b.work.platform_id, b.value)).collect()
+    let read = async |query: &BoardQuery| -> Vec<(String, i64)> {
+        store.work_board(query).await.unwrap().into_iter().map(|b| (b.work.platform_id, b.value)).collect()
+    };
+    let got = read(query).await;
+    let matched = BoardQuery { matched: Some(store.keyword_matches(query).await.unwrap()), ..query.clone() };
+    assert_eq!(read(&matched).await, got, "the board over its matches found beforehand");
+    got
 }
 
 /// Every window of 11-01..11-12: the keyword boards of `lifestyle-hit-data`
@@ -198,6 +207,20 @@ async fn compare(store: &dyn ContentStore) {
                     .unwrap();
                 let expected: Vec<&WorkSeries> = matching.clone();
                 assert_eq!(series.iter().collect::<Vec<_>>(), expected, "keyword series, {here}");
+                let matched = store.keyword_matches(&keyword_board(Counter::Likes, Measure::Level, None, 1)).await;
+                let series_matched = store
+                    .work_series(&SeriesQuery {
+                        platform: PLATFORM.into(),
+                        text: Some("火锅".into()),
+                        matched: Some(matched.unwrap()),
+                        published_from,
+                        captured_from,
+                        captured_to,
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap();
+                assert_eq!(series_matched, series, "keyword series over its matches found beforehand, {here}");
                 let gained = |ws: &[&WorkSeries]| {
                     ranked(
                         ws.iter().filter_map(|w| gain(&w.snapshots, window, interactions).map(|g| (*w, g))).collect(),
@@ -261,6 +284,17 @@ async fn past_the_cap(store: &dyn ContentStore) {
     let mut values: Vec<i64> = store.work_board(&query).await.unwrap().into_iter().map(|b| b.value).collect();
     values.sort_unstable();
     assert_eq!(values, (5..n).collect::<Vec<_>>());
+    let matched = store.keyword_matches(&query).await.unwrap();
+    assert_eq!(matched.len(), KEYWORD_MATCH_CAP as usize, "the most liked matches, no more");
+    let mut values: Vec<i64> = store
+        .work_board(&BoardQuery { matched: Some(matched), ..query })
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| b.value)
+        .collect();
+    values.sort_unstable();
+    assert_eq!(values, (5..n).collect::<Vec<_>>(), "the same board over the matches found beforehand");
 }
 
 #[tokio::test]

@@ -331,6 +331,23 @@ async fn compare_boards(store: &dyn ContentStore) {
                 .map(|b| (b.account.platform_id, b.value, b.likes_gained))
                 .collect();
             assert_eq!(got, expected, "followers level, {here}");
+
+            // accounts of one category (read by member, as every category board): likes gained
+            let expected: Vec<(String, i64)> = accounts
+                .iter()
+                .filter(|a| a.account.category.as_deref() == Some("美食"))
+                .filter_map(|a| Some((a.account.platform_id.clone(), gain(&a.snapshots, window, |s| s.likes)?)))
+                .collect();
+            let mut query = board(Counter::Likes, Measure::Gain, None, None);
+            query.category = Some("美食".into());
+            let got: Vec<(String, i64)> = store
+                .account_board(&query)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|b| (b.account.platform_id, b.value))
+                .collect();
+            assert_eq!(got, expected, "likes gained in a category, {here}");
         }
     }
 }

@@ -12,7 +12,10 @@ use mediaops_proto::mediaops::articles::v1 as pb;
 use super::boards::{self, kinds::Kind};
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{round, top};
-use super::{BOARD_SIZE, account_by_id_or_name, board_query, today, warn_if_empty, window_or_warn, work_board};
+use super::{
+    BOARD_SIZE, account_by_id_or_name, board_query, today, warn_if_empty, window_or_warn, with_keyword_matched,
+    work_board,
+};
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, required, store_error};
@@ -208,8 +211,16 @@ pub async fn hit_cover(
     let Some(window) = window_or_warn(&ctx, rules::ARTICLE_HOT.check(today, start, None, "startDate")?) else {
         return Ok(Answer::Empty(pb::ArticlesHitCoverResponse::default()));
     };
+    // The keyword is matched once, for both boards.
+    let matched = with_keyword_matched(
+        &api,
+        BoardQuery { text: Some(keyword.to_owned()), platform: PLATFORM.into(), ..BoardQuery::default() },
+    )
+    .await?
+    .matched;
     let board = |measure: Measure, at_least: i64| BoardQuery {
         text: Some(keyword.to_owned()),
+        matched: matched.clone(),
         ..board_query(PLATFORM, None, window, (Counter::Views, measure), Some(at_least), Some(BOARD_SIZE))
     };
     let (by_reads, by_gain) = (board(Measure::Level, HUNDRED_K), board(Measure::Gain, 1));

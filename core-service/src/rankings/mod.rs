@@ -79,6 +79,18 @@ pub async fn work_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardWo
     api.store.work_board(query).await.map_err(store_error)
 }
 
+/// `query` with its keyword matched once
+/// ([`crate::store::ContentStore::keyword_matches`]), for the boards and
+/// series of one request to share (docs/rankings.md "Keyword boards");
+/// `query` as it is without a text.
+pub async fn with_keyword_matched(api: &DataApi, query: BoardQuery) -> Result<BoardQuery, ServiceError> {
+    if query.text.is_none() || query.matched.is_some() {
+        return Ok(query);
+    }
+    let matched = api.store.keyword_matches(&query).await.map_err(store_error)?;
+    Ok(BoardQuery { matched: Some(matched), ..query })
+}
+
 /// A board of accounts ranked in the store ([`crate::store::ContentStore::account_board`]).
 pub async fn account_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardAccount>, ServiceError> {
     api.store.account_board(query).await.map_err(store_error)

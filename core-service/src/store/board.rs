@@ -129,6 +129,7 @@ impl Dialect {
             category: q.category.as_deref(),
             published_from: q.published_from,
             published_to: q.published_to,
+            matched: q.matched.as_deref(),
         };
         self.capped_matches(c, &filter).map(Some).ok_or(())
     }

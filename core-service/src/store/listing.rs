@@ -6,7 +6,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::model::{AccountOrder, AccountQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery};
+use super::model::{
+    AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery,
+};
 use super::{StoreResult, paging, segment, sql};
 
 /// Which backend a statement is for.
@@ -32,6 +34,9 @@ pub(super) struct MatchFilter<'a> {
     pub(super) category: Option<&'a str>,
     pub(super) published_from: Option<DateTime<Utc>>,
     pub(super) published_to: Option<DateTime<Utc>>,
+    /// The matches already found ([`crate::store::model::BoardQuery::matched`]):
+    /// the statement then reads these ids instead of matching `text`.
+    pub(super) matched: Option<&'a [i64]>,
 }
 
 /// A value bound to a placeholder.
@@ -157,6 +162,9 @@ impl Dialect {
     /// bound on `c`, its conditions kept apart from `c`'s. `None` when the
     /// text has no terms (nothing matches).
     pub(super) fn capped_matches(self, c: &mut Conditions, f: &MatchFilter<'_>) -> Option<String> {
+        if let Some(ids) = f.matched {
+            return Some(self.id_list(c, ids));
+        }
         let terms = segment::terms(f.text);
         if terms.is_empty() {
             return None;
@@ -180,6 +188,43 @@ impl Dialect {
         );
         c.clauses = outer;
         Some(statement)
+    }
+
+    /// `SELECT … AS match_id` of the row ids `ids`, bound as one text param
+    /// (SQLite: a JSON array read by `json_each`; PostgreSQL: a comma list
+    /// cast to `bigint[]` and unnested), so the statement's text does not
+    /// change with the number of ids.
+    fn id_list(self, c: &mut Conditions, ids: &[i64]) -> String {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        match self {
+            Dialect::Sqlite => {
+                let ph = c.bind(Param::Text(format!("[{}]", list.join(","))));
+                format!("SELECT value AS match_id FROM json_each({ph})")
+            }
+            Dialect::Postgres => {
+                let ph = c.bind(Param::Text(list.join(",")));
+                format!("SELECT unnest(string_to_array({ph}, ',')::bigint[]) AS match_id")
+            }
+        }
+    }
+
+    /// The statement of [`crate::store::ContentStore::keyword_matches`]:
+    /// the row ids of the works matching `q.text` with `q`'s platform,
+    /// category and publish-time filters, at most
+    /// [`crate::store::KEYWORD_MATCH_CAP`], the most liked first (column
+    /// `match_id`); `None` without a text or when it has no terms.
+    pub fn keyword_matches(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
+        let mut c = Conditions::default();
+        let filter = MatchFilter {
+            platform: &q.platform,
+            text: q.text.as_deref()?,
+            category: q.category.as_deref(),
+            published_from: q.published_from,
+            published_to: q.published_to,
+            matched: None,
+        };
+        let statement = self.capped_matches(&mut c, &filter)?;
+        Some((self.placeholders(statement), c.params))
     }
 
     /// The order of a full-text match's rows newest stored first, which
@@ -435,6 +480,7 @@ impl Dialect {
                 category: q.category.as_deref(),
                 published_from: q.published_from,
                 published_to: None,
+                matched: q.matched.as_deref(),
             };
             let matches = self.capped_matches(&mut c, &filter)?;
             from = format!("({matches}) m {} works w ON w.id = m.match_id", self.outer_first());

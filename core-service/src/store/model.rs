@@ -348,6 +348,9 @@ pub struct SeriesQuery {
     /// [`crate::store::KEYWORD_MATCH_CAP`] matches are read: the most
     /// liked ones (newest snapshot) when more match.
     pub text: Option<String>,
+    /// Works only: the works matching `text`, matched once for a request
+    /// ([`BoardQuery::matched`]); `None` = match `text` in the statement.
+    pub matched: Option<KeywordMatches>,
     /// Works only: published at or after (UTC).
     pub published_from: Option<DateTime<Utc>>,
     /// Works only: the author's `platform_id`.
@@ -443,9 +446,20 @@ pub struct BoardQuery {
     /// [`crate::store::KEYWORD_MATCH_CAP`] matches are ranked: the most
     /// liked ones when more match.
     pub text: Option<String>,
+    /// Works only: the works matching `text`, as
+    /// [`crate::store::ContentStore::keyword_matches`] returned them (row
+    /// ids). A request that ranks several boards over one keyword matches
+    /// it once and passes the ids to each board, instead of each board
+    /// matching it again; `None` = match `text` in the board's statement.
+    pub matched: Option<KeywordMatches>,
     /// At most this many entries (`None` = all).
     pub limit: Option<u32>,
 }
+
+/// The row ids of the works matching a keyword (at most
+/// [`crate::store::KEYWORD_MATCH_CAP`], the most liked), shared by the
+/// boards and series of one request ([`BoardQuery::matched`]).
+pub type KeywordMatches = std::sync::Arc<[i64]>;
 
 /// A work on a board, with its stored author and the value it ranks by.
 #[derive(Debug, Clone, PartialEq)]

@@ -902,6 +902,18 @@ macro_rules! content_store_impl {
                 Ok(out)
             }
 
+            async fn keyword_matches(
+                &self,
+                query: &$crate::store::model::BoardQuery,
+            ) -> $crate::store::StoreResult<$crate::store::model::KeywordMatches> {
+                let Some((statement, params)) = $dialect.keyword_matches(query) else { return Ok(Vec::new().into()) };
+                let ids: Vec<i64> = $crate::store::listing::bind_params!(sqlx::query_scalar(&statement), &params)
+                    .persistent(false)
+                    .fetch_all(&self.pool)
+                    .await?;
+                Ok(ids.into())
+            }
+
             async fn account_board(
                 &self,
                 query: &$crate::store::model::BoardQuery,
