@@ -22,6 +22,7 @@
 //! a known value with an unknown one (`None` keeps what is stored).
 //! Schema and formats: docs/store.md.
 
+pub mod backend;
 pub(crate) mod board;
 pub mod boards;
 pub mod bulk;
@@ -34,7 +35,9 @@ pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
 pub mod postgres;
+mod queries;
 pub mod retention;
+mod rows;
 pub mod segment;
 mod sql;
 pub mod sqlite;
@@ -45,6 +48,7 @@ pub mod topic;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
+mod writes;
 
 use std::path::Path;
 use std::sync::Arc;
