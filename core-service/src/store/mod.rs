@@ -1,7 +1,8 @@
 //! The content store (issue 5; ARCHITECTURE.md "Data"): accounts, works,
 //! their snapshots over time, comments and hot-list entries in the
-//! canonical [`model`], behind one trait with two implementations that pass
-//! one conformance suite (`core-service/tests/store.rs`):
+//! canonical [`model`], behind one trait implemented once for both backends
+//! ([`backend::SqlStore`], generic over the sqlx database) and passing one
+//! conformance suite on each (`core-service/tests/store.rs`):
 //!
 //! - [`sqlite::SqliteStore`]: the embedded default, `<data_dir>/store.sqlite`
 //!   in WAL mode, full text in FTS5.

@@ -1,8 +1,7 @@
 //! Article theme settings in the content store's database (migration 0008,
 //! tables `theme_defaults` and `custom_themes`; docs/articles.md,
 //! docs/state.md): the [`ThemeStore`](crate::articles::themes::store::ThemeStore)
-//! of both backends, one impl generic over them
-//! ([`SqlStore`]).
+//! of both backends, one impl generic over them ([`SqlStore`]).
 
 use async_trait::async_trait;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;

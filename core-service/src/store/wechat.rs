@@ -1,8 +1,8 @@
 //! WeChat third-party platform state in the content store's database
 //! (migration 0008, tables `wechat_verify_ticket`, `wechat_authorizers`,
 //! `wechat_pending`; docs/wechat.md "State", docs/state.md): the
-//! [`WechatStore`](crate::wechat::store::WechatStore) of both backends, one impl generic over
-//! them ([`SqlStore`]). Refresh tokens are kept in the
+//! [`WechatStore`](crate::wechat::store::WechatStore) of both backends, one
+//! impl generic over them ([`SqlStore`]). Refresh tokens are kept in the
 //! `wechat_authorizers` rows; they are secrets and never logged.
 
 use async_trait::async_trait;
