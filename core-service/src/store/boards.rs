@@ -29,7 +29,8 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool,
 use super::StoreResult;
 use super::listing::Dialect;
 use super::model::BoardWork;
-use super::sql::{self, author_of, work_of};
+use super::rows::{author_of, work_of};
+use super::sql;
 
 /// Which snapshot table a mark or a board kind follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -279,7 +280,7 @@ where
         let rows = sqlx::query(&statement).bind(board).bind(key.platform.clone()).fetch_all(&self.pool).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
-            out.push(BoardWork { work: work_of!(row), author: author_of!(row), value: row.try_get("board_value")? });
+            out.push(BoardWork { work: work_of(row)?, author: author_of(row)?, value: row.try_get("board_value")? });
         }
         Ok(Some(out))
     }

@@ -1,63 +1,60 @@
 //! Charters in the content store's database (migration 0008, table
 //! `charters`; docs/charter.md, docs/state.md): the
-//! [`CharterStore`](crate::charter::store::CharterStore) of both backends
-//! ([`charter_store_impl!`]). A row is one profile's `StoredCharter` in
+//! [`CharterStore`](crate::charter::store::CharterStore) of both backends, one impl generic over them
+//! ([`SqlStore`]). A row is one profile's `StoredCharter` in
 //! proto JSON, keyed by (account, profile).
 
-pub(crate) const GET_CHARTER: &str = "SELECT document FROM charters WHERE account_id = $1 AND profile_id = $2";
+use async_trait::async_trait;
+use mediaops_proto::mediaops::charter::v1::StoredCharter;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-pub(crate) const PUT_CHARTER: &str = "INSERT INTO charters (account_id, profile_id, document) VALUES ($1, $2, $3) \
+use super::backend::{Backend, SqlStore};
+use super::failure::database_failed;
+use crate::charter::store::CharterStore;
+use crate::error::ServiceError;
+
+const GET_CHARTER: &str = "SELECT document FROM charters WHERE account_id = $1 AND profile_id = $2";
+
+const PUT_CHARTER: &str = "INSERT INTO charters (account_id, profile_id, document) VALUES ($1, $2, $3) \
      ON CONFLICT (account_id, profile_id) DO UPDATE SET document = excluded.document";
 
 /// How the charter store is named in logs.
-pub(crate) const WHAT: &str = "charter store";
+const WHAT: &str = "charter store";
 
 /// A stored document back as a charter; a row that does not read is a 500.
-pub(crate) fn document(
-    json: &str,
-) -> Result<mediaops_proto::mediaops::charter::v1::StoredCharter, crate::error::ServiceError> {
+fn document(json: &str) -> Result<StoredCharter, ServiceError> {
     crate::charter::store::from_json(json.as_bytes())
-        .map_err(|e| crate::error::ServiceError::internal(format!("a stored charter does not read: {e}")))
+        .map_err(|e| ServiceError::internal(format!("a stored charter does not read: {e}")))
 }
 
-/// The [`CharterStore`](crate::charter::store::CharterStore) of a backend
-/// whose type has a `pool` field, with statements in `$n` form rewritten by
-/// `$dialect`.
-macro_rules! charter_store_impl {
-    ($store:ty, $dialect:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::charter::store::CharterStore for $store {
-            async fn get(
-                &self,
-                account_id: &str,
-                profile_id: &str,
-            ) -> Result<Option<mediaops_proto::mediaops::charter::v1::StoredCharter>, $crate::error::ServiceError> {
-                use $crate::store::charter::{GET_CHARTER, WHAT, document};
-                let json: Option<String> = sqlx::query_scalar(&$dialect.placeholders(GET_CHARTER.to_owned()))
-                    .bind(account_id)
-                    .bind(profile_id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))?;
-                json.as_deref().map(document).transpose()
-            }
+#[async_trait]
+impl<DB: Backend> CharterStore for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'a> &'a str: Type<DB> + Encode<'a, DB>,
+    usize: ColumnIndex<DB::Row>,
+    String: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+    Option<String>: Type<DB> + for<'q> Encode<'q, DB>,
+{
+    async fn get(&self, account_id: &str, profile_id: &str) -> Result<Option<StoredCharter>, ServiceError> {
+        let json: Option<String> = sqlx::query_scalar(&Self::sql(GET_CHARTER))
+            .bind(account_id)
+            .bind(profile_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))?;
+        json.as_deref().map(document).transpose()
+    }
 
-            async fn put(
-                &self,
-                account_id: &str,
-                stored: &mediaops_proto::mediaops::charter::v1::StoredCharter,
-            ) -> Result<(), $crate::error::ServiceError> {
-                use $crate::store::charter::{PUT_CHARTER, WHAT};
-                sqlx::query(&$dialect.placeholders(PUT_CHARTER.to_owned()))
-                    .bind(account_id)
-                    .bind(&stored.profile_id)
-                    .bind($crate::charter::store::to_json(stored)?)
-                    .execute(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))?;
-                Ok(())
-            }
-        }
-    };
+    async fn put(&self, account_id: &str, stored: &StoredCharter) -> Result<(), ServiceError> {
+        sqlx::query(&Self::sql(PUT_CHARTER))
+            .bind(account_id)
+            .bind(&stored.profile_id)
+            .bind(crate::charter::store::to_json(stored)?)
+            .execute(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))?;
+        Ok(())
+    }
 }
-pub(crate) use charter_store_impl;

@@ -1,86 +1,79 @@
 //! Feed tokens in the content store's database (migration 0010, table
 //! `feed_tokens`; docs/watchlists.md "Feeds"): the
-//! [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of both backends
-//! ([`feed_token_store_impl!`]).
+//! [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of both backends, one impl generic over them
+//! ([`SqlStore`]).
 
-pub(crate) const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \
+use async_trait::async_trait;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
+
+use super::backend::{Backend, SqlStore};
+use super::failure::database_failed;
+use crate::error::ServiceError;
+use crate::feeds::store::FeedTokenStore;
+
+const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \
      VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, feed) DO UPDATE SET token_hash = excluded.token_hash, \
      created_at = excluded.created_at";
 
-pub(crate) const DELETE: &str = "DELETE FROM feed_tokens WHERE account_id = $1 AND feed = $2";
+const DELETE: &str = "DELETE FROM feed_tokens WHERE account_id = $1 AND feed = $2";
 
-pub(crate) const OF_ACCOUNT: &str = "SELECT feed, created_at FROM feed_tokens WHERE account_id = $1 ORDER BY feed";
+const OF_ACCOUNT: &str = "SELECT feed, created_at FROM feed_tokens WHERE account_id = $1 ORDER BY feed";
 
-pub(crate) const FIND: &str = "SELECT account_id, feed FROM feed_tokens WHERE token_hash = $1";
+const FIND: &str = "SELECT account_id, feed FROM feed_tokens WHERE token_hash = $1";
 
 /// How the feed-token store is named in logs.
-pub(crate) const WHAT: &str = "feed-token store";
+const WHAT: &str = "feed-token store";
 
-/// The [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of a backend
-/// whose type has a `pool` field, with statements in `$n` form rewritten by
-/// `$dialect`.
-macro_rules! feed_token_store_impl {
-    ($store:ty, $dialect:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::feeds::store::FeedTokenStore for $store {
-            async fn put_feed_token(
-                &self,
-                account_id: &str,
-                feed: &str,
-                token_hash: &str,
-                created_at: &str,
-            ) -> Result<(), $crate::error::ServiceError> {
-                use $crate::store::feed_token::{PUT, WHAT};
-                sqlx::query(&$dialect.placeholders(PUT.to_owned()))
-                    .bind(account_id)
-                    .bind(feed)
-                    .bind(token_hash)
-                    .bind(created_at)
-                    .execute(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))?;
-                Ok(())
-            }
+#[async_trait]
+impl<DB: Backend> FeedTokenStore for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'a> &'a str: Type<DB> + Encode<'a, DB>,
+    usize: ColumnIndex<DB::Row>,
+    String: Type<DB> + for<'r> Decode<'r, DB>,
+{
+    async fn put_feed_token(
+        &self,
+        account_id: &str,
+        feed: &str,
+        token_hash: &str,
+        created_at: &str,
+    ) -> Result<(), ServiceError> {
+        sqlx::query(&Self::sql(PUT))
+            .bind(account_id)
+            .bind(feed)
+            .bind(token_hash)
+            .bind(created_at)
+            .execute(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))?;
+        Ok(())
+    }
 
-            async fn delete_feed_token(
-                &self,
-                account_id: &str,
-                feed: &str,
-            ) -> Result<bool, $crate::error::ServiceError> {
-                use $crate::store::feed_token::{DELETE, WHAT};
-                let done = sqlx::query(&$dialect.placeholders(DELETE.to_owned()))
-                    .bind(account_id)
-                    .bind(feed)
-                    .execute(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))?;
-                Ok(done.rows_affected() > 0)
-            }
+    async fn delete_feed_token(&self, account_id: &str, feed: &str) -> Result<bool, ServiceError> {
+        let done = sqlx::query(&Self::sql(DELETE))
+            .bind(account_id)
+            .bind(feed)
+            .execute(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))?;
+        Ok(DB::rows_affected(&done) > 0)
+    }
 
-            async fn feed_tokens(
-                &self,
-                account_id: &str,
-            ) -> Result<Vec<(String, String)>, $crate::error::ServiceError> {
-                use $crate::store::feed_token::{OF_ACCOUNT, WHAT};
-                sqlx::query_as(&$dialect.placeholders(OF_ACCOUNT.to_owned()))
-                    .bind(account_id)
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))
-            }
+    async fn feed_tokens(&self, account_id: &str) -> Result<Vec<(String, String)>, ServiceError> {
+        sqlx::query_as(&Self::sql(OF_ACCOUNT))
+            .bind(account_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))
+    }
 
-            async fn find_feed_token(
-                &self,
-                token_hash: &str,
-            ) -> Result<Option<(String, String)>, $crate::error::ServiceError> {
-                use $crate::store::feed_token::{FIND, WHAT};
-                sqlx::query_as(&$dialect.placeholders(FIND.to_owned()))
-                    .bind(token_hash)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err($crate::store::failure::database_failed(WHAT))
-            }
-        }
-    };
+    async fn find_feed_token(&self, token_hash: &str) -> Result<Option<(String, String)>, ServiceError> {
+        sqlx::query_as(&Self::sql(FIND))
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(database_failed(WHAT))
+    }
 }
-pub(crate) use feed_token_store_impl;

@@ -5,10 +5,12 @@
 //! come from the [`Dialect`]. Each backend binds the params and maps rows.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::{Database, Encode, Type};
 
 use super::model::{
     AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery,
 };
+use super::writes::DbQuery;
 use super::{StoreResult, paging, segment, sql};
 
 /// Which backend a statement is for.
@@ -594,23 +596,27 @@ fn with_paging(mut params: Vec<Param>, limit: i64, offset: i64) -> Vec<Param> {
     params
 }
 
-/// Binds [`Param`]s to a sqlx query, in order.
-macro_rules! bind_params {
-    ($query:expr, $params:expr) => {{
-        let mut query = $query;
-        for param in $params {
-            query = match param {
-                $crate::store::listing::Param::Text(v) => query.bind(v.clone()),
-                $crate::store::listing::Param::Int(v) => query.bind(*v),
-                $crate::store::listing::Param::Time(v) => query.bind(*v),
-                $crate::store::listing::Param::Date(v) => query.bind(*v),
-            };
-        }
-        query
-    }};
+/// Binds [`Param`]s to a sqlx query of either backend, in order.
+pub(crate) fn bind_params<'q, DB: Database>(mut query: DbQuery<'q, DB>, params: &[Param]) -> DbQuery<'q, DB>
+where
+    String: Type<DB> + Encode<'q, DB>,
+    Option<String>: Type<DB> + Encode<'q, DB>,
+    i64: Type<DB> + Encode<'q, DB>,
+    Option<i64>: Type<DB> + Encode<'q, DB>,
+    DateTime<Utc>: Type<DB> + Encode<'q, DB>,
+    Option<DateTime<Utc>>: Type<DB> + Encode<'q, DB>,
+    NaiveDate: Type<DB> + Encode<'q, DB>,
+{
+    for param in params {
+        query = match param {
+            Param::Text(v) => query.bind(v.clone()),
+            Param::Int(v) => query.bind(*v),
+            Param::Time(v) => query.bind(*v),
+            Param::Date(v) => query.bind(*v),
+        };
+    }
+    query
 }
-
-pub(crate) use bind_params;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,8 @@
 //! The content store (issue 5; ARCHITECTURE.md "Data"): accounts, works,
 //! their snapshots over time, comments and hot-list entries in the
-//! canonical [`model`], behind one trait with two implementations that pass
-//! one conformance suite (`core-service/tests/store.rs`):
+//! canonical [`model`], behind one trait implemented once for both backends
+//! ([`backend::SqlStore`], generic over the sqlx database) and passing one
+//! conformance suite on each (`core-service/tests/store.rs`):
 //!
 //! - [`sqlite::SqliteStore`]: the embedded default, `<data_dir>/store.sqlite`
 //!   in WAL mode, full text in FTS5.
@@ -22,6 +23,7 @@
 //! a known value with an unknown one (`None` keeps what is stored).
 //! Schema and formats: docs/store.md.
 
+pub mod backend;
 pub(crate) mod board;
 pub mod boards;
 pub mod bulk;
@@ -34,7 +36,9 @@ pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
 pub mod postgres;
+mod queries;
 pub mod retention;
+mod rows;
 pub mod segment;
 mod sql;
 pub mod sqlite;
@@ -45,6 +49,7 @@ pub mod topic;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
+mod writes;
 
 use std::path::Path;
 use std::sync::Arc;

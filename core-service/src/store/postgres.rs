@@ -4,14 +4,22 @@
 //! literal so no text-search parser or locale touches the Chinese words
 //! (docs/store.md).
 
+use std::future::Future;
 use std::str::FromStr;
 
-use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use chrono::NaiveDate;
 
+use sqlx::Postgres;
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
+
+use super::backend::{Backend, SqlStore};
+use super::bulk::{self, BulkReport};
 use super::listing::Dialect;
-use super::model::{Account, Record, Work};
-use super::sql::{self, account_record, comment_record, work_record};
+use super::model::{Account, Work};
+use super::model::{AccountSnapshot, WorkSnapshot};
+use super::retention::{self, PruneReport};
+use super::sql;
 use super::{PoolSettings, StoreResult, segment};
 
 /// PostgreSQL migrations, in order.
@@ -40,10 +48,7 @@ static BULK_DAYS_MIGRATION: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| DIALECT.day_triggers_switch_migration().unwrap_or_default());
 
 /// The PostgreSQL store.
-#[derive(Clone)]
-pub struct PostgresStore {
-    pool: PgPool,
-}
+pub type PostgresStore = SqlStore<Postgres>;
 
 /// The connect options of `url` (`postgres://user@host:port/db`).
 pub fn options(url: &str) -> StoreResult<PgConnectOptions> {
@@ -68,49 +73,82 @@ impl PostgresStore {
         let pool =
             PgPoolOptions::new().max_connections(8).acquire_timeout(pool.acquire_timeout).connect_with(options).await?;
         migrator().run(&pool).await?;
-        Ok(PostgresStore { pool })
+        Ok(SqlStore { pool })
     }
 }
 
 const DIALECT: Dialect = Dialect::Postgres;
 
-impl PostgresStore {
-    /// Rewrites a row's tsvector from its segmented head and body terms.
-    async fn index(conn: &mut PgConnection, table: &str, id: i64, head: &[String], body: &[String]) -> StoreResult<()> {
-        sqlx::query(&format!("UPDATE {table} SET search_vector = $2::tsvector WHERE id = $1"))
-            .bind(id)
-            .bind(segment::tsvector_literal(head, body))
-            .execute(&mut *conn)
-            .await?;
-        Ok(())
-    }
-
-    async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
-        let (title, body) = segment::work_terms_async(work).await;
-        Self::index(conn, "works", id, &title, &body).await
-    }
-
-    async fn index_account(conn: &mut PgConnection, id: i64, account: &Account) -> StoreResult<()> {
-        let (nickname, body) = segment::account_terms_async(account).await;
-        Self::index(conn, "accounts", id, &nickname, &body).await
-    }
-
-    async fn apply(conn: &mut PgConnection, record: &Record) -> StoreResult<()> {
-        sql::apply_record!(conn, record, same, "::jsonb", Self::index_account, Self::index_work)
-    }
+/// Rewrites a row's tsvector from its segmented head and body terms.
+async fn index(conn: &mut PgConnection, table: &str, id: i64, head: &[String], body: &[String]) -> StoreResult<()> {
+    sqlx::query(&format!("UPDATE {table} SET search_vector = $2::tsvector WHERE id = $1"))
+        .bind(id)
+        .bind(segment::tsvector_literal(head, body))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
-/// Shared statements already use PostgreSQL's placeholders.
-fn same(statement: &str) -> String {
-    statement.to_owned()
+async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
+    let (title, body) = segment::work_terms_async(work).await;
+    index(conn, "works", id, &title, &body).await
 }
 
-sql::content_store_impl!(PostgresStore, "postgres", DIALECT, postgres);
-super::task::task_store_impl!(PostgresStore, DIALECT);
-super::sync_job::sync_job_store_impl!(PostgresStore, DIALECT);
-super::charter::charter_store_impl!(PostgresStore, DIALECT);
-super::theme::theme_store_impl!(PostgresStore, DIALECT);
-super::word_list::word_list_store_impl!(PostgresStore, DIALECT);
-super::wechat::wechat_store_impl!(PostgresStore, DIALECT);
-super::watch::watch_store_impl!(PostgresStore, DIALECT);
-super::feed_token::feed_token_store_impl!(PostgresStore, DIALECT);
+async fn index_account(conn: &mut PgConnection, id: i64, account: &Account) -> StoreResult<()> {
+    let (nickname, body) = segment::account_terms_async(account).await;
+    index(conn, "accounts", id, &nickname, &body).await
+}
+
+impl Backend for Postgres {
+    const BACKEND: &'static str = "postgres";
+    const DIALECT: Dialect = DIALECT;
+    const JSON_CAST: &'static str = "::jsonb";
+
+    fn rows_affected(result: &PgQueryResult) -> u64 {
+        result.rows_affected()
+    }
+
+    fn ensure_schema(pool: &PgPool) -> impl Future<Output = StoreResult<()>> + Send + '_ {
+        sql::ensure_schema(pool, migrator())
+    }
+
+    fn index_account<'a>(
+        conn: &'a mut PgConnection,
+        id: i64,
+        account: &'a Account,
+    ) -> impl Future<Output = StoreResult<()>> + Send + 'a {
+        index_account(conn, id, account)
+    }
+
+    fn index_work<'a>(
+        conn: &'a mut PgConnection,
+        id: i64,
+        work: &'a Work,
+    ) -> impl Future<Output = StoreResult<()>> + Send + 'a {
+        index_work(conn, id, work)
+    }
+
+    fn bulk_work_snapshots<'a>(
+        pool: &'a PgPool,
+        platform: &'a str,
+        snapshots: &'a [(String, WorkSnapshot)],
+    ) -> impl Future<Output = StoreResult<BulkReport>> + Send + 'a {
+        bulk::postgres::load(pool, platform, snapshots)
+    }
+
+    fn bulk_account_snapshots<'a>(
+        pool: &'a PgPool,
+        platform: &'a str,
+        snapshots: &'a [(String, AccountSnapshot)],
+    ) -> impl Future<Output = StoreResult<BulkReport>> + Send + 'a {
+        bulk::postgres::load(pool, platform, snapshots)
+    }
+
+    fn prune_snapshots(
+        pool: &PgPool,
+        keep_from: NaiveDate,
+        dry_run: bool,
+    ) -> impl Future<Output = StoreResult<Option<PruneReport>>> + Send + '_ {
+        retention::postgres(pool, keep_from, dry_run)
+    }
+}

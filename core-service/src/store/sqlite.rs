@@ -2,17 +2,23 @@
 //! in WAL mode, full text in an FTS5 table over the jieba-segmented title
 //! and body (docs/store.md).
 
+use std::future::Future;
 use std::path::Path;
 use std::str::FromStr;
 
-use sqlx::SqliteConnection;
+use chrono::NaiveDate;
 use sqlx::migrate::Migrator;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous,
+};
+use sqlx::{Sqlite, SqliteConnection};
 
+use super::backend::{Backend, SqlStore};
+use super::bulk::{self, BulkReport};
 use super::listing::Dialect;
-use super::model::{Account, Record, Work};
-use super::sql::{self, account_record, comment_record, work_record};
-use super::{StoreError, StoreResult, segment};
+use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
+use super::retention::{self, PruneReport};
+use super::{StoreError, StoreResult, segment, sql};
 
 const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -39,10 +45,7 @@ fn migrator() -> Migrator {
 static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.days_migration());
 
 /// The embedded store.
-#[derive(Clone)]
-pub struct SqliteStore {
-    pool: SqlitePool,
-}
+pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating the file and its directory if absent) and migrates.
@@ -61,41 +64,91 @@ impl SqliteStore {
             .busy_timeout(std::time::Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         migrator().run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqlStore { pool })
+    }
+}
+
+/// Replaces a work's FTS row with its segmented title and body.
+async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreResult<()> {
+    let (title, body) = segment::work_terms_async(work).await;
+    index(conn, "works_fts", "title_terms", id, &title, &body).await
+}
+
+/// Replaces an account's FTS row with its segmented nickname and body.
+async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) -> StoreResult<()> {
+    let (nickname, body) = segment::account_terms_async(account).await;
+    index(conn, "accounts_fts", "nickname_terms", id, &nickname, &body).await
+}
+
+async fn index(
+    conn: &mut SqliteConnection,
+    table: &str,
+    head: &str,
+    id: i64,
+    head_terms: &[String],
+    body_terms: &[String],
+) -> StoreResult<()> {
+    sqlx::query(&format!("DELETE FROM {table} WHERE rowid = ?1")).bind(id).execute(&mut *conn).await?;
+    sqlx::query(&format!("INSERT INTO {table} (rowid, {head}, body_terms) VALUES (?1, ?2, ?3)"))
+        .bind(id)
+        .bind(head_terms.join(" "))
+        .bind(body_terms.join(" "))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+impl Backend for Sqlite {
+    const BACKEND: &'static str = "sqlite";
+    const DIALECT: Dialect = DIALECT;
+    const JSON_CAST: &'static str = "";
+
+    fn rows_affected(result: &SqliteQueryResult) -> u64 {
+        result.rows_affected()
     }
 
-    /// Replaces a work's FTS row with its segmented title and body.
-    async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreResult<()> {
-        let (title, body) = segment::work_terms_async(work).await;
-        Self::index(conn, "works_fts", "title_terms", id, &title, &body).await
+    fn ensure_schema(pool: &SqlitePool) -> impl Future<Output = StoreResult<()>> + Send + '_ {
+        sql::ensure_schema(pool, migrator())
     }
 
-    /// Replaces an account's FTS row with its segmented nickname and body.
-    async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) -> StoreResult<()> {
-        let (nickname, body) = segment::account_terms_async(account).await;
-        Self::index(conn, "accounts_fts", "nickname_terms", id, &nickname, &body).await
-    }
-
-    async fn index(
-        conn: &mut SqliteConnection,
-        table: &str,
-        head: &str,
+    fn index_account<'a>(
+        conn: &'a mut SqliteConnection,
         id: i64,
-        head_terms: &[String],
-        body_terms: &[String],
-    ) -> StoreResult<()> {
-        sqlx::query(&format!("DELETE FROM {table} WHERE rowid = ?1")).bind(id).execute(&mut *conn).await?;
-        sqlx::query(&format!("INSERT INTO {table} (rowid, {head}, body_terms) VALUES (?1, ?2, ?3)"))
-            .bind(id)
-            .bind(head_terms.join(" "))
-            .bind(body_terms.join(" "))
-            .execute(&mut *conn)
-            .await?;
-        Ok(())
+        account: &'a Account,
+    ) -> impl Future<Output = StoreResult<()>> + Send + 'a {
+        index_account(conn, id, account)
     }
 
-    async fn apply(conn: &mut SqliteConnection, record: &Record) -> StoreResult<()> {
-        sql::apply_record!(conn, record, sql::for_sqlite, "", Self::index_account, Self::index_work)
+    fn index_work<'a>(
+        conn: &'a mut SqliteConnection,
+        id: i64,
+        work: &'a Work,
+    ) -> impl Future<Output = StoreResult<()>> + Send + 'a {
+        index_work(conn, id, work)
+    }
+
+    fn bulk_work_snapshots<'a>(
+        pool: &'a SqlitePool,
+        platform: &'a str,
+        snapshots: &'a [(String, WorkSnapshot)],
+    ) -> impl Future<Output = StoreResult<BulkReport>> + Send + 'a {
+        bulk::sqlite::load(pool, platform, snapshots)
+    }
+
+    fn bulk_account_snapshots<'a>(
+        pool: &'a SqlitePool,
+        platform: &'a str,
+        snapshots: &'a [(String, AccountSnapshot)],
+    ) -> impl Future<Output = StoreResult<BulkReport>> + Send + 'a {
+        bulk::sqlite::load(pool, platform, snapshots)
+    }
+
+    fn prune_snapshots(
+        pool: &SqlitePool,
+        keep_from: NaiveDate,
+        dry_run: bool,
+    ) -> impl Future<Output = StoreResult<Option<PruneReport>>> + Send + '_ {
+        retention::sqlite(pool, keep_from, dry_run)
     }
 }
 
@@ -120,13 +173,3 @@ fn restrict(path: &Path) -> std::io::Result<()> {
     let _ = path;
     Ok(())
 }
-
-sql::content_store_impl!(SqliteStore, "sqlite", DIALECT, sqlite);
-super::task::task_store_impl!(SqliteStore, DIALECT);
-super::sync_job::sync_job_store_impl!(SqliteStore, DIALECT);
-super::charter::charter_store_impl!(SqliteStore, DIALECT);
-super::theme::theme_store_impl!(SqliteStore, DIALECT);
-super::word_list::word_list_store_impl!(SqliteStore, DIALECT);
-super::wechat::wechat_store_impl!(SqliteStore, DIALECT);
-super::watch::watch_store_impl!(SqliteStore, DIALECT);
-super::feed_token::feed_token_store_impl!(SqliteStore, DIALECT);

@@ -1,6 +1,6 @@
 //! Sync jobs in the content store's database (migration 0007,
 //! docs/sync.md): the [`SyncJobStore`] trait and its one implementation for
-//! both backends ([`sync_job_store_impl!`]).
+//! both backends, generic over them ([`SqlStore`]).
 //!
 //! A job is the state of one submitted sync (`queued` → `running` →
 //! `success`, or back to `queued` for a retry, or `failed`: the dead-letter
@@ -11,8 +11,11 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::StoreResult;
+use super::backend::{Backend, SqlStore};
+use super::task::{from_millis, json, millis};
 
 /// Where a sync job is in its life (docs/sync.md "States").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,188 +174,142 @@ pub(crate) const QUEUE_TOUCH: &str = "UPDATE sync_queue SET lease_until = $3 WHE
 
 pub(crate) const QUEUE_REMOVE: &str = "DELETE FROM sync_queue WHERE job_id = $1 AND consumer = $2";
 
-/// Reads a sync job row (a macro because the two backends' rows differ).
-macro_rules! sync_job_record {
-    ($row:expr) => {{
-        use sqlx::Row;
-        use $crate::store::task::{from_millis, json};
-        let row = $row;
-        $crate::store::sync_job::SyncJob {
-            id: row.try_get("id")?,
-            operation_key: row.try_get("operation_key")?,
-            account_id: row.try_get("account_id")?,
-            target: row.try_get("target")?,
-            request: json(row.try_get("request")?).unwrap_or_default(),
-            status: $crate::store::sync_job::SyncStatus::parse(&row.try_get::<String, _>("status")?),
-            attempts: u32::try_from(row.try_get::<i32, _>("attempts")?).unwrap_or_default(),
-            result: json(row.try_get("result")?),
-            error: json(row.try_get("error")?),
-            request_id: row.try_get("request_id")?,
-            created_at: from_millis(row.try_get("created_at")?),
-            updated_at: from_millis(row.try_get("updated_at")?),
-            next_attempt_at: from_millis(row.try_get("next_attempt_at")?),
-        }
-    }};
+/// Reads a sync job row.
+fn sync_job_record<R: Row>(row: &R) -> Result<SyncJob, sqlx::Error>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+    i64: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+    i32: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+{
+    Ok(SyncJob {
+        id: row.try_get("id")?,
+        operation_key: row.try_get("operation_key")?,
+        account_id: row.try_get("account_id")?,
+        target: row.try_get("target")?,
+        request: json(row.try_get("request")?).unwrap_or_default(),
+        status: SyncStatus::parse(&row.try_get::<String, _>("status")?),
+        attempts: u32::try_from(row.try_get::<i32, _>("attempts")?).unwrap_or_default(),
+        result: json(row.try_get("result")?),
+        error: json(row.try_get("error")?),
+        request_id: row.try_get("request_id")?,
+        created_at: from_millis(row.try_get("created_at")?),
+        updated_at: from_millis(row.try_get("updated_at")?),
+        next_attempt_at: from_millis(row.try_get("next_attempt_at")?),
+    })
 }
-pub(crate) use sync_job_record;
 
-/// The [`SyncJobStore`] of a backend whose type has a `pool` field, with
-/// statements in `$n` form rewritten by `$dialect`.
-macro_rules! sync_job_store_impl {
-    ($store:ty, $dialect:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::store::sync_job::SyncJobStore for $store {
-            async fn create_sync_job(&self, job: &$crate::store::sync_job::SyncJob) -> $crate::store::StoreResult<()> {
-                use $crate::store::task::millis;
-                sqlx::query(&$dialect.placeholders($crate::store::sync_job::INSERT_SYNC_JOB.to_owned()))
-                    .bind(&job.id)
-                    .bind(&job.operation_key)
-                    .bind(&job.account_id)
-                    .bind(&job.target)
-                    .bind(job.request.to_string())
-                    .bind(job.status.as_str())
-                    .bind(i32::try_from(job.attempts).unwrap_or(i32::MAX))
-                    .bind(job.result.as_ref().map(|v| v.to_string()))
-                    .bind(job.error.as_ref().map(|v| v.to_string()))
-                    .bind(&job.request_id)
-                    .bind(millis(job.created_at))
-                    .bind(millis(job.updated_at))
-                    .bind(millis(job.next_attempt_at))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(())
-            }
+#[async_trait]
+impl<DB: Backend> SyncJobStore for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'a> &'a str: ColumnIndex<DB::Row> + Type<DB> + Encode<'a, DB>,
+    String: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+    Option<String>: Type<DB> + for<'q> Encode<'q, DB>,
+    i64: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+    Option<i64>: Type<DB> + for<'q> Encode<'q, DB>,
+    i32: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+{
+    async fn create_sync_job(&self, job: &SyncJob) -> StoreResult<()> {
+        sqlx::query(&Self::sql(INSERT_SYNC_JOB))
+            .bind(&job.id)
+            .bind(&job.operation_key)
+            .bind(&job.account_id)
+            .bind(&job.target)
+            .bind(job.request.to_string())
+            .bind(job.status.as_str())
+            .bind(i32::try_from(job.attempts).unwrap_or(i32::MAX))
+            .bind(job.result.as_ref().map(|v| v.to_string()))
+            .bind(job.error.as_ref().map(|v| v.to_string()))
+            .bind(&job.request_id)
+            .bind(millis(job.created_at))
+            .bind(millis(job.updated_at))
+            .bind(millis(job.next_attempt_at))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
 
-            async fn get_sync_job(
-                &self,
-                id: &str,
-            ) -> $crate::store::StoreResult<Option<$crate::store::sync_job::SyncJob>> {
-                let statement = $dialect.placeholders(format!(
-                    "SELECT {} FROM sync_jobs WHERE id = $1",
-                    $crate::store::sync_job::SYNC_JOB_COLUMNS
-                ));
-                let row = sqlx::query(&statement).bind(id).fetch_optional(&self.pool).await?;
-                Ok(match row {
-                    Some(row) => Some($crate::store::sync_job::sync_job_record!(&row)),
-                    None => None,
-                })
-            }
+    async fn get_sync_job(&self, id: &str) -> StoreResult<Option<SyncJob>> {
+        let statement = Self::sql(&format!("SELECT {} FROM sync_jobs WHERE id = $1", SYNC_JOB_COLUMNS));
+        let row = sqlx::query(&statement).bind(id).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(sync_job_record).transpose()?)
+    }
 
-            async fn open_sync_job(
-                &self,
-                account_id: &str,
-                operation_key: &str,
-                target: &str,
-            ) -> $crate::store::StoreResult<Option<$crate::store::sync_job::SyncJob>> {
-                let statement = $dialect.placeholders(format!(
-                    "SELECT {} FROM sync_jobs {}",
-                    $crate::store::sync_job::SYNC_JOB_COLUMNS,
-                    $crate::store::sync_job::OPEN_SYNC_JOB
-                ));
-                let row = sqlx::query(&statement)
-                    .bind(account_id)
-                    .bind(operation_key)
-                    .bind(target)
-                    .fetch_optional(&self.pool)
-                    .await?;
-                Ok(match row {
-                    Some(row) => Some($crate::store::sync_job::sync_job_record!(&row)),
-                    None => None,
-                })
-            }
+    async fn open_sync_job(&self, account_id: &str, operation_key: &str, target: &str) -> StoreResult<Option<SyncJob>> {
+        let statement = Self::sql(&format!("SELECT {} FROM sync_jobs {}", SYNC_JOB_COLUMNS, OPEN_SYNC_JOB));
+        let row = sqlx::query(&statement)
+            .bind(account_id)
+            .bind(operation_key)
+            .bind(target)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(sync_job_record).transpose()?)
+    }
 
-            async fn update_sync_job(&self, job: &$crate::store::sync_job::SyncJob) -> $crate::store::StoreResult<()> {
-                use $crate::store::task::millis;
-                sqlx::query(&$dialect.placeholders($crate::store::sync_job::UPDATE_SYNC_JOB.to_owned()))
-                    .bind(&job.id)
-                    .bind(job.status.as_str())
-                    .bind(i32::try_from(job.attempts).unwrap_or(i32::MAX))
-                    .bind(job.result.as_ref().map(|v| v.to_string()))
-                    .bind(job.error.as_ref().map(|v| v.to_string()))
-                    .bind(millis(job.updated_at))
-                    .bind(millis(job.next_attempt_at))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(())
-            }
+    async fn update_sync_job(&self, job: &SyncJob) -> StoreResult<()> {
+        sqlx::query(&Self::sql(UPDATE_SYNC_JOB))
+            .bind(&job.id)
+            .bind(job.status.as_str())
+            .bind(i32::try_from(job.attempts).unwrap_or(i32::MAX))
+            .bind(job.result.as_ref().map(|v| v.to_string()))
+            .bind(job.error.as_ref().map(|v| v.to_string()))
+            .bind(millis(job.updated_at))
+            .bind(millis(job.next_attempt_at))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
 
-            async fn failed_sync_jobs(
-                &self,
-                limit: u32,
-            ) -> $crate::store::StoreResult<Vec<$crate::store::sync_job::SyncJob>> {
-                let statement = $dialect.placeholders(format!(
-                    "SELECT {} FROM sync_jobs {}",
-                    $crate::store::sync_job::SYNC_JOB_COLUMNS,
-                    $crate::store::sync_job::FAILED_SYNC_JOBS
-                ));
-                let rows = sqlx::query(&statement).bind(i64::from(limit)).fetch_all(&self.pool).await?;
-                let mut jobs = Vec::with_capacity(rows.len());
-                for row in &rows {
-                    jobs.push($crate::store::sync_job::sync_job_record!(row));
-                }
-                Ok(jobs)
-            }
-
-            async fn queue_push(
-                &self,
-                job_id: &str,
-                due: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::store::StoreResult<()> {
-                sqlx::query(&$dialect.placeholders($crate::store::sync_job::QUEUE_PUSH.to_owned()))
-                    .bind(job_id)
-                    .bind($crate::store::task::millis(due))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(())
-            }
-
-            async fn queue_claim(
-                &self,
-                consumer: &str,
-                now: chrono::DateTime<chrono::Utc>,
-                until: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::store::StoreResult<Option<$crate::store::sync_job::QueueClaim>> {
-                use sqlx::Row;
-                use $crate::store::task::millis;
-                let row = sqlx::query(&$crate::store::sync_job::queue_claim($dialect))
-                    .bind(consumer)
-                    .bind(millis(now))
-                    .bind(millis(until))
-                    .fetch_optional(&self.pool)
-                    .await?;
-                Ok(match row {
-                    Some(row) => Some($crate::store::sync_job::QueueClaim {
-                        job_id: row.try_get("job_id")?,
-                        deliveries: u32::try_from(row.try_get::<i32, _>("deliveries")?).unwrap_or_default(),
-                    }),
-                    None => None,
-                })
-            }
-
-            async fn queue_touch(
-                &self,
-                job_id: &str,
-                consumer: &str,
-                until: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::store::StoreResult<bool> {
-                let done = sqlx::query(&$dialect.placeholders($crate::store::sync_job::QUEUE_TOUCH.to_owned()))
-                    .bind(job_id)
-                    .bind(consumer)
-                    .bind($crate::store::task::millis(until))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(done.rows_affected() == 1)
-            }
-
-            async fn queue_remove(&self, job_id: &str, consumer: &str) -> $crate::store::StoreResult<()> {
-                sqlx::query(&$dialect.placeholders($crate::store::sync_job::QUEUE_REMOVE.to_owned()))
-                    .bind(job_id)
-                    .bind(consumer)
-                    .execute(&self.pool)
-                    .await?;
-                Ok(())
-            }
+    async fn failed_sync_jobs(&self, limit: u32) -> StoreResult<Vec<SyncJob>> {
+        let statement = Self::sql(&format!("SELECT {} FROM sync_jobs {}", SYNC_JOB_COLUMNS, FAILED_SYNC_JOBS));
+        let rows = sqlx::query(&statement).bind(i64::from(limit)).fetch_all(&self.pool).await?;
+        let mut jobs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            jobs.push(sync_job_record(row)?);
         }
-    };
+        Ok(jobs)
+    }
+
+    async fn queue_push(&self, job_id: &str, due: DateTime<Utc>) -> StoreResult<()> {
+        sqlx::query(&Self::sql(QUEUE_PUSH)).bind(job_id).bind(millis(due)).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn queue_claim(
+        &self,
+        consumer: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<Option<QueueClaim>> {
+        let row = sqlx::query(&queue_claim(DB::DIALECT))
+            .bind(consumer)
+            .bind(millis(now))
+            .bind(millis(until))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => Some(QueueClaim {
+                job_id: row.try_get("job_id")?,
+                deliveries: u32::try_from(row.try_get::<i32, _>("deliveries")?).unwrap_or_default(),
+            }),
+            None => None,
+        })
+    }
+
+    async fn queue_touch(&self, job_id: &str, consumer: &str, until: DateTime<Utc>) -> StoreResult<bool> {
+        let done = sqlx::query(&Self::sql(QUEUE_TOUCH))
+            .bind(job_id)
+            .bind(consumer)
+            .bind(millis(until))
+            .execute(&self.pool)
+            .await?;
+        Ok(DB::rows_affected(&done) == 1)
+    }
+
+    async fn queue_remove(&self, job_id: &str, consumer: &str) -> StoreResult<()> {
+        sqlx::query(&Self::sql(QUEUE_REMOVE)).bind(job_id).bind(consumer).execute(&self.pool).await?;
+        Ok(())
+    }
 }
-pub(crate) use sync_job_store_impl;

@@ -1,6 +1,6 @@
 //! Asynchronous tasks in the content store's database (migration 0003,
 //! docs/tasks.md): the [`TaskStore`] trait and its one implementation for
-//! both backends ([`task_store_impl!`]).
+//! both backends, generic over them ([`SqlStore`]).
 //!
 //! A task belongs to one account and one operation. It is `running` until a
 //! runner finishes it as `success` (with a result) or `failed` (with an
@@ -13,8 +13,10 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::StoreResult;
+use super::backend::{Backend, SqlStore};
 
 /// Where a task is in its life (docs/tasks.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,137 +167,115 @@ pub(crate) fn outcome_columns(outcome: &TaskOutcome) -> (&'static str, Option<St
     }
 }
 
-/// Reads a task row (a macro because the two backends' rows are different types).
-macro_rules! task_record {
-    ($row:expr) => {{
-        use sqlx::Row;
-        let row = $row;
-        let reservation_id: Option<String> = row.try_get("reservation_id")?;
-        let points: i64 = row.try_get("points")?;
-        $crate::store::task::Task {
-            id: row.try_get("id")?,
-            operation_key: row.try_get("operation_key")?,
-            account_id: row.try_get("account_id")?,
-            status: $crate::store::task::TaskStatus::parse(&row.try_get::<String, _>("status")?),
-            request: $crate::store::task::json(row.try_get("request")?).unwrap_or_default(),
-            result: $crate::store::task::json(row.try_get("result")?),
-            error: $crate::store::task::json(row.try_get("error")?),
-            charge: reservation_id.map(|reservation_id| $crate::store::task::TaskCharge { reservation_id, points }),
-            request_id: row.try_get("request_id")?,
-            created_at: $crate::store::task::from_millis(row.try_get("created_at")?),
-            updated_at: $crate::store::task::from_millis(row.try_get("updated_at")?),
-            deadline_at: $crate::store::task::from_millis(row.try_get("deadline_at")?),
-            lease_owner: row.try_get("lease_owner")?,
-            lease_until: row.try_get::<Option<i64>, _>("lease_until")?.map($crate::store::task::from_millis),
-        }
-    }};
+/// Reads a task row.
+fn task_record<R: Row>(row: &R) -> Result<Task, sqlx::Error>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+    i64: Type<R::Database> + for<'r> Decode<'r, R::Database>,
+{
+    let reservation_id: Option<String> = row.try_get("reservation_id")?;
+    let points: i64 = row.try_get("points")?;
+    Ok(Task {
+        id: row.try_get("id")?,
+        operation_key: row.try_get("operation_key")?,
+        account_id: row.try_get("account_id")?,
+        status: TaskStatus::parse(&row.try_get::<String, _>("status")?),
+        request: json(row.try_get("request")?).unwrap_or_default(),
+        result: json(row.try_get("result")?),
+        error: json(row.try_get("error")?),
+        charge: reservation_id.map(|reservation_id| TaskCharge { reservation_id, points }),
+        request_id: row.try_get("request_id")?,
+        created_at: from_millis(row.try_get("created_at")?),
+        updated_at: from_millis(row.try_get("updated_at")?),
+        deadline_at: from_millis(row.try_get("deadline_at")?),
+        lease_owner: row.try_get("lease_owner")?,
+        lease_until: row.try_get::<Option<i64>, _>("lease_until")?.map(from_millis),
+    })
 }
-pub(crate) use task_record;
 
-/// The [`TaskStore`] of a backend whose type has a `pool` field, with
-/// statements in `$n` form rewritten by `$dialect`.
-macro_rules! task_store_impl {
-    ($store:ty, $dialect:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::store::task::TaskStore for $store {
-            async fn create_task(&self, task: &$crate::store::task::Task) -> $crate::store::StoreResult<()> {
-                use $crate::store::task::millis;
-                let (reservation_id, points) = match &task.charge {
-                    Some(charge) => (Some(charge.reservation_id.clone()), charge.points),
-                    None => (None, 0),
-                };
-                sqlx::query(&$dialect.placeholders($crate::store::task::INSERT_TASK.to_owned()))
-                    .bind(&task.id)
-                    .bind(&task.operation_key)
-                    .bind(&task.account_id)
-                    .bind(task.status.as_str())
-                    .bind(task.request.to_string())
-                    .bind(task.result.as_ref().map(|v| v.to_string()))
-                    .bind(task.error.as_ref().map(|v| v.to_string()))
-                    .bind(reservation_id)
-                    .bind(points)
-                    .bind(&task.request_id)
-                    .bind(millis(task.created_at))
-                    .bind(millis(task.updated_at))
-                    .bind(millis(task.deadline_at))
-                    .bind(&task.lease_owner)
-                    .bind(task.lease_until.map(millis))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(())
-            }
+#[async_trait]
+impl<DB: Backend> TaskStore for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'a> &'a str: ColumnIndex<DB::Row> + Type<DB> + Encode<'a, DB>,
+    String: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+    Option<String>: Type<DB> + for<'q> Encode<'q, DB>,
+    i64: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
+    Option<i64>: Type<DB> + for<'q> Encode<'q, DB>,
+{
+    async fn create_task(&self, task: &Task) -> StoreResult<()> {
+        let (reservation_id, points) = match &task.charge {
+            Some(charge) => (Some(charge.reservation_id.clone()), charge.points),
+            None => (None, 0),
+        };
+        sqlx::query(&Self::sql(INSERT_TASK))
+            .bind(&task.id)
+            .bind(&task.operation_key)
+            .bind(&task.account_id)
+            .bind(task.status.as_str())
+            .bind(task.request.to_string())
+            .bind(task.result.as_ref().map(|v| v.to_string()))
+            .bind(task.error.as_ref().map(|v| v.to_string()))
+            .bind(reservation_id)
+            .bind(points)
+            .bind(&task.request_id)
+            .bind(millis(task.created_at))
+            .bind(millis(task.updated_at))
+            .bind(millis(task.deadline_at))
+            .bind(&task.lease_owner)
+            .bind(task.lease_until.map(millis))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
 
-            async fn get_task(&self, id: &str) -> $crate::store::StoreResult<Option<$crate::store::task::Task>> {
-                let statement = $dialect
-                    .placeholders(format!("SELECT {} FROM tasks WHERE id = $1", $crate::store::task::TASK_COLUMNS));
-                let row = sqlx::query(&statement).bind(id).fetch_optional(&self.pool).await?;
-                Ok(match row {
-                    Some(row) => Some($crate::store::task::task_record!(&row)),
-                    None => None,
-                })
-            }
+    async fn get_task(&self, id: &str) -> StoreResult<Option<Task>> {
+        let statement = Self::sql(&format!("SELECT {} FROM tasks WHERE id = $1", TASK_COLUMNS));
+        let row = sqlx::query(&statement).bind(id).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(task_record).transpose()?)
+    }
 
-            async fn finish_task(
-                &self,
-                id: &str,
-                owner: &str,
-                outcome: &$crate::store::task::TaskOutcome,
-                at: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::store::StoreResult<bool> {
-                let (status, result, error) = $crate::store::task::outcome_columns(outcome);
-                let done = sqlx::query(&$dialect.placeholders($crate::store::task::FINISH_TASK.to_owned()))
-                    .bind(id)
-                    .bind(owner)
-                    .bind(status)
-                    .bind(result)
-                    .bind(error)
-                    .bind($crate::store::task::millis(at))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(done.rows_affected() == 1)
-            }
+    async fn finish_task(&self, id: &str, owner: &str, outcome: &TaskOutcome, at: DateTime<Utc>) -> StoreResult<bool> {
+        let (status, result, error) = outcome_columns(outcome);
+        let done = sqlx::query(&Self::sql(FINISH_TASK))
+            .bind(id)
+            .bind(owner)
+            .bind(status)
+            .bind(result)
+            .bind(error)
+            .bind(millis(at))
+            .execute(&self.pool)
+            .await?;
+        Ok(DB::rows_affected(&done) == 1)
+    }
 
-            async fn renew_task_leases(
-                &self,
-                owner: &str,
-                until: chrono::DateTime<chrono::Utc>,
-            ) -> $crate::store::StoreResult<u64> {
-                let done = sqlx::query(&$dialect.placeholders($crate::store::task::RENEW_LEASES.to_owned()))
-                    .bind(owner)
-                    .bind($crate::store::task::millis(until))
-                    .execute(&self.pool)
-                    .await?;
-                Ok(done.rows_affected())
-            }
+    async fn renew_task_leases(&self, owner: &str, until: DateTime<Utc>) -> StoreResult<u64> {
+        let done = sqlx::query(&Self::sql(RENEW_LEASES)).bind(owner).bind(millis(until)).execute(&self.pool).await?;
+        Ok(DB::rows_affected(&done))
+    }
 
-            async fn claim_orphaned_tasks(
-                &self,
-                owner: &str,
-                now: chrono::DateTime<chrono::Utc>,
-                until: chrono::DateTime<chrono::Utc>,
-                limit: u32,
-            ) -> $crate::store::StoreResult<Vec<$crate::store::task::Task>> {
-                use $crate::store::task::millis;
-                let statement = $dialect.placeholders(format!(
-                    "{}{}",
-                    $crate::store::task::CLAIM_ORPHANED,
-                    $crate::store::task::TASK_COLUMNS
-                ));
-                let rows = sqlx::query(&statement)
-                    .bind(owner)
-                    .bind(millis(now))
-                    .bind(millis(until))
-                    .bind(i64::from(limit))
-                    .fetch_all(&self.pool)
-                    .await?;
-                let mut tasks = Vec::with_capacity(rows.len());
-                for row in &rows {
-                    tasks.push($crate::store::task::task_record!(row));
-                }
-                tasks.sort_by_key(|t| t.created_at);
-                Ok(tasks)
-            }
+    async fn claim_orphaned_tasks(
+        &self,
+        owner: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Task>> {
+        let statement = Self::sql(&format!("{}{}", CLAIM_ORPHANED, TASK_COLUMNS));
+        let rows = sqlx::query(&statement)
+            .bind(owner)
+            .bind(millis(now))
+            .bind(millis(until))
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for row in &rows {
+            tasks.push(task_record(row)?);
         }
-    };
+        tasks.sort_by_key(|t| t.created_at);
+        Ok(tasks)
+    }
 }
-pub(crate) use task_store_impl;
