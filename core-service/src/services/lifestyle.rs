@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::lifestyle::v1 as pb;
-use mediaops_proto::mediaops::lifestyle::v1::lifestyle_service::LifestyleService;
+use mediaops_proto::mediaops::lifestyle::v1::lifestyle_service::{self, LifestyleService};
 
 use crate::data_api::DataApi;
 use crate::data_api::feeds::Times;
@@ -98,7 +98,7 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: pb::LifestyleAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, "lifestyle.v1.LifestyleService.LifestyleAiFeed", Topic::Ai, Times::Required, request)
+        super::feed(&self.api, lifestyle_service::LIFESTYLE_AI_FEED, Topic::Ai, Times::Required, request)
             .await
     }
 
@@ -109,7 +109,7 @@ impl LifestyleService<Registry> for Lifestyle {
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
         super::feed(
             &self.api,
-            "lifestyle.v1.LifestyleService.LifestylePlayletFeed",
+            lifestyle_service::LIFESTYLE_PLAYLET_FEED,
             Topic::Playlet,
             Times::Optional,
             request,

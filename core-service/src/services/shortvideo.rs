@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::shortvideo::v1 as pb;
-use mediaops_proto::mediaops::shortvideo::v1::shortvideo_service::ShortvideoService;
+use mediaops_proto::mediaops::shortvideo::v1::shortvideo_service::{self, ShortvideoService};
 
 use crate::data_api::DataApi;
 use crate::data_api::feeds::Times;
@@ -122,7 +122,7 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: pb::ShortvideoAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, "shortvideo.v1.ShortvideoService.ShortvideoAiFeed", Topic::Ai, Times::Optional, request)
+        super::feed(&self.api, shortvideo_service::SHORTVIDEO_AI_FEED, Topic::Ai, Times::Optional, request)
             .await
     }
 
@@ -133,7 +133,7 @@ impl ShortvideoService<Registry> for Shortvideo {
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
         super::feed(
             &self.api,
-            "shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed",
+            shortvideo_service::SHORTVIDEO_PLAYLET_FEED,
             Topic::Playlet,
             Times::Optional,
             request,
