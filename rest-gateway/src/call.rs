@@ -85,7 +85,8 @@ async fn run(
             object = multipart::to_object(upload, &route.input, &parts.headers, bytes).await?;
         } else if !bytes.iter().all(u8::is_ascii_whitespace) {
             require_json(&parts.headers, route.upload.is_some())?;
-            let json: Json = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}")))?;
+            let json: Json = serde_json::from_slice(&bytes)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}")))?;
             match &route.body_field {
                 Some(field) => {
                     object.insert(field.json_name().to_owned(), json);

@@ -146,14 +146,7 @@ impl ArticlesService<Registry> for Articles {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            articles_service::ARTICLES_PLAYLET_FEED,
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, articles_service::ARTICLES_PLAYLET_FEED, Topic::Playlet, Times::Optional, request).await
     }
 
     async fn articles_sync_notes(

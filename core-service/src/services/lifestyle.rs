@@ -98,8 +98,7 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: pb::LifestyleAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, lifestyle_service::LIFESTYLE_AI_FEED, Topic::Ai, Times::Required, request)
-            .await
+        super::feed(&self.api, lifestyle_service::LIFESTYLE_AI_FEED, Topic::Ai, Times::Required, request).await
     }
 
     async fn lifestyle_playlet_feed(
@@ -107,14 +106,8 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            lifestyle_service::LIFESTYLE_PLAYLET_FEED,
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, lifestyle_service::LIFESTYLE_PLAYLET_FEED, Topic::Playlet, Times::Optional, request)
+            .await
     }
 
     async fn lifestyle_sync_notes(

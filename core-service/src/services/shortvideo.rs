@@ -122,8 +122,7 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: pb::ShortvideoAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, shortvideo_service::SHORTVIDEO_AI_FEED, Topic::Ai, Times::Optional, request)
-            .await
+        super::feed(&self.api, shortvideo_service::SHORTVIDEO_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn shortvideo_playlet_feed(
@@ -131,14 +130,8 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            shortvideo_service::SHORTVIDEO_PLAYLET_FEED,
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, shortvideo_service::SHORTVIDEO_PLAYLET_FEED, Topic::Playlet, Times::Optional, request)
+            .await
     }
 
     async fn shortvideo_sync_notes(

@@ -56,14 +56,7 @@ impl VideositeService<Registry> for Videosite {
         _: CallContext,
         request: KeywordFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.0,
-            videosite_service::VIDEOSITE_PLAYLET_FEED,
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.0, videosite_service::VIDEOSITE_PLAYLET_FEED, Topic::Playlet, Times::Optional, request).await
     }
 
     async fn videosite_ai_feed(
