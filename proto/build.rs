@@ -24,14 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = compiler.file_descriptor_set();
     let encoded = compiler.encode_file_descriptor_set();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
-    let clients = tonic_prost_build::configure().build_server(false).build_client(true).service_generator();
-    let mut config = prost_build::Config::new();
-    config
-        .enable_type_names()
-        .out_dir(&out)
-        .include_file("_includes.rs")
-        .service_generator(Box::new(services::Generator::new(clients)));
-    config.compile_fds(fds)?;
+    services::config(&out).compile_fds(fds)?;
     std::fs::write(out.join("descriptor.bin"), encoded)?;
     Ok(())
 }

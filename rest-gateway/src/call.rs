@@ -13,6 +13,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 use bytes::Bytes;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use prost::Message;
 use prost_reflect::DynamicMessage;
@@ -84,10 +85,8 @@ async fn run(
             object = multipart::to_object(upload, &route.input, &parts.headers, bytes).await?;
         } else if !bytes.iter().all(u8::is_ascii_whitespace) {
             require_json(&parts.headers, route.upload.is_some())?;
-            let json: Json = serde_json::from_slice(&bytes).map_err(|e| ApiError {
-                field: None,
-                ..ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}"))
-            })?;
+            let json: Json = serde_json::from_slice(&bytes)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("the body is not valid JSON: {e}")))?;
             match &route.body_field {
                 Some(field) => {
                     object.insert(field.json_name().to_owned(), json);
@@ -174,10 +173,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     let Some(value) = headers.get(HEADER) else { return Ok(None) };
     match value.to_str() {
         Ok(key) if is_well_formed(key) => Ok(Some(key)),
-        _ => Err(ApiError {
-            field: Some("Idempotency-Key".into()),
-            ..ApiError::new(ErrorCode::InvalidInput, format!("{RULE}; got {} bytes", value.len()))
-        }),
+        _ => Err(ServiceError::invalid_field("Idempotency-Key", format!("{RULE}; got {} bytes", value.len())).into()),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use serde_json::{Value as Json, json};
 
@@ -14,18 +15,15 @@ use crate::transcode::FieldError;
 /// Header carrying the request id both ways.
 pub const REQUEST_ID_HEADER: &str = mediaops_proto::request_id::HEADER;
 
-/// A failed call, as the client will see it.
+/// A failed call, as the client will see it: the one error type of
+/// mediaops ([`ServiceError`], shared with the core; docs/errors.md) and the
+/// rate-limit headers of the core's answer. It reads as the
+/// [`ServiceError`] it holds (`error.code`, `error.field`, …).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
-    /// The error code (HTTP status and `error.code`).
-    pub code: ErrorCode,
-    /// A message for people.
-    pub message: String,
-    /// JSON path of the field at fault, when there is one.
-    pub field: Option<String>,
-    /// `{code?, message}` passed through from an upstream (spec 7 rule 3);
-    /// boxed, as it is rare, to keep `Result<_, ApiError>` small.
-    pub upstream: Option<Box<Json>>,
+    /// The error: code (HTTP status and `error.code`), message, field,
+    /// upstream; boxed to keep `Result<_, ApiError>` small.
+    pub error: Box<ServiceError>,
     /// `RateLimit-Policy`, `RateLimit` and `Retry-After` of the core's
     /// answer, when the account is limited (docs/rate-limits.md).
     pub rate_limit: Vec<(&'static str, String)>,
@@ -34,26 +32,21 @@ pub struct ApiError {
 impl ApiError {
     /// An error of `code` with `message` and nothing else.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError { code, message: message.into(), field: None, upstream: None, rate_limit: Vec::new() }
+        ServiceError::new(code, message).into()
     }
 
-    /// The error object the core put in a gRPC status's details (a
+    /// The error the core put in a gRPC status's details (a
     /// `google.rpc.Status` with `ErrorInfo`, read by
-    /// [`mediaops_proto::grpc_error::error_object`]). A status
+    /// [`ServiceError::from_status`]). A status
     /// without one did not come from the core's pipeline: the connection to
     /// the core failed or the answer was lost on the way (a reset stream, a
     /// protocol error, a timeout). That is 502 `upstream_unavailable`,
     /// never a 500 or a code of the core's (issue 21 item 1); the core
     /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
-        if let Some(error) = mediaops_proto::grpc_error::error_object(status)
-            && let Some(code) = ErrorCode::parse(&error.code)
-        {
+        if let Some(error) = ServiceError::from_status(status) {
             return ApiError {
-                code,
-                message: error.message,
-                field: error.field,
-                upstream: error.upstream.map(|u| Box::new(json!({"code": u.code, "message": u.message}))),
+                error: Box::new(error),
                 rate_limit: mediaops_proto::rate_limit::from_metadata(status.metadata()),
             };
         }
@@ -73,25 +66,32 @@ impl ApiError {
         let core = self.rate_limit.iter().find(|(name, _)| *name == mediaops_proto::rate_limit::RETRY_AFTER);
         core.map(|(_, value)| value.clone()).or_else(|| self.code.retry_after_secs().map(|s| s.to_string()))
     }
+}
 
-    /// The error object of the envelope, `{code, message, field?, upstream?}`.
-    pub fn to_json(&self) -> Json {
-        let message = mediaops_proto::excerpt::cap_message(&self.message);
-        let mut object = json!({"code": self.code.as_str(), "message": message});
-        if let Some(field) = &self.field {
-            object["field"] = json!(field);
-        }
-        if let Some(upstream) = &self.upstream {
-            object["upstream"] = (**upstream).clone();
-        }
-        object
+impl From<ServiceError> for ApiError {
+    fn from(error: ServiceError) -> Self {
+        ApiError { error: Box::new(error), rate_limit: Vec::new() }
+    }
+}
+
+impl std::ops::Deref for ApiError {
+    type Target = ServiceError;
+
+    fn deref(&self) -> &ServiceError {
+        &self.error
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut ServiceError {
+        &mut self.error
     }
 }
 
 impl From<FieldError> for ApiError {
     fn from(error: FieldError) -> Self {
         let field = if error.field.is_empty() { None } else { Some(error.field) };
-        ApiError { field, ..ApiError::new(ErrorCode::InvalidInput, error.message) }
+        ServiceError { field, ..ServiceError::new(ErrorCode::InvalidInput, error.message) }.into()
     }
 }
 
@@ -155,7 +155,7 @@ pub fn failure_json(request_id: &str, error: &ApiError) -> Json {
 /// `store_unavailable`), and the core's rate-limit headers (a 429
 /// `rate_limited` has its own `Retry-After`).
 pub fn failure(request_id: &str, error: &ApiError) -> Response {
-    let status = StatusCode::from_u16(error.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = respond(status, request_id, failure_json(request_id, error).to_string());
     if let Some(seconds) = error.code.retry_after_secs() {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));

@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::feeds::v1::{FeedDocument, ReadFeedRequest};
 use prost::Message;
@@ -95,13 +96,13 @@ async fn read(
         _ => match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
             Some(value) => value.to_owned(),
             None => {
-                return Err(ApiError {
+                return Err(ServiceError {
                     field: Some("token".into()),
-                    ..ApiError::new(
-                        ErrorCode::Unauthenticated,
+                    ..ServiceError::unauthenticated(
                         "a feed URL carries its token: ?token=mf_… (POST /api/feeds/tokens makes one)",
                     )
-                });
+                }
+                .into());
             }
         },
     };

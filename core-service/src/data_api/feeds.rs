@@ -117,10 +117,11 @@ pub struct Feed {
 }
 
 impl Feed {
-    /// The feed of `mediaops.<method>` (`<platform>.v1.<Service>.<Rpc>`),
-    /// whose platform token is the method's first segment.
+    /// The feed of `method` (`mediaops.<platform>.v1.<Service>.<Rpc>`, the
+    /// constant the generated service module has for the RPC), whose
+    /// platform token is the package's segment after `mediaops`.
     pub fn new(method: &'static str, topic: Topic, times: Times) -> Feed {
-        let platform = method.split('.').next().unwrap_or_default();
+        let platform = method.strip_prefix("mediaops.").unwrap_or(method).split('.').next().unwrap_or_default();
         Feed { method, platform, topic, times }
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::articles::v1 as pb;
-use mediaops_proto::mediaops::articles::v1::articles_service::ArticlesService;
+use mediaops_proto::mediaops::articles::v1::articles_service::{self, ArticlesService};
 use mediaops_proto::mediaops::common::v1 as common;
 
 use crate::data_api::DataApi;
@@ -138,7 +138,7 @@ impl ArticlesService<Registry> for Articles {
         _: CallContext,
         request: pb::ArticlesAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, "articles.v1.ArticlesService.ArticlesAiFeed", Topic::Ai, Times::Optional, request).await
+        super::feed(&self.api, articles_service::ARTICLES_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn articles_playlet_feed(
@@ -146,14 +146,7 @@ impl ArticlesService<Registry> for Articles {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            "articles.v1.ArticlesService.ArticlesPlayletFeed",
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, articles_service::ARTICLES_PLAYLET_FEED, Topic::Playlet, Times::Optional, request).await
     }
 
     async fn articles_sync_notes(

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::channels::v1 as pb;
-use mediaops_proto::mediaops::channels::v1::channels_service::ChannelsService;
+use mediaops_proto::mediaops::channels::v1::channels_service::{self, ChannelsService};
 use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 
 use crate::data_api::feeds::Times;
@@ -24,7 +24,7 @@ impl ChannelsService<Registry> for Channels {
         _: CallContext,
         request: KeywordFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        super::feed(&self.0, "channels.v1.ChannelsService.ChannelsAiFeed", Topic::Ai, Times::Optional, request).await
+        super::feed(&self.0, channels_service::CHANNELS_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn search_work(

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::clipapp::v1 as pb;
-use mediaops_proto::mediaops::clipapp::v1::clipapp_service::ClipappService;
+use mediaops_proto::mediaops::clipapp::v1::clipapp_service::{self, ClipappService};
 use mediaops_proto::mediaops::common::v1::TitleLikeList;
 
 use crate::data_api::feeds::Times;
@@ -24,7 +24,7 @@ impl ClipappService<Registry> for Clipapp {
         _: CallContext,
         request: pb::ClipappAiFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        super::feed(&self.0, "clipapp.v1.ClipappService.ClipappAiFeed", Topic::Ai, Times::Optional, request).await
+        super::feed(&self.0, clipapp_service::CLIPAPP_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn search_work(

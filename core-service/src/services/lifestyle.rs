@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::lifestyle::v1 as pb;
-use mediaops_proto::mediaops::lifestyle::v1::lifestyle_service::LifestyleService;
+use mediaops_proto::mediaops::lifestyle::v1::lifestyle_service::{self, LifestyleService};
 
 use crate::data_api::DataApi;
 use crate::data_api::feeds::Times;
@@ -98,8 +98,7 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: pb::LifestyleAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, "lifestyle.v1.LifestyleService.LifestyleAiFeed", Topic::Ai, Times::Required, request)
-            .await
+        super::feed(&self.api, lifestyle_service::LIFESTYLE_AI_FEED, Topic::Ai, Times::Required, request).await
     }
 
     async fn lifestyle_playlet_feed(
@@ -107,14 +106,8 @@ impl LifestyleService<Registry> for Lifestyle {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            "lifestyle.v1.LifestyleService.LifestylePlayletFeed",
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, lifestyle_service::LIFESTYLE_PLAYLET_FEED, Topic::Playlet, Times::Optional, request)
+            .await
     }
 
     async fn lifestyle_sync_notes(

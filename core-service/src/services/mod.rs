@@ -77,8 +77,9 @@ fn configured<'a, T>(backend: &'a Option<Arc<T>>, what: &str) -> Result<&'a T, S
     })
 }
 
-/// The feed RPC `method` (`<platform>.v1.<Service>.<Rpc>`): works of the
-/// `topic` on the method's platform ([`topic_feed`]).
+/// The feed RPC `method` (its generated constant, e.g.
+/// `articles_service::ARTICLES_AI_FEED`): works of the `topic` on the
+/// method's platform ([`topic_feed`]).
 async fn feed<Req: FeedInput>(
     api: &Arc<DataApi>,
     method: &'static str,

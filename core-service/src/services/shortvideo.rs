@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::shortvideo::v1 as pb;
-use mediaops_proto::mediaops::shortvideo::v1::shortvideo_service::ShortvideoService;
+use mediaops_proto::mediaops::shortvideo::v1::shortvideo_service::{self, ShortvideoService};
 
 use crate::data_api::DataApi;
 use crate::data_api::feeds::Times;
@@ -122,8 +122,7 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: pb::ShortvideoAiFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(&self.api, "shortvideo.v1.ShortvideoService.ShortvideoAiFeed", Topic::Ai, Times::Optional, request)
-            .await
+        super::feed(&self.api, shortvideo_service::SHORTVIDEO_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn shortvideo_playlet_feed(
@@ -131,14 +130,8 @@ impl ShortvideoService<Registry> for Shortvideo {
         _: CallContext,
         request: common::KeywordFeedRequest,
     ) -> Result<Answer<common::TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.api,
-            "shortvideo.v1.ShortvideoService.ShortvideoPlayletFeed",
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.api, shortvideo_service::SHORTVIDEO_PLAYLET_FEED, Topic::Playlet, Times::Optional, request)
+            .await
     }
 
     async fn shortvideo_sync_notes(

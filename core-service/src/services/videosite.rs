@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 use mediaops_proto::mediaops::videosite::v1 as pb;
-use mediaops_proto::mediaops::videosite::v1::videosite_service::VideositeService;
+use mediaops_proto::mediaops::videosite::v1::videosite_service::{self, VideositeService};
 
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, videosite};
@@ -56,14 +56,7 @@ impl VideositeService<Registry> for Videosite {
         _: CallContext,
         request: KeywordFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        super::feed(
-            &self.0,
-            "videosite.v1.VideositeService.VideositePlayletFeed",
-            Topic::Playlet,
-            Times::Optional,
-            request,
-        )
-        .await
+        super::feed(&self.0, videosite_service::VIDEOSITE_PLAYLET_FEED, Topic::Playlet, Times::Optional, request).await
     }
 
     async fn videosite_ai_feed(
@@ -71,7 +64,7 @@ impl VideositeService<Registry> for Videosite {
         _: CallContext,
         request: pb::VideositeAiFeedRequest,
     ) -> Result<Answer<TitleLikeList>, ServiceError> {
-        super::feed(&self.0, "videosite.v1.VideositeService.VideositeAiFeed", Topic::Ai, Times::Optional, request).await
+        super::feed(&self.0, videosite_service::VIDEOSITE_AI_FEED, Topic::Ai, Times::Optional, request).await
     }
 
     async fn videosite_user_works(

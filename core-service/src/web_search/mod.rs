@@ -39,7 +39,7 @@ pub const SOURCE: &str = "searxng";
 /// Longest `query` accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 500;
 
-const RPC: &str = "mediaops.skills.v1.SkillsService.AiWebSearch";
+const RPC: &str = mediaops_proto::mediaops::skills::v1::skills_service::AI_WEB_SEARCH;
 
 /// Time the invoke call may take beyond `wait_secs` (storing, reading).
 const CALL_MARGIN: Duration = Duration::from_secs(15);

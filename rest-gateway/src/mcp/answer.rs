@@ -51,7 +51,7 @@ mod tests {
 
     #[test]
     fn an_error_names_its_code_and_keeps_the_rest_error_object() {
-        let error = ApiError { field: Some("keyword".into()), ..ApiError::new(ErrorCode::InvalidInput, "required") };
+        let error = ApiError::from(mediaops_proto::error::ServiceError::invalid_field("keyword", "required"));
         let result = failure("r1", &error);
         assert_eq!(result.is_error, Some(true));
         let text = result.content[0].as_text().unwrap().text.clone();
