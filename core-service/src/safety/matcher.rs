@@ -33,11 +33,9 @@ use std::sync::Arc;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, dfa, nfa};
 
+pub use super::lexicon::MAX_PATTERN_CHARS;
 use super::lexicon::Entry;
 use super::normalize::{Normalizer, normalize_word};
-
-/// Longest word or phrase a matcher takes, in normalized characters.
-pub const MAX_PATTERN_CHARS: usize = 63;
 
 /// Total pattern bytes up to which the automaton is a DFA (fastest search;
 /// about 1 MiB for the built-in lexicon, 2 MiB at this limit); larger sets
