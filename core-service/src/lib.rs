@@ -55,6 +55,7 @@ pub mod store;
 pub mod structs;
 pub mod sync;
 pub mod tasks;
+pub mod text;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod trend;
 pub mod validate;
