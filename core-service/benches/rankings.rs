@@ -472,7 +472,7 @@ async fn fill(backend: &str, store: &dyn ContentStore, works: usize, days: u64) 
 async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<Measured> {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
-    core_service::data_api::register(&api, &Fallbacks::default(), &mut registry).unwrap();
+    core_service::services::register_store_reads(&api, &Fallbacks::default(), &mut registry).unwrap();
     let mut measured = Vec::new();
     for (method, request) in requests() {
         let info = registry.operations().find(|o| o.method.full_name() == method).expect("operation").clone();

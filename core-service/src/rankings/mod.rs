@@ -11,7 +11,6 @@
 pub mod articles;
 pub mod boards;
 pub mod lifestyle;
-pub mod rules;
 pub mod series;
 pub mod shortvideo;
 pub mod skills;
@@ -24,6 +23,7 @@ use crate::registry::CallContext;
 use crate::store::model::{
     AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
 };
+pub use crate::rules::rankings as rules;
 use rules::{Checked, Window};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the
