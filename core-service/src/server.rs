@@ -239,7 +239,12 @@ impl Core {
             data.store.clone(),
             std::time::Duration::from_secs(settings.readiness_interval_secs),
         );
-        let rate_limiter = crate::rate_limit::open(settings, ledger.clone()).await?;
+        let rate_limiter = crate::rate_limit::open(
+            &settings.rate_limit,
+            settings.redis_url.as_deref(),
+            &settings.redis_prefix,
+            ledger.clone(),
+        ).await?;
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,
