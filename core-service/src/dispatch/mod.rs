@@ -50,7 +50,7 @@ use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
 
 mod delivery;
-pub mod in_flight;
+pub use crate::metrics::in_flight;
 mod settlement;
 
 use delivery::{PendingSettlement, SettleOnDelivery};
