@@ -18,7 +18,7 @@
 pub mod atom;
 pub mod entries;
 pub mod name;
-pub mod store;
+pub use crate::store::state::feed_token as store;
 
 use std::sync::Arc;
 

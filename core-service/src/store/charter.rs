@@ -1,6 +1,6 @@
 //! Charters in the content store's database (migration 0008, table
 //! `charters`; docs/charter.md, docs/state.md): the
-//! [`CharterStore`](crate::charter::store::CharterStore) of both backends
+//! [`CharterStore`](crate::store::state::charter::CharterStore) of both backends
 //! ([`charter_store_impl!`]). A row is one profile's `StoredCharter` in
 //! proto JSON, keyed by (account, profile).
 
@@ -16,17 +16,17 @@ pub(crate) const WHAT: &str = "charter store";
 pub(crate) fn document(
     json: &str,
 ) -> Result<mediaops_proto::mediaops::charter::v1::StoredCharter, crate::error::ServiceError> {
-    crate::charter::store::from_json(json.as_bytes())
+    crate::store::state::charter::from_json(json.as_bytes())
         .map_err(|e| crate::error::ServiceError::internal(format!("a stored charter does not read: {e}")))
 }
 
-/// The [`CharterStore`](crate::charter::store::CharterStore) of a backend
+/// The [`CharterStore`](crate::store::state::charter::CharterStore) of a backend
 /// whose type has a `pool` field, with statements in `$n` form rewritten by
 /// `$dialect`.
 macro_rules! charter_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::charter::store::CharterStore for $store {
+        impl $crate::store::state::charter::CharterStore for $store {
             async fn get(
                 &self,
                 account_id: &str,
@@ -51,7 +51,7 @@ macro_rules! charter_store_impl {
                 sqlx::query(&$dialect.placeholders(PUT_CHARTER.to_owned()))
                     .bind(account_id)
                     .bind(&stored.profile_id)
-                    .bind($crate::charter::store::to_json(stored)?)
+                    .bind($crate::store::state::charter::to_json(stored)?)
                     .execute(&self.pool)
                     .await
                     .map_err($crate::store::failure::database_failed(WHAT))?;

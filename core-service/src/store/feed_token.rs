@@ -1,6 +1,6 @@
 //! Feed tokens in the content store's database (migration 0010, table
 //! `feed_tokens`; docs/watchlists.md "Feeds"): the
-//! [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of both backends
+//! [`FeedTokenStore`](crate::store::state::feed_token::FeedTokenStore) of both backends
 //! ([`feed_token_store_impl!`]).
 
 pub(crate) const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \
@@ -16,13 +16,13 @@ pub(crate) const FIND: &str = "SELECT account_id, feed FROM feed_tokens WHERE to
 /// How the feed-token store is named in logs.
 pub(crate) const WHAT: &str = "feed-token store";
 
-/// The [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of a backend
+/// The [`FeedTokenStore`](crate::store::state::feed_token::FeedTokenStore) of a backend
 /// whose type has a `pool` field, with statements in `$n` form rewritten by
 /// `$dialect`.
 macro_rules! feed_token_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::feeds::store::FeedTokenStore for $store {
+        impl $crate::store::state::feed_token::FeedTokenStore for $store {
             async fn put_feed_token(
                 &self,
                 account_id: &str,

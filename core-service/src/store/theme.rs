@@ -1,6 +1,6 @@
 //! Article theme settings in the content store's database (migration 0008,
 //! tables `theme_defaults` and `custom_themes`; docs/articles.md,
-//! docs/state.md): the [`ThemeStore`](crate::articles::themes::store::ThemeStore)
+//! docs/state.md): the [`ThemeStore`](crate::store::state::theme::ThemeStore)
 //! of both backends ([`theme_store_impl!`]).
 
 pub(crate) const GET_DEFAULT: &str = "SELECT theme_id FROM theme_defaults WHERE account_id = $1";
@@ -36,13 +36,13 @@ macro_rules! custom_theme {
 }
 pub(crate) use custom_theme;
 
-/// The [`ThemeStore`](crate::articles::themes::store::ThemeStore) of a
+/// The [`ThemeStore`](crate::store::state::theme::ThemeStore) of a
 /// backend whose type has a `pool` field, with statements in `$n` form
 /// rewritten by `$dialect`.
 macro_rules! theme_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::articles::themes::store::ThemeStore for $store {
+        impl $crate::store::state::theme::ThemeStore for $store {
             async fn default_theme(&self, account_id: &str) -> Result<Option<String>, $crate::error::ServiceError> {
                 use $crate::store::theme::{GET_DEFAULT, WHAT};
                 sqlx::query_scalar(&$dialect.placeholders(GET_DEFAULT.to_owned()))

@@ -1,6 +1,6 @@
 //! Watch lists in the content store's database (migration 0009, tables
 //! `watchlists`, `watch_seen`, `watch_deliveries`; docs/watchlists.md): the
-//! [`WatchStore`](crate::watch::store::WatchStore) of both backends
+//! [`WatchStore`](crate::store::state::watch::WatchStore) of both backends
 //! ([`watch_store_impl!`]).
 
 pub(crate) const COLUMNS: &str =
@@ -53,9 +53,9 @@ macro_rules! stored_watchlist {
         let failed = $crate::store::failure::database_failed($crate::store::watch::WHAT);
         let text = |name: &str| row.try_get::<String, _>(name).map_err(&failed);
         let millis = |name: &str| row.try_get::<Option<i64>, _>(name).map_err(&failed);
-        $crate::watch::store::StoredWatchlist {
+        $crate::store::state::watch::StoredWatchlist {
             id: text("id")?,
-            spec: $crate::watch::store::from_json(&text("spec")?)?,
+            spec: $crate::store::state::watch::from_json(&text("spec")?)?,
             created_at: text("created_at")?,
             updated_at: text("updated_at")?,
             state: text("state")?,
@@ -67,17 +67,17 @@ macro_rules! stored_watchlist {
 }
 pub(crate) use stored_watchlist;
 
-/// The [`WatchStore`](crate::watch::store::WatchStore) of a backend whose
+/// The [`WatchStore`](crate::store::state::watch::WatchStore) of a backend whose
 /// type has a `pool` field, with statements in `$n` form rewritten by
 /// `$dialect`.
 macro_rules! watch_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::watch::store::WatchStore for $store {
+        impl $crate::store::state::watch::WatchStore for $store {
             async fn list_watchlists(
                 &self,
                 account_id: &str,
-            ) -> Result<Vec<$crate::watch::store::StoredWatchlist>, $crate::error::ServiceError> {
+            ) -> Result<Vec<$crate::store::state::watch::StoredWatchlist>, $crate::error::ServiceError> {
                 use $crate::store::watch::{COLUMNS, WHAT};
                 let statement = $dialect.placeholders(format!("{COLUMNS} WHERE account_id = $1"));
                 let rows = sqlx::query(&statement)
@@ -97,7 +97,7 @@ macro_rules! watch_store_impl {
                 &self,
                 account_id: &str,
                 id: &str,
-            ) -> Result<Option<$crate::watch::store::StoredWatchlist>, $crate::error::ServiceError> {
+            ) -> Result<Option<$crate::store::state::watch::StoredWatchlist>, $crate::error::ServiceError> {
                 use $crate::store::watch::{COLUMNS, WHAT};
                 let statement = $dialect.placeholders(format!("{COLUMNS} WHERE account_id = $1 AND id = $2"));
                 let row = sqlx::query(&statement)
@@ -115,13 +115,13 @@ macro_rules! watch_store_impl {
             async fn put_watchlist(
                 &self,
                 account_id: &str,
-                stored: &$crate::watch::store::StoredWatchlist,
+                stored: &$crate::store::state::watch::StoredWatchlist,
             ) -> Result<(), $crate::error::ServiceError> {
                 use $crate::store::watch::{PUT, WHAT};
                 sqlx::query(&$dialect.placeholders(PUT.to_owned()))
                     .bind(account_id)
                     .bind(&stored.id)
-                    .bind($crate::watch::store::to_json(&stored.spec)?)
+                    .bind($crate::store::state::watch::to_json(&stored.spec)?)
                     .bind(&stored.created_at)
                     .bind(&stored.updated_at)
                     .bind(&stored.state)
@@ -173,7 +173,7 @@ macro_rules! watch_store_impl {
                 owner: &str,
                 now_ms: i64,
                 until_ms: i64,
-            ) -> Result<Option<$crate::watch::store::StoredWatchlist>, $crate::error::ServiceError> {
+            ) -> Result<Option<$crate::store::state::watch::StoredWatchlist>, $crate::error::ServiceError> {
                 use $crate::store::watch::{CLAIM, WHAT};
                 let claimed = sqlx::query(&$dialect.placeholders(CLAIM.to_owned()))
                     .bind(account_id)
@@ -188,7 +188,7 @@ macro_rules! watch_store_impl {
                 if claimed == 0 {
                     return Ok(None);
                 }
-                $crate::watch::store::WatchStore::get_watchlist(self, account_id, id).await
+                $crate::store::state::watch::WatchStore::get_watchlist(self, account_id, id).await
             }
 
             async fn finish_watchlist(
@@ -196,7 +196,7 @@ macro_rules! watch_store_impl {
                 account_id: &str,
                 id: &str,
                 owner: &str,
-                outcome: &$crate::watch::store::RunOutcome,
+                outcome: &$crate::store::state::watch::RunOutcome,
             ) -> Result<bool, $crate::error::ServiceError> {
                 use $crate::store::watch::{FINISH, WHAT};
                 let done = sqlx::query(&$dialect.placeholders(FINISH.to_owned()))
@@ -264,7 +264,7 @@ macro_rules! watch_store_impl {
                 sqlx::query(&$dialect.placeholders(ADD_DELIVERY.to_owned()))
                     .bind(account_id)
                     .bind(id)
-                    .bind($crate::watch::store::to_json(delivery)?)
+                    .bind($crate::store::state::watch::to_json(delivery)?)
                     .execute(&self.pool)
                     .await
                     .map_err($crate::store::failure::database_failed(WHAT))?;
@@ -285,7 +285,7 @@ macro_rules! watch_store_impl {
                     .fetch_all(&self.pool)
                     .await
                     .map_err($crate::store::failure::database_failed(WHAT))?;
-                rows.iter().map(|json| $crate::watch::store::from_json(json)).collect()
+                rows.iter().map(|json| $crate::store::state::watch::from_json(json)).collect()
             }
         }
     };

@@ -1,7 +1,7 @@
 //! WeChat third-party platform state in the content store's database
 //! (migration 0008, tables `wechat_verify_ticket`, `wechat_authorizers`,
 //! `wechat_pending`; docs/wechat.md "State", docs/state.md): the
-//! [`WechatStore`](crate::wechat::store::WechatStore) of both backends
+//! [`WechatStore`](crate::store::state::wechat::WechatStore) of both backends
 //! ([`wechat_store_impl!`]). Refresh tokens are kept in the
 //! `wechat_authorizers` rows; they are secrets and never logged.
 
@@ -46,7 +46,7 @@ macro_rules! authorizer {
         let row = $row;
         let failed = $crate::store::failure::database_failed($crate::store::wechat::WHAT);
         let column = |name: &str| row.try_get::<String, _>(name).map_err(&failed);
-        $crate::wechat::store::StoredAuthorizer {
+        $crate::store::state::wechat::StoredAuthorizer {
             authorizer_appid: column("authorizer_appid")?,
             account_id: column("account_id")?,
             nickname: column("nickname")?,
@@ -60,13 +60,13 @@ macro_rules! authorizer {
 }
 pub(crate) use authorizer;
 
-/// The [`WechatStore`](crate::wechat::store::WechatStore) of a backend
+/// The [`WechatStore`](crate::store::state::wechat::WechatStore) of a backend
 /// whose type has a `pool` field, with statements in `$n` form rewritten by
 /// `$dialect`.
 macro_rules! wechat_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::wechat::store::WechatStore for $store {
+        impl $crate::store::state::wechat::WechatStore for $store {
             async fn verify_ticket(&self) -> Result<Option<String>, $crate::error::ServiceError> {
                 use $crate::store::wechat::{GET_TICKET, WHAT};
                 sqlx::query_scalar(GET_TICKET)
@@ -90,7 +90,7 @@ macro_rules! wechat_store_impl {
             async fn authorizers_of(
                 &self,
                 account_id: &str,
-            ) -> Result<Vec<$crate::wechat::store::StoredAuthorizer>, $crate::error::ServiceError> {
+            ) -> Result<Vec<$crate::store::state::wechat::StoredAuthorizer>, $crate::error::ServiceError> {
                 use $crate::store::wechat::{AUTHORIZER_COLUMNS, WHAT};
                 let statement = $dialect.placeholders(format!("{AUTHORIZER_COLUMNS} WHERE account_id = $1"));
                 let rows = sqlx::query(&statement)
@@ -110,7 +110,7 @@ macro_rules! wechat_store_impl {
             async fn authorizer(
                 &self,
                 appid: &str,
-            ) -> Result<Option<$crate::wechat::store::StoredAuthorizer>, $crate::error::ServiceError> {
+            ) -> Result<Option<$crate::store::state::wechat::StoredAuthorizer>, $crate::error::ServiceError> {
                 use $crate::store::wechat::{AUTHORIZER_COLUMNS, WHAT};
                 let statement = $dialect.placeholders(format!("{AUTHORIZER_COLUMNS} WHERE authorizer_appid = $1"));
                 let row = sqlx::query(&statement)
@@ -126,7 +126,7 @@ macro_rules! wechat_store_impl {
 
             async fn put_authorizer(
                 &self,
-                authorizer: $crate::wechat::store::StoredAuthorizer,
+                authorizer: $crate::store::state::wechat::StoredAuthorizer,
             ) -> Result<(), $crate::error::ServiceError> {
                 use $crate::store::wechat::{PUT_AUTHORIZER, WHAT};
                 sqlx::query(&$dialect.placeholders(PUT_AUTHORIZER.to_owned()))
@@ -171,7 +171,7 @@ macro_rules! wechat_store_impl {
 
             async fn add_pending(
                 &self,
-                pending: $crate::wechat::store::PendingAuthorization,
+                pending: $crate::store::state::wechat::PendingAuthorization,
                 now: i64,
             ) -> Result<(), $crate::error::ServiceError> {
                 use $crate::store::wechat::{ADD_PENDING, DROP_PENDING, WHAT};
@@ -197,7 +197,7 @@ macro_rules! wechat_store_impl {
                 &self,
                 pre_auth_code: &str,
                 now: i64,
-            ) -> Result<Option<$crate::wechat::store::PendingAuthorization>, $crate::error::ServiceError> {
+            ) -> Result<Option<$crate::store::state::wechat::PendingAuthorization>, $crate::error::ServiceError> {
                 use $crate::store::wechat::{TAKE_PENDING, WHAT};
                 let taken: Option<(String, String, i64)> =
                     sqlx::query_as(&$dialect.placeholders(TAKE_PENDING.to_owned()))
@@ -206,7 +206,7 @@ macro_rules! wechat_store_impl {
                         .await
                         .map_err($crate::store::failure::database_failed(WHAT))?;
                 Ok(taken
-                    .map(|(pre_auth_code, account_id, expires_at)| $crate::wechat::store::PendingAuthorization {
+                    .map(|(pre_auth_code, account_id, expires_at)| $crate::store::state::wechat::PendingAuthorization {
                         pre_auth_code,
                         account_id,
                         expires_at,

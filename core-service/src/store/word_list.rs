@@ -1,15 +1,15 @@
 //! Per-account banned-word lists in the content store's database
 //! (migration 0008, table `word_lists`; docs/banned-words.md,
-//! docs/state.md): the [`CustomWordStore`](crate::safety::custom::CustomWordStore)
+//! docs/state.md): the [`CustomWordStore`](crate::store::state::word_list::CustomWordStore)
 //! of both backends ([`word_list_store_impl!`]). A row is one scope's
-//! [`WordList`](crate::safety::custom::WordList) as JSON
+//! [`WordList`](crate::store::state::word_list::WordList) as JSON
 //! (`{add: [{word, category}], allow, updatedAt}`), keyed by (account,
 //! scope); an empty list has no row.
 
 use std::sync::Arc;
 
 use crate::error::ServiceError;
-use crate::safety::custom::{AccountLists, WordList};
+use crate::store::state::word_list::{AccountLists, WordList};
 
 pub(crate) const GET_LISTS: &str = "SELECT scope, list FROM word_lists WHERE account_id = $1";
 
@@ -38,17 +38,17 @@ pub(crate) fn list_json(list: &WordList) -> Result<String, ServiceError> {
     serde_json::to_string(list).map_err(|e| ServiceError::internal(e.to_string()))
 }
 
-/// The [`CustomWordStore`](crate::safety::custom::CustomWordStore) of a
+/// The [`CustomWordStore`](crate::store::state::word_list::CustomWordStore) of a
 /// backend whose type has a `pool` field, with statements in `$n` form
 /// rewritten by `$dialect`.
 macro_rules! word_list_store_impl {
     ($store:ty, $dialect:expr) => {
         #[async_trait::async_trait]
-        impl $crate::safety::custom::CustomWordStore for $store {
+        impl $crate::store::state::word_list::CustomWordStore for $store {
             async fn get(
                 &self,
                 account_id: &str,
-            ) -> Result<std::sync::Arc<$crate::safety::custom::AccountLists>, $crate::error::ServiceError> {
+            ) -> Result<std::sync::Arc<$crate::store::state::word_list::AccountLists>, $crate::error::ServiceError> {
                 use $crate::store::word_list::{GET_LISTS, WHAT, account_lists};
                 let rows: Vec<(String, String)> = sqlx::query_as(&$dialect.placeholders(GET_LISTS.to_owned()))
                     .bind(account_id)
@@ -62,7 +62,7 @@ macro_rules! word_list_store_impl {
                 &self,
                 account_id: &str,
                 scope: &str,
-                list: &$crate::safety::custom::WordList,
+                list: &$crate::store::state::word_list::WordList,
             ) -> Result<(), $crate::error::ServiceError> {
                 use $crate::store::word_list::{DELETE_LIST, PUT_LIST, WHAT, list_json};
                 let statement = if list.is_empty() { DELETE_LIST } else { PUT_LIST };

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::custom::{AccountLists, CustomWordStore, WordList};
+use super::word_list::{AccountLists, CustomWordStore, WordList};
 use crate::error::ServiceError;
 use crate::read_cache::ReadCache;
 
@@ -49,7 +49,7 @@ impl CustomWordStore for CachedWordStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::safety::custom::AddedWord;
+    use super::super::word_list::AddedWord;
 
     fn list(word: &str) -> WordList {
         WordList {
