@@ -56,6 +56,7 @@ pub mod source;
 pub mod store;
 pub mod structs;
 pub mod sync;
+pub mod task_reader;
 pub mod tasks;
 pub mod text;
 #[allow(missing_docs)] // documentation debt, see the note above

@@ -114,7 +114,7 @@ impl Core {
         content_safety_service::register(&mut registry, &content_safety)?;
         let store = opened.content;
         let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
-        let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
+        let reader = crate::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
         task_service::register(&mut registry, &Arc::new(crate::services::task::Tasks(reader)))?;
         let web_search = crate::web_search::configure(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 
-use super::{TaskRunner, error_proto};
+use crate::tasks::{TaskRunner, error_proto};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::store::sync_job::SyncJobStore;
