@@ -34,15 +34,11 @@ use crate::registry::CallContext;
 use crate::trend::Trends;
 use crate::watch::store::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
+pub use crate::auth::feed_principal_key_id as principal_key_id;
 use store::FeedTokenStore;
 
 /// Prefix of every feed token.
 pub const TOKEN_PREFIX: &str = "mf_";
-
-/// The `key_id` of a caller authenticated by a feed token: `feed:<feed>`.
-pub fn principal_key_id(feed: &str) -> String {
-    format!("feed:{feed}")
-}
 
 /// The feed operations.
 pub struct FeedService {
