@@ -36,7 +36,6 @@ const ALLOWED: &[&str] = &[
     "core-service: top: billing dispatch maintenance rate_limit registry source vendors",
     "core-service: second: rankings/articles rankings/boards rankings/lifestyle rankings/shortvideo",
     "core-service: second: store/boards store/bulk store/days store/listing store/retention store/sql",
-    "rest-gateway: top: call feeds mcp server workbench",
 ];
 
 /// The crate roots of the workspace, relative to the workspace root.
