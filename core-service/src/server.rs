@@ -244,7 +244,8 @@ impl Core {
             settings.redis_url.as_deref(),
             &settings.redis_prefix,
             ledger.clone(),
-        ).await?;
+        )
+        .await?;
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,

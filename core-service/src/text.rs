@@ -62,4 +62,3 @@ pub(crate) fn cut_to_limit(mut term: String) -> String {
     }
     term
 }
-

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use mediaops_proto::mediaops::multi::v1 as pb;
 
-pub use super::feeds::{PLATFORM_NUMBERS, platform_of};
 use super::feeds::{FeedQuery, feed_page, title_like};
+pub use super::feeds::{PLATFORM_NUMBERS, platform_of};
 use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
 use super::times::{day_end, day_start, parse_date, parse_datetime};
 use super::{DataApi, list, required, store_error};

@@ -27,6 +27,7 @@ use mediaops_proto::mediaops::feeds::v1::{
     RotateFeedTokenRequest,
 };
 
+pub use crate::auth::feed_principal_key_id as principal_key_id;
 use crate::auth::keys::{generate_secret, hash_key};
 use crate::error::ServiceError;
 use crate::hotlists::sources::Source;
@@ -34,7 +35,6 @@ use crate::registry::CallContext;
 use crate::trend::Trends;
 use crate::watch::store::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
-pub use crate::auth::feed_principal_key_id as principal_key_id;
 use store::FeedTokenStore;
 
 /// Prefix of every feed token.

@@ -20,10 +20,10 @@ use chrono::NaiveDate;
 use crate::data_api::{DataApi, store_error};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
+pub use crate::rules::rankings as rules;
 use crate::store::model::{
     AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
 };
-pub use crate::rules::rankings as rules;
 use rules::{Checked, Window};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the

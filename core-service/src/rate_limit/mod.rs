@@ -280,9 +280,9 @@ pub async fn open(
 ) -> anyhow::Result<Arc<dyn RateLimiter>> {
     let default = settings.default_limit()?;
     Ok(match redis_url {
-        Some(url) => Arc::new(
-            redis::RedisLimiter::connect(url, redis_prefix, default).await?.with_account_limits(ledger),
-        ),
+        Some(url) => {
+            Arc::new(redis::RedisLimiter::connect(url, redis_prefix, default).await?.with_account_limits(ledger))
+        }
         None => Arc::new(local::LocalLimiter::new(ledger, default)),
     })
 }

@@ -21,8 +21,8 @@
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 
-use crate::clock::Clock;
 use super::times::{day_start, parse_datetime};
+use crate::clock::Clock;
 use crate::error::ServiceError;
 
 /// Days before today (Asia/Shanghai) that hot-list windows cover (spec 8:

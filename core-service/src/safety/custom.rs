@@ -13,11 +13,11 @@
 
 use std::collections::HashSet;
 
-pub use crate::store::state::word_list::{AccountLists, AddedWord, CustomWordStore, WordList};
 use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
 use super::normalize::normalize_word;
 use super::platform::Platform;
 use crate::error::ServiceError;
+pub use crate::store::state::word_list::{AccountLists, AddedWord, CustomWordStore, WordList};
 use mediaops_proto::excerpt::excerpt;
 
 /// Most added words, and most allowed phrases, in one list.

@@ -33,8 +33,8 @@ use std::sync::Arc;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, dfa, nfa};
 
-pub use super::lexicon::MAX_PATTERN_CHARS;
 use super::lexicon::Entry;
+pub use super::lexicon::MAX_PATTERN_CHARS;
 use super::normalize::{Normalizer, normalize_word};
 
 /// Total pattern bytes up to which the automaton is a DFA (fastest search;

@@ -27,8 +27,8 @@ use serde::de::DeserializeOwned;
 
 use super::Opened;
 use crate::error::ServiceError;
-use crate::store::state::word_list::AccountLists;
 use crate::store::state::wechat::{PendingAuthorization, StoredAuthorizer};
+use crate::store::state::word_list::AccountLists;
 
 /// What an import found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

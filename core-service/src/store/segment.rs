@@ -16,8 +16,8 @@
 //! [`MAX_QUERY_TERMS`] terms; a row's index keeps its first terms up to
 //! [`MAX_INDEX_BYTES`] (a tsvector holds at most 1 MiB).
 
-pub use crate::text::{MAX_TERM_BYTES, index_terms as terms};
 use crate::store::model::{Account, Work};
+pub use crate::text::{MAX_TERM_BYTES, index_terms as terms};
 
 /// Most terms a search query uses (the first ones; the rest are ignored).
 pub const MAX_QUERY_TERMS: usize = 32;

@@ -48,7 +48,8 @@ macro_rules! word_list_store_impl {
             async fn get(
                 &self,
                 account_id: &str,
-            ) -> Result<std::sync::Arc<$crate::store::state::word_list::AccountLists>, $crate::error::ServiceError> {
+            ) -> Result<std::sync::Arc<$crate::store::state::word_list::AccountLists>, $crate::error::ServiceError>
+            {
                 use $crate::store::word_list::{GET_LISTS, WHAT, account_lists};
                 let rows: Vec<(String, String)> = sqlx::query_as(&$dialect.placeholders(GET_LISTS.to_owned()))
                     .bind(account_id)

@@ -48,8 +48,8 @@ impl CustomWordStore for CachedWordStore {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::word_list::AddedWord;
+    use super::*;
 
     fn list(word: &str) -> WordList {
         WordList {
