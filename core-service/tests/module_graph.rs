@@ -481,7 +481,7 @@ fn no_import_loops_between_modules() {
             }
         }
         let mut levels = vec![("top", top)];
-        levels.extend(second.into_iter().map(|(_, g)| ("second", g)));
+        levels.extend(second.into_values().map(|g| ("second", g)));
         for (level, graph) in &levels {
             for component in cycles(graph) {
                 let key = format!("{name}: {level}: {}", component.join(" "));
