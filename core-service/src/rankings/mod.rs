@@ -10,6 +10,7 @@
 
 pub mod articles;
 pub mod boards;
+pub mod formulas;
 pub mod lifestyle;
 pub mod series;
 pub mod shortvideo;
