@@ -526,7 +526,7 @@ fn with_boards() -> bool {
 async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<Measured> {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
-    core_service::data_api::register(&api, &Fallbacks::default(), &mut registry).unwrap();
+    core_service::services::register_store_reads(&api, &Fallbacks::default(), &mut registry).unwrap();
     let mut measured = Vec::new();
     let only = std::env::var("RANKINGS_BENCH_ONLY").unwrap_or_default();
     let wanted = |method: &str| only.is_empty() || only.split(',').any(|w| !w.is_empty() && method.contains(w.trim()));

@@ -42,6 +42,8 @@ pub mod read_cache;
 pub mod readiness;
 pub mod redis_connection;
 pub mod registry;
+#[allow(missing_docs)] // documentation debt, see the note above
+pub mod rules;
 pub mod safety;
 pub mod server;
 // The service types name the concrete reply of each generated trait method
@@ -54,7 +56,9 @@ pub mod source;
 pub mod store;
 pub mod structs;
 pub mod sync;
+pub mod task_reader;
 pub mod tasks;
+pub mod text;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod trend;
 pub mod validate;

@@ -114,7 +114,7 @@ impl Core {
         content_safety_service::register(&mut registry, &content_safety)?;
         let store = opened.content;
         let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
-        let reader = crate::tasks::service::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
+        let reader = crate::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
         task_service::register(&mut registry, &Arc::new(crate::services::task::Tasks(reader)))?;
         let web_search = crate::web_search::configure(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
         let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
@@ -239,7 +239,13 @@ impl Core {
             data.store.clone(),
             std::time::Duration::from_secs(settings.readiness_interval_secs),
         );
-        let rate_limiter = crate::rate_limit::open(settings, ledger.clone()).await?;
+        let rate_limiter = crate::rate_limit::open(
+            &settings.rate_limit,
+            settings.redis_url.as_deref(),
+            &settings.redis_prefix,
+            ledger.clone(),
+        )
+        .await?;
         let pipeline = Arc::new(Pipeline {
             pricing: Pricing::from_registry(&registry),
             registry,

@@ -286,7 +286,7 @@ fn requests() -> Vec<Call> {
 /// encoded answer (or the error) and the warnings, per request.
 async fn answers(api: &Arc<DataApi>, calls: &[Call]) -> Vec<(String, Vec<String>)> {
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
-    core_service::data_api::register(api, &Fallbacks::default(), &mut registry).unwrap();
+    core_service::services::register_store_reads(api, &Fallbacks::default(), &mut registry).unwrap();
     let mut out = Vec::new();
     for (method, request) in calls {
         let info = registry.operations().find(|o| o.method.full_name() == *method).expect("operation").clone();

@@ -25,7 +25,7 @@ use crate::envelope::{self, ApiError};
 /// Path parameters of the matched route, e.g. `[("id", "brand")]`.
 pub type PathParams = axum::extract::Path<Vec<(String, String)>>;
 use crate::routes::Route;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::transcode::{FieldError, decode, encode, multipart, query};
 
 /// Serves one request of `route`.

@@ -24,7 +24,7 @@ use prost::Message;
 
 use crate::core_client::CallMetadata;
 use crate::envelope::{self, ApiError};
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// The core's RPC answering a feed.
 const READ_FEED: &str = "/mediaops.feeds.v1.FeedService/ReadFeed";
@@ -40,7 +40,7 @@ pub async fn hotlist(
 ) -> Response {
     match file.strip_suffix(".atom") {
         Some(source) => serve(&state, format!("hotlists/{source}"), request).await,
-        None => crate::server::not_found(request).await,
+        None => crate::state::not_found(request).await,
     }
 }
 

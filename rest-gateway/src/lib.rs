@@ -15,6 +15,7 @@ pub mod openapi;
 pub mod routes;
 pub mod server;
 pub mod settings;
+pub mod state;
 pub mod traceparent;
 pub mod transcode;
 pub mod workbench;

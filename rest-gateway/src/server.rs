@@ -21,19 +21,9 @@ use crate::call::{self, PathParams};
 use crate::core_client::CoreClient;
 use crate::envelope::{self, ApiError};
 use crate::routes::{Route, routes};
+pub use crate::state::AppState;
+use crate::state::not_found;
 use mediaops_listener::Draining;
-
-/// State shared by every request.
-pub struct AppState {
-    /// The gRPC client of the core(s).
-    pub core: CoreClient,
-    /// Required fields and string limits of every message.
-    pub rules: crate::transcode::decode::FieldRules,
-    /// Largest request body accepted (413 above).
-    pub max_body_bytes: usize,
-    /// Set once the gateway begins to stop: `/readyz` answers 503.
-    pub draining: Draining,
-}
 
 /// Builds the router over `core` with the layers `settings` configure
 /// (`max_body_bytes`, `cors_origins`, `request_timeout_secs`); `draining`
@@ -174,14 +164,6 @@ async fn readyz(state: Arc<AppState>) -> Response {
         }
         Ok(Err(_)) | Err(_) => not_ready(vec!["core"]),
     }
-}
-
-/// The 404 envelope for a path nothing serves.
-pub(crate) async fn not_found(request: axum::extract::Request) -> Response {
-    let request_id = envelope::request_id(request.headers());
-    let error =
-        ApiError::new(ErrorCode::NotFound, format!("no operation at {} {}", request.method(), request.uri().path()));
-    envelope::failure(&request_id, &error)
 }
 
 async fn method_not_allowed(request: axum::extract::Request) -> Response {

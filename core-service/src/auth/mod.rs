@@ -16,6 +16,12 @@ pub struct Principal {
     pub key_prefix: String,
 }
 
+/// The `key_id` of a caller authenticated by a feed token: `feed:<feed>`
+/// (re-exported as `feeds::principal_key_id`).
+pub fn feed_principal_key_id(feed: &str) -> String {
+    format!("feed:{feed}")
+}
+
 /// Checks an account id: 1-64 characters of `A-Z a-z 0-9 _ . -` (they
 /// appear inside Redis keys and file names).
 pub fn check_account_id(account_id: &str) -> Result<(), crate::error::ServiceError> {

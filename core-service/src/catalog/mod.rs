@@ -29,21 +29,7 @@ use mediaops_proto::value_lists::ValueLists;
 /// The skill categories of spec 2.3, in catalog order.
 pub const SKILL_CATEGORIES: [&str; 5] = ["数据查询", "效率工具", "作品分析", "内容安全", "公众号创作技能包"];
 
-/// Platform tokens in the order of spec 1's table (`microblog`, whose path
-/// segment is ours, last); the data API catalog is listed in this order.
-pub const PLATFORM_ORDER: [&str; 11] = [
-    "lifestyle",
-    "shortvideo",
-    "articles",
-    "videosite",
-    "intlshort",
-    "channels",
-    "clipapp",
-    "trend",
-    "tool",
-    "multi",
-    "microblog",
-];
+pub use crate::rules::platforms::PLATFORM_ORDER;
 
 /// The category value that means "all" (spec 2.3).
 pub const ALL_CATEGORIES: &str = "全部";

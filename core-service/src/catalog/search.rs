@@ -1,45 +1,14 @@
 //! Skill search relevance (docs/catalog.md "Skill search").
 //!
-//! The query is segmented with jieba (search mode); single CJK characters are
+//! The query is segmented with jieba (search mode, [`crate::text::terms`]); single CJK characters are
 //! dropped unless the query is one character. Each term scores, once per
 //! place it is found: title 3, slug 2, tags 2, category 2, summary or hero
 //! description 1. A query equal to the title adds 5. `matchScore` is the sum;
 //! `matchReasons` says which places matched which term.
 
-use std::sync::OnceLock;
-
 use mediaops_proto::mediaops::catalog::v1::SkillEntry;
 
-fn jieba() -> &'static jieba_rs::Jieba {
-    static JIEBA: OnceLock<jieba_rs::Jieba> = OnceLock::new();
-    JIEBA.get_or_init(jieba_rs::Jieba::new)
-}
-
-/// Loads the segmentation dictionary (about 0.7 s) off the request path;
-/// the core calls it on a blocking thread at start.
-pub fn warm_up() {
-    jieba();
-}
-
-/// The search terms of a query: segmented, lower-cased, without punctuation,
-/// white space or duplicates.
-pub fn terms(query: &str) -> Vec<String> {
-    let query = query.trim().to_lowercase();
-    if query.is_empty() {
-        return Vec::new();
-    }
-    let single = query.chars().count() == 1;
-    let mut terms: Vec<String> = Vec::new();
-    for word in jieba().cut_for_search(&query, true) {
-        let word = word.word.trim();
-        let meaningful = word.chars().any(char::is_alphanumeric);
-        let long_enough = single || word.chars().count() > 1 || word.is_ascii();
-        if meaningful && long_enough && !terms.iter().any(|t| t == word) {
-            terms.push(word.to_owned());
-        }
-    }
-    terms
-}
+pub use crate::text::{terms, warm_up};
 
 /// Score and reasons of one skill for the query's terms.
 pub fn score(entry: &SkillEntry, query: &str, terms: &[String]) -> (f64, Vec<String>) {

@@ -8,7 +8,7 @@
 //! own account's profiles: another account's profile id is simply unknown.
 
 pub mod rules;
-pub mod store;
+pub use crate::store::state::charter as store;
 
 use std::sync::Arc;
 

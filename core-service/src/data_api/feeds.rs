@@ -30,6 +30,20 @@ use crate::store::ContentStore;
 use crate::store::model::{WorkOrder, WorkQuery, WorkRecord};
 use crate::store::topic::Topic;
 
+/// (number, platform token) of the spec's platform numbers (part 1).
+pub const PLATFORM_NUMBERS: [(i32, &str); 4] = [(0, "articles"), (1, "shortvideo"), (3, "lifestyle"), (6, "videosite")];
+
+/// The platform token of a platform number; 400 naming `field` for a
+/// number that is not in [`PLATFORM_NUMBERS`].
+pub fn platform_of(number: i32, field: &str) -> Result<&'static str, ServiceError> {
+    PLATFORM_NUMBERS.iter().find(|(n, _)| *n == number).map(|(_, token)| *token).ok_or_else(|| {
+        ServiceError::invalid_field(
+            field,
+            format!("{field}: {number} is not a platform number (0 articles, 1 shortvideo, 3 lifestyle, 6 videosite)"),
+        )
+    })
+}
+
 /// Most keywords a `keywords[]` feed takes (more is a 400 naming `keywords`).
 pub const MAX_KEYWORDS: usize = 10;
 
@@ -162,13 +176,13 @@ pub async fn topic_feed<Req: FeedInput>(
 }
 
 /// `multi/playlet-feed`: the 短剧 feed of the platform numbered `platform`
-/// ([`super::multi::platform_of`]; unset is 0 = articles), no keyword:
+/// ([`platform_of`]; unset is 0 = articles), no keyword:
 /// `{items[{title, platform}]}`.
 pub async fn multi_playlet_feed(
     api: Arc<DataApi>,
     req: multi_pb::v1::PlayletFeedRequest,
 ) -> Result<Answer<multi_pb::v1::PlayletFeedResponse>, ServiceError> {
-    let platform = super::multi::platform_of(req.platform, "platform")?;
+    let platform = platform_of(req.platform, "platform")?;
     let page = PageRequest::new(req.page_num, "pageNum", req.page_size, "pageSize")?;
     let query = FeedQuery {
         platform,

@@ -27,7 +27,6 @@ pub mod paging;
 pub mod parse_link;
 pub mod share_link;
 pub mod shortvideo;
-pub mod times;
 pub mod videosite;
 pub mod window;
 
@@ -35,23 +34,15 @@ use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::error::ServiceError;
-use crate::registry::Registry;
-use crate::source::{Answer, Fallbacks};
+use crate::source::Answer;
 use crate::store::{ContentStore, StoreError};
+
+pub use crate::rules::times;
 
 /// What the data operations share.
 pub struct DataApi {
     pub store: Arc<dyn ContentStore>,
     pub clock: Clock,
-}
-
-/// Registers the store-answered platform services without their sync
-/// backend ([`crate::services::register_store_reads`]; the rankings bench).
-///
-/// # Errors
-/// What the registry refuses.
-pub fn register(api: &Arc<DataApi>, fallbacks: &Fallbacks, registry: &mut Registry) -> anyhow::Result<()> {
-    crate::services::register_store_reads(api, fallbacks, registry)
 }
 
 /// A content-store failure as the caller sees it

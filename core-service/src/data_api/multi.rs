@@ -12,6 +12,7 @@ use chrono::{DateTime, Days, NaiveDate, Utc};
 use mediaops_proto::mediaops::multi::v1 as pb;
 
 use super::feeds::{FeedQuery, feed_page, title_like};
+pub use super::feeds::{PLATFORM_NUMBERS, platform_of};
 use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
 use super::times::{day_end, day_start, parse_date, parse_datetime};
 use super::{DataApi, list, required, store_error};
@@ -22,9 +23,6 @@ use crate::store::model::{WorkOrder, WorkQuery};
 /// The platform token.
 pub const PLATFORM: &str = "multi";
 
-/// (number, platform token) of the spec's platform numbers (part 1).
-pub const PLATFORM_NUMBERS: [(i32, &str); 4] = [(0, "articles"), (1, "shortvideo"), (3, "lifestyle"), (6, "videosite")];
-
 /// Days `cn30-multi-search` covers, today (Asia/Shanghai) included.
 pub const COVERAGE_DAYS: u64 = 30;
 
@@ -33,17 +31,6 @@ pub const SEARCH_HITS: u32 = DEFAULT_SIZE;
 
 /// Works per platform in `multi-content-export-top`.
 pub const EXPORT_TOP: u32 = MAX_SIZE;
-
-/// The platform token of a platform number; 400 naming `field` for a
-/// number that is not in [`PLATFORM_NUMBERS`].
-pub fn platform_of(number: i32, field: &str) -> Result<&'static str, ServiceError> {
-    PLATFORM_NUMBERS.iter().find(|(n, _)| *n == number).map(|(_, token)| *token).ok_or_else(|| {
-        ServiceError::invalid_field(
-            field,
-            format!("{field}: {number} is not a platform number (0 articles, 1 shortvideo, 3 lifestyle, 6 videosite)"),
-        )
-    })
-}
 
 /// The first and last day `cn30-multi-search` searches: the request's
 /// dates clamped to the [`COVERAGE_DAYS`] ending `today` (either may be

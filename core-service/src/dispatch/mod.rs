@@ -50,7 +50,7 @@ use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
 
 mod delivery;
-pub mod in_flight;
+pub use crate::metrics::in_flight;
 mod settlement;
 
 use delivery::{PendingSettlement, SettleOnDelivery};
@@ -95,7 +95,7 @@ pub struct Pipeline {
     pub rate_limiter: Arc<dyn crate::rate_limit::RateLimiter>,
     /// Feed tokens: the credential of the `feed` RPCs (docs/watchlists.md
     /// "Feeds").
-    pub feed_tokens: Arc<dyn crate::feeds::store::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn crate::store::state::feed_token::FeedTokenStore>,
 }
 
 /// A successful call's answer, with what is left to do once it is delivered.
@@ -327,7 +327,7 @@ impl Pipeline {
 
     /// The caller: an API key's account, the admin for admin RPCs, or a
     /// feed token's account for `feed` RPCs (its `key_id` names the feed,
-    /// [`crate::feeds::principal_key_id`]; an API key does not open a feed,
+    /// [`crate::auth::feed_principal_key_id`]; an API key does not open a feed,
     /// a feed token opens nothing else).
     async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
         let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
@@ -339,7 +339,7 @@ impl Pipeline {
             return match self.feed_tokens.find_feed_token(&hash).await? {
                 Some((account_id, feed)) => Ok(Principal {
                     account_id,
-                    key_id: crate::feeds::principal_key_id(&feed),
+                    key_id: crate::auth::feed_principal_key_id(&feed),
                     key_prefix: crate::auth::keys::display_prefix(token),
                 }),
                 None => Err(ServiceError::unauthenticated(

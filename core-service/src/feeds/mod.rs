@@ -18,7 +18,7 @@
 pub mod atom;
 pub mod entries;
 pub mod name;
-pub mod store;
+pub use crate::store::state::feed_token as store;
 
 use std::sync::Arc;
 
@@ -27,6 +27,7 @@ use mediaops_proto::mediaops::feeds::v1::{
     RotateFeedTokenRequest,
 };
 
+pub use crate::auth::feed_principal_key_id as principal_key_id;
 use crate::auth::keys::{generate_secret, hash_key};
 use crate::error::ServiceError;
 use crate::hotlists::sources::Source;
@@ -38,11 +39,6 @@ use store::FeedTokenStore;
 
 /// Prefix of every feed token.
 pub const TOKEN_PREFIX: &str = "mf_";
-
-/// The `key_id` of a caller authenticated by a feed token: `feed:<feed>`.
-pub fn principal_key_id(feed: &str) -> String {
-    format!("feed:{feed}")
-}
 
 /// The feed operations.
 pub struct FeedService {

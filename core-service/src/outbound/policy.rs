@@ -7,8 +7,6 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::IpNet;
 
-use super::settings::OutboundSettings;
-
 /// Refused IPv4 ranges and why (IANA special-purpose registry, RFC 6890).
 /// The first match names the class.
 const REFUSED_V4: &[(&str, &str)] = &[
@@ -120,14 +118,15 @@ pub struct AddressPolicy {
 }
 
 impl AddressPolicy {
-    /// The policy of `[outbound]`: its `allow` entries and `ports`.
+    /// The policy of an `allow` list and the allowed `ports` (those of
+    /// `[outbound]`: [`AddressPolicy::from_settings`]).
     ///
     /// # Errors
     /// An allow entry that is neither an address, a CIDR, a host name nor
     /// `*.domain`.
-    pub fn from_settings(settings: &OutboundSettings) -> anyhow::Result<AddressPolicy> {
-        let mut policy = AddressPolicy { ports: settings.ports.clone(), ..AddressPolicy::default() };
-        for entry in &settings.allow {
+    pub fn from_lists(allow: &[String], ports: &[u16]) -> anyhow::Result<AddressPolicy> {
+        let mut policy = AddressPolicy { ports: ports.to_vec(), ..AddressPolicy::default() };
+        for entry in allow {
             let entry = entry.trim().to_ascii_lowercase();
             if let Ok(net) = entry.parse::<IpNet>() {
                 policy.networks.push(net);
@@ -214,6 +213,7 @@ fn is_host_name(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outbound::settings::OutboundSettings;
 
     fn class(ip: &str) -> Option<&'static str> {
         refused_class(ip.parse().unwrap())

@@ -77,6 +77,17 @@ impl Default for OutboundSettings {
     }
 }
 
+impl AddressPolicy {
+    /// The policy of `[outbound]`: its `allow` entries and `ports`.
+    ///
+    /// # Errors
+    /// An allow entry that is neither an address, a CIDR, a host name nor
+    /// `*.domain`.
+    pub fn from_settings(settings: &OutboundSettings) -> anyhow::Result<AddressPolicy> {
+        AddressPolicy::from_lists(&settings.allow, &settings.ports)
+    }
+}
+
 impl OutboundSettings {
     /// Checks what the types alone do not: positive timeouts and a
     /// parseable allow-list.

@@ -10,7 +10,8 @@ use chrono::Days;
 use mediaops_proto::mediaops::articles::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
-use super::rules::{self, CategoryList, OutOfList, Period, Window};
+pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_score};
+use super::rules::{self, CategoryList, OutOfList, Period};
 use super::series::{round, top};
 use super::{
     BOARD_SIZE, account_by_id_or_name, board_query, today, warn_if_empty, window_or_warn, with_keyword_matched,
@@ -23,16 +24,9 @@ use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, AuthorGains, BoardQuery, BoardWork, Counter, Measure, WorkOrder,
-    WorkQuery,
+    AccountOrder, AccountQuery, AccountRecord, BoardQuery, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
 };
 use mediaops_proto::excerpt::excerpt;
-
-/// The 10万+ boards: reads of at least this many.
-pub const HUNDRED_K: i64 = 100_000;
-
-/// `work_type` values that mark an original article (the original-content board).
-pub const ORIGINAL_TYPES: [&str; 2] = ["原创", "original"];
 
 /// Board names of `articles-hit-cover`, in answer order.
 pub const HIT_COVER_BOARDS: [&str; 2] = ["10万+爆文", "阅读增长"];
@@ -102,27 +96,6 @@ pub async fn category_time_hot(
     note_if_empty(&ctx, items.is_empty(), category.filter());
     let none = items.is_empty();
     Ok(list(pb::CategoryTimeHotResponse { items }, none))
-}
-
-/// Per author (keyed by `author_id`, named by the stored account), the
-/// sums of reads and likes gained over `window` by their articles of
-/// `category`, each article's gain counted when above 0; by author id
-/// (summed in the store, [`crate::store::ContentStore::author_gains`]).
-pub async fn gains_by_author(
-    api: &DataApi,
-    category: Option<&str>,
-    window: Window,
-) -> Result<Vec<AuthorGains>, ServiceError> {
-    let query = board_query(PLATFORM, category, window, (Counter::Views, Measure::Gain), None, None);
-    api.store.author_gains(&query).await.map_err(store_error)
-}
-
-/// `indexScore` of `articles-index-rank`: `10 × log10(1 + R) + 5 × log10(1 +
-/// L)`, R and L the reads and likes an account's articles gained over the
-/// period, rounded to 2 decimals. E.g. R = 9,999 and L = 99 give 50.
-pub fn index_score(reads: i64, likes: i64) -> f64 {
-    let log = |v: i64| ((1 + v.max(0)) as f64).log10();
-    round(10.0 * log(reads) + 5.0 * log(likes), 2)
 }
 
 /// `articles-index-rank`: `{items[{rank, accountName, indexScore}]}`, the

@@ -9,6 +9,7 @@ use chrono::Days;
 use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
+pub use super::formulas::LOW_FANS;
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, top};
 use super::{
@@ -23,10 +24,6 @@ use crate::registry::CallContext;
 use crate::source::Answer;
 use crate::store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 use mediaops_proto::excerpt::excerpt;
-
-/// A "low-fan" author has fewer followers than this (`lifestyle-low-fans-top`,
-/// the 低粉爆文 board).
-pub const LOW_FANS: i64 = 10_000;
 
 /// A low-fan note is a hit from this many likes (低粉爆文 board).
 pub const HIT_LIKES: i64 = 1_000;

@@ -10,8 +10,8 @@
 
 pub mod articles;
 pub mod boards;
+pub mod formulas;
 pub mod lifestyle;
-pub mod rules;
 pub mod series;
 pub mod shortvideo;
 pub mod skills;
@@ -21,6 +21,7 @@ use chrono::NaiveDate;
 use crate::data_api::{DataApi, store_error};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
+pub use crate::rules::rankings as rules;
 use crate::store::model::{
     AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
 };

@@ -10,6 +10,7 @@ use chrono::{Days, NaiveDate};
 use mediaops_proto::mediaops::shortvideo::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
+pub use super::formulas::influence_score;
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, round, top};
 use super::{account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn};
@@ -64,15 +65,6 @@ pub async fn rise_fans_rank(
     warn_if_empty(&ctx, items.is_empty(), "shortvideo accounts gaining followers", window);
     let empty = items.is_empty();
     Ok(list(pb::DouyinRiseFansRankResponse { items }, empty))
-}
-
-/// `influenceScore` of `shortvideo-top-account`:
-/// `6 × log10(1 + F) + 4 × log10(1 + max(0, ΔL))`, F = followers at the end
-/// of the period, ΔL = the account's likes gained over the period (unknown
-/// = 0), rounded to 2 decimals. E.g. F = 9,999 and ΔL = 999 give 36.
-pub fn influence_score(followers: i64, likes_gained: i64) -> f64 {
-    let log = |v: i64| ((1 + v.max(0)) as f64).log10();
-    round(6.0 * log(followers) + 4.0 * log(likes_gained), 2)
 }
 
 /// `shortvideo-top-account`: `{items[{rank, accountName, influenceScore}]}`,

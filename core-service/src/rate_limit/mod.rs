@@ -266,17 +266,23 @@ pub trait RateLimiter: Send + Sync + 'static {
     async fn check(&self, account_id: &str, key_id: &str) -> Result<Option<Verdict>, ServiceError>;
 }
 
-/// The limiter the settings name: Redis when `MEDIAOPS_REDIS_URL` is set,
-/// else in process over `ledger`'s account limits.
+/// The limiter the settings name (`[rate_limit]`, `MEDIAOPS_REDIS_URL`
+/// as `redis_url`, `MEDIAOPS_REDIS_PREFIX` as `redis_prefix`): Redis when a
+/// URL is set, else in process over `ledger`'s account limits.
 ///
 /// # Errors
 /// A malformed default, or Redis cannot be reached.
-pub async fn open(settings: &crate::CoreSettings, ledger: Arc<dyn Ledger>) -> anyhow::Result<Arc<dyn RateLimiter>> {
-    let default = settings.rate_limit.default_limit()?;
-    Ok(match &settings.redis_url {
-        Some(url) => Arc::new(
-            redis::RedisLimiter::connect(url, &settings.redis_prefix, default).await?.with_account_limits(ledger),
-        ),
+pub async fn open(
+    settings: &RateLimitSettings,
+    redis_url: Option<&str>,
+    redis_prefix: &str,
+    ledger: Arc<dyn Ledger>,
+) -> anyhow::Result<Arc<dyn RateLimiter>> {
+    let default = settings.default_limit()?;
+    Ok(match redis_url {
+        Some(url) => {
+            Arc::new(redis::RedisLimiter::connect(url, redis_prefix, default).await?.with_account_limits(ledger))
+        }
         None => Arc::new(local::LocalLimiter::new(ledger, default)),
     })
 }

@@ -1,5 +1,6 @@
-//! Per-account word lists: their shapes, the rules they follow and the
-//! [`CustomWordStore`] trait. A scope is `all` (every platform) or one
+//! Per-account word lists: the rules they follow (their shapes and the
+//! [`CustomWordStore`] trait are the store's, [`crate::store::state::word_list`],
+//! re-exported here). A scope is `all` (every platform) or one
 //! platform name.
 //!
 //! The rules of a list (docs/banned-words.md "Per-account lists"), checked by
@@ -10,15 +11,13 @@
 //! - an added word's category is one of the lexicon's, empty meaning
 //!   [`CUSTOM_CATEGORY`].
 
-use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
 use super::normalize::normalize_word;
 use super::platform::Platform;
 use crate::error::ServiceError;
+pub use crate::store::state::word_list::{AccountLists, AddedWord, CustomWordStore, WordList};
 use mediaops_proto::excerpt::excerpt;
 
 /// Most added words, and most allowed phrases, in one list.
@@ -28,41 +27,8 @@ pub const MAX_WORD_CHARS: usize = 50;
 /// Scope name of the account-wide list.
 pub const ALL_PLATFORMS: &str = "all";
 
-/// An added word.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AddedWord {
-    /// The word as the operator wrote it.
-    pub word: String,
-    /// Its category (`自定义` when none was named).
-    pub category: String,
-}
-
-/// One scope's list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WordList {
-    /// Words added to the built-in lexicon.
-    pub add: Vec<AddedWord>,
-    /// Built-in words no longer reported.
-    pub allow: Vec<String>,
-    /// RFC 3339 UTC of the last store.
-    pub updated_at: Option<String>,
-}
-
-impl WordList {
-    /// Whether the list adds and allows nothing.
-    pub fn is_empty(&self) -> bool {
-        self.add.is_empty() && self.allow.is_empty()
-    }
-}
-
-/// Every list of one account, by scope (`all` or a platform name).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccountLists {
-    /// Each scope's list, by scope.
-    pub lists: BTreeMap<String, WordList>,
-}
-
+/// The lists of an account that apply on a platform (the records live
+/// with the store, [`crate::store::state::word_list`]).
 impl AccountLists {
     /// The lists that apply on `platform`: the account-wide one, then the
     /// platform's (either may be absent).
@@ -124,22 +90,6 @@ fn check_word(word: &str, field: &str) -> Result<String, ServiceError> {
         return Err(ServiceError::invalid_field(field, format!("`{field}` has only separators ({})", excerpt(word))));
     }
     Ok(word.to_owned())
-}
-
-/// Word lists by account. An account only ever reaches its own.
-/// Implemented for both databases of the content store
-/// (`crate::store::word_list`: SQLite in the data dir, or PostgreSQL shared
-/// by every core; docs/state.md). Nothing is cached in process: every call
-/// reads the database, so a change through another core is in force at
-/// once (issue 16 item 2).
-#[async_trait::async_trait]
-pub trait CustomWordStore: Send + Sync + 'static {
-    /// Every list of the account (empty when none was stored).
-    async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError>;
-
-    /// Replaces the list of `scope` as given (the caller stamps
-    /// `updated_at`); an empty list removes the scope.
-    async fn put(&self, account_id: &str, scope: &str, list: &WordList) -> Result<(), ServiceError>;
 }
 
 #[cfg(test)]

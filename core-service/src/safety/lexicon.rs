@@ -19,9 +19,11 @@ use std::sync::{Arc, LazyLock};
 use anyhow::{Context, bail, ensure};
 use sha2::{Digest, Sha256};
 
-use super::matcher::MAX_PATTERN_CHARS;
 use super::normalize::normalize_word;
 use super::platform::Platform;
+
+/// Longest word or phrase a matcher takes, in normalized characters.
+pub const MAX_PATTERN_CHARS: usize = 63;
 
 /// One lexicon entry: a word and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,10 +34,8 @@ use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, dfa, nfa};
 
 use super::lexicon::Entry;
+pub use super::lexicon::MAX_PATTERN_CHARS;
 use super::normalize::{Normalizer, normalize_word};
-
-/// Longest word or phrase a matcher takes, in normalized characters.
-pub const MAX_PATTERN_CHARS: usize = 63;
 
 /// Total pattern bytes up to which the automaton is a DFA (fastest search;
 /// about 1 MiB for the built-in lexicon, 2 MiB at this limit); larger sets

@@ -1,12 +1,12 @@
 //! `mediaops.tasks.v1.TaskService`: `GET /api/tasks/{taskId}`
-//! ([`crate::tasks::service`]).
+//! ([`crate::task_reader`]).
 
 use mediaops_proto::mediaops::tasks::v1::task_service::TaskService;
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task};
 
 use crate::error::ServiceError;
 use crate::registry::{CallContext, Registry};
-use crate::tasks::service::TaskReader;
+use crate::task_reader::TaskReader;
 
 /// The task RPC over the task runner and the sync jobs.
 pub struct Tasks(pub TaskReader);

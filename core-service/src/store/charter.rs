@@ -1,6 +1,6 @@
 //! Charters in the content store's database (migration 0008, table
 //! `charters`; docs/charter.md, docs/state.md): the
-//! [`CharterStore`](crate::charter::store::CharterStore) of both backends, one impl generic over them
+//! [`CharterStore`](crate::store::state::charter::CharterStore) of both backends, one impl generic over them
 //! ([`SqlStore`]). A row is one profile's `StoredCharter` in
 //! proto JSON, keyed by (account, profile).
 
@@ -10,8 +10,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::charter::store::CharterStore;
 use crate::error::ServiceError;
+use crate::store::state::charter::CharterStore;
 
 const GET_CHARTER: &str = "SELECT document FROM charters WHERE account_id = $1 AND profile_id = $2";
 
@@ -23,7 +23,7 @@ const WHAT: &str = "charter store";
 
 /// A stored document back as a charter; a row that does not read is a 500.
 fn document(json: &str) -> Result<StoredCharter, ServiceError> {
-    crate::charter::store::from_json(json.as_bytes())
+    crate::store::state::charter::from_json(json.as_bytes())
         .map_err(|e| ServiceError::internal(format!("a stored charter does not read: {e}")))
 }
 
@@ -51,7 +51,7 @@ where
         sqlx::query(&Self::sql(PUT_CHARTER))
             .bind(account_id)
             .bind(&stored.profile_id)
-            .bind(crate::charter::store::to_json(stored)?)
+            .bind(crate::store::state::charter::to_json(stored)?)
             .execute(&self.pool)
             .await
             .map_err(database_failed(WHAT))?;

@@ -1,6 +1,6 @@
 //! Feed tokens in the content store's database (migration 0010, table
 //! `feed_tokens`; docs/watchlists.md "Feeds"): the
-//! [`FeedTokenStore`](crate::feeds::store::FeedTokenStore) of both backends, one impl generic over them
+//! [`FeedTokenStore`](crate::store::state::feed_token::FeedTokenStore) of both backends, one impl generic over them
 //! ([`SqlStore`]).
 
 use async_trait::async_trait;
@@ -9,7 +9,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use crate::error::ServiceError;
-use crate::feeds::store::FeedTokenStore;
+use crate::store::state::feed_token::FeedTokenStore;
 
 const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \
      VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, feed) DO UPDATE SET token_hash = excluded.token_hash, \

@@ -27,8 +27,8 @@ use serde::de::DeserializeOwned;
 
 use super::Opened;
 use crate::error::ServiceError;
-use crate::safety::custom::AccountLists;
-use crate::wechat::store::{PendingAuthorization, StoredAuthorizer};
+use crate::store::state::wechat::{PendingAuthorization, StoredAuthorizer};
+use crate::store::state::word_list::AccountLists;
 
 /// What an import found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +87,7 @@ async fn charters(dir: &Path, opened: &Opened, found: &mut Imported) -> Result<(
     for (account_dir, account) in accounts(dir)? {
         for (path, profile) in json_files(&account_dir)? {
             let Some(bytes) = read(&path, found) else { continue };
-            let mut stored = match crate::charter::store::from_json(&bytes) {
+            let mut stored = match crate::store::state::charter::from_json(&bytes) {
                 Ok(stored) => stored,
                 Err(e) => {
                     unreadable(&path, &e, found);

@@ -10,8 +10,10 @@ use sqlx::{Database, Encode, Type};
 use super::model::{
     AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery,
 };
-use super::writes::DbQuery;
 use super::{StoreResult, paging, segment, sql};
+
+/// A query of backend `DB` with its arguments.
+pub(crate) type DbQuery<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments<'q>>;
 
 /// Which backend a statement is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -42,6 +42,7 @@ mod rows;
 pub mod segment;
 mod sql;
 pub mod sqlite;
+pub mod state;
 pub mod sync_job;
 pub mod task;
 pub mod theme;
@@ -354,17 +355,17 @@ pub struct Opened {
     /// Sync jobs and the embedded sync queue (docs/sync.md).
     pub sync: Arc<dyn sync_job::SyncJobStore>,
     /// Positioning charters (docs/charter.md).
-    pub charters: Arc<dyn crate::charter::store::CharterStore>,
+    pub charters: Arc<dyn crate::store::state::charter::CharterStore>,
     /// Default and custom article themes (docs/articles.md).
-    pub themes: Arc<dyn crate::articles::themes::store::ThemeStore>,
+    pub themes: Arc<dyn crate::store::state::theme::ThemeStore>,
     /// Per-account banned-word lists (docs/banned-words.md).
-    pub words: Arc<dyn crate::safety::custom::CustomWordStore>,
+    pub words: Arc<dyn crate::store::state::word_list::CustomWordStore>,
     /// WeChat third-party platform state (docs/wechat.md "State").
-    pub wechat: Arc<dyn crate::wechat::store::WechatStore>,
+    pub wechat: Arc<dyn crate::store::state::wechat::WechatStore>,
     /// Watch lists, their seen-sets and delivery logs (docs/watchlists.md).
-    pub watch: Arc<dyn crate::watch::store::WatchStore>,
+    pub watch: Arc<dyn crate::store::state::watch::WatchStore>,
     /// Feed tokens (docs/watchlists.md "Feeds").
-    pub feed_tokens: Arc<dyn crate::feeds::store::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn crate::store::state::feed_token::FeedTokenStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -389,12 +390,12 @@ impl Opened {
         S: ContentStore
             + task::TaskStore
             + sync_job::SyncJobStore
-            + crate::charter::store::CharterStore
-            + crate::articles::themes::store::ThemeStore
-            + crate::safety::custom::CustomWordStore
-            + crate::wechat::store::WechatStore
-            + crate::watch::store::WatchStore
-            + crate::feeds::store::FeedTokenStore
+            + crate::store::state::charter::CharterStore
+            + crate::store::state::theme::ThemeStore
+            + crate::store::state::word_list::CustomWordStore
+            + crate::store::state::wechat::WechatStore
+            + crate::store::state::watch::WatchStore
+            + crate::store::state::feed_token::FeedTokenStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -419,7 +420,7 @@ async fn connect(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings
             let mut opened = Opened::of(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?);
             // One process owns a SQLite store: its word lists can be kept
             // in memory (a shared PostgreSQL store's cannot).
-            opened.words = Arc::new(crate::safety::cached_words::CachedWordStore::new(opened.words));
+            opened.words = Arc::new(crate::store::state::cached_words::CachedWordStore::new(opened.words));
             opened
         }
     })

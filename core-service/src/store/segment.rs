@@ -2,7 +2,7 @@
 //!
 //! Titles, descriptions, tags and queries are cut with jieba in search mode
 //! (the same segmenter and rules as skill search,
-//! [`crate::catalog::search::terms`]): lower-cased, punctuation dropped,
+//! [`crate::text::terms`], cleaned by [`crate::text::index_terms`]): lower-cased, punctuation dropped,
 //! single CJK characters dropped unless the text is one character. Each
 //! term is then reduced to its letters and digits so that neither FTS5's
 //! `unicode61` tokenizer nor a tsquery can split or misread it. Both
@@ -17,10 +17,7 @@
 //! [`MAX_INDEX_BYTES`] (a tsvector holds at most 1 MiB).
 
 use crate::store::model::{Account, Work};
-
-/// Longest term, in UTF-8 bytes: PostgreSQL's word limit (2,047 bytes,
-/// `MAXSTRLEN` of tsearch); a longer term is cut at a character boundary.
-pub const MAX_TERM_BYTES: usize = 2047;
+pub use crate::text::{MAX_TERM_BYTES, index_terms as terms};
 
 /// Most terms a search query uses (the first ones; the rest are ignored).
 pub const MAX_QUERY_TERMS: usize = 32;
@@ -28,28 +25,6 @@ pub const MAX_QUERY_TERMS: usize = 32;
 /// Most bytes of terms indexed per row (the first terms; half of the 1 MiB
 /// a tsvector may hold, leaving room for positions).
 pub const MAX_INDEX_BYTES: usize = 512 * 1024;
-
-/// The index terms of a text, deduplicated, in order, each cut to
-/// [`MAX_TERM_BYTES`].
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for term in crate::catalog::search::terms(text) {
-        let clean = cut_to_limit(term.chars().filter(|c| c.is_alphanumeric()).collect());
-        if !clean.is_empty() && !out.contains(&clean) {
-            out.push(clean);
-        }
-    }
-    out
-}
-
-/// `term` cut to [`MAX_TERM_BYTES`] at a character boundary.
-fn cut_to_limit(mut term: String) -> String {
-    if term.len() > MAX_TERM_BYTES {
-        let cut = (0..=MAX_TERM_BYTES).rev().find(|&i| term.is_char_boundary(i)).unwrap_or(0);
-        term.truncate(cut);
-    }
-    term
-}
 
 /// The first [`MAX_QUERY_TERMS`] terms of a query.
 fn query_terms(terms: &[String]) -> &[String] {
@@ -150,6 +125,7 @@ pub fn tsquery_literal(terms: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::cut_to_limit;
 
     #[test]
     fn mixed_queries_split_into_clean_terms() {

@@ -1,6 +1,6 @@
 //! Article theme settings in the content store's database (migration 0008,
 //! tables `theme_defaults` and `custom_themes`; docs/articles.md,
-//! docs/state.md): the [`ThemeStore`](crate::articles::themes::store::ThemeStore)
+//! docs/state.md): the [`ThemeStore`](crate::store::state::theme::ThemeStore)
 //! of both backends, one impl generic over them ([`SqlStore`]).
 
 use async_trait::async_trait;
@@ -9,8 +9,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::articles::themes::store::ThemeStore;
 use crate::error::ServiceError;
+use crate::store::state::theme::ThemeStore;
 
 const GET_DEFAULT: &str = "SELECT theme_id FROM theme_defaults WHERE account_id = $1";
 

@@ -126,7 +126,7 @@ impl Topic {
         let heads = [title.to_owned(), tags.join(" ")];
         for (text, weight) in heads.iter().map(|t| (t.as_str(), 2)).chain(description.map(|d| (d, 1))) {
             let lower = text.to_lowercase();
-            let words = crate::store::segment::terms(&lower);
+            let words = crate::text::index_terms(&lower);
             score += self.score_field(&lower, &words, weight, &mut seen);
         }
         score

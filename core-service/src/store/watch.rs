@@ -1,6 +1,6 @@
 //! Watch lists in the content store's database (migration 0009, tables
 //! `watchlists`, `watch_seen`, `watch_deliveries`; docs/watchlists.md): the
-//! [`WatchStore`](crate::watch::store::WatchStore) of both backends, one impl generic over them
+//! [`WatchStore`](crate::store::state::watch::WatchStore) of both backends, one impl generic over them
 //! ([`SqlStore`]).
 
 use std::collections::HashSet;
@@ -12,7 +12,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use crate::error::ServiceError;
-use crate::watch::store::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
+use crate::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
 
 const COLUMNS: &str =
     "SELECT id, spec, created_at, updated_at, state, state_reason, next_run_ms, last_run_ms FROM watchlists";

@@ -1,7 +1,7 @@
 //! WeChat third-party platform state in the content store's database
 //! (migration 0008, tables `wechat_verify_ticket`, `wechat_authorizers`,
 //! `wechat_pending`; docs/wechat.md "State", docs/state.md): the
-//! [`WechatStore`](crate::wechat::store::WechatStore) of both backends, one
+//! [`WechatStore`](crate::store::state::wechat::WechatStore) of both backends, one
 //! impl generic over them ([`SqlStore`]). Refresh tokens are kept in the
 //! `wechat_authorizers` rows; they are secrets and never logged.
 
@@ -11,7 +11,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use crate::error::ServiceError;
-use crate::wechat::store::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use crate::store::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
 
 const GET_TICKET: &str = "SELECT ticket FROM wechat_verify_ticket WHERE id = 1";
 

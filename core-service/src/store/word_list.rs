@@ -1,8 +1,8 @@
 //! Per-account banned-word lists in the content store's database
 //! (migration 0008, table `word_lists`; docs/banned-words.md,
-//! docs/state.md): the [`CustomWordStore`](crate::safety::custom::CustomWordStore)
+//! docs/state.md): the [`CustomWordStore`](crate::store::state::word_list::CustomWordStore)
 //! of both backends, one impl generic over them ([`SqlStore`]). A row is one scope's
-//! [`WordList`](crate::safety::custom::WordList) as JSON
+//! [`WordList`](crate::store::state::word_list::WordList) as JSON
 //! (`{add: [{word, category}], allow, updatedAt}`), keyed by (account,
 //! scope); an empty list has no row.
 
@@ -14,7 +14,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use crate::error::ServiceError;
-use crate::safety::custom::{AccountLists, CustomWordStore, WordList};
+use crate::store::state::word_list::{AccountLists, CustomWordStore, WordList};
 
 const GET_LISTS: &str = "SELECT scope, list FROM word_lists WHERE account_id = $1";
 

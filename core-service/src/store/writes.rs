@@ -5,16 +5,13 @@
 //! is the backend's ([`Backend::index_account`], [`Backend::index_work`]).
 
 use chrono::{DateTime, Utc};
-use sqlx::query::Query;
 use sqlx::{ColumnIndex, Connection, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 use super::backend::Backend;
+use super::listing::DbQuery;
 use super::model::{Account, Record, Work};
 use super::sql::{self, check_key, tags_json};
 use super::{StoreError, StoreResult};
-
-/// A query of backend `DB` with its arguments.
-pub(crate) type DbQuery<'q, DB> = Query<'q, DB, <DB as Database>::Arguments<'q>>;
 
 /// Binds an account in [`UPSERT_ACCOUNT`](sql::UPSERT_ACCOUNT) order.
 fn bind_account<'q, DB: Database>(query: DbQuery<'q, DB>, a: &'q Account, now: DateTime<Utc>) -> DbQuery<'q, DB>

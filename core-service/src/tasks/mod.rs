@@ -12,8 +12,6 @@
 //! [`LEASE_RENEW_EVERY`] after) and run again from its stored request if its
 //! deadline has not passed, or finished as failed (and released) if it has.
 
-pub mod service;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;

@@ -16,7 +16,7 @@ pub mod digest;
 pub mod rules;
 pub mod runner;
 pub mod settings;
-pub mod store;
+pub use crate::store::state::watch as store;
 
 use std::sync::Arc;
 

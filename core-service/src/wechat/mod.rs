@@ -25,7 +25,7 @@ pub mod crypto;
 pub mod errors;
 pub mod images;
 pub mod publish;
-pub mod store;
+pub use crate::store::state::wechat as store;
 pub mod tokens;
 
 use std::sync::Arc;

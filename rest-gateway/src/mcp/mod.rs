@@ -25,7 +25,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::call;
 use crate::envelope;
-use crate::server::AppState;
+use crate::state::AppState;
 use tools::ToolTable;
 
 /// Where the MCP endpoint is served on the REST port.

@@ -51,7 +51,7 @@ async fn index(assets: Arc<assets::Assets>) -> Response {
 
 async fn asset(assets: Arc<assets::Assets>, request: Request) -> Response {
     let Some(file) = assets.get(request.uri().path()) else {
-        return crate::server::not_found(request).await;
+        return crate::state::not_found(request).await;
     };
     (
         StatusCode::OK,

@@ -11,7 +11,7 @@
 
 pub mod builtin;
 pub mod custom;
-pub mod store;
+pub use crate::store::state::theme as store;
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -7,11 +7,9 @@
 use super::kinds::Kind;
 use crate::data_api::DataApi;
 use crate::error::ServiceError;
-use crate::rankings::articles::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_score};
-use crate::rankings::lifestyle::LOW_FANS;
+use crate::rankings::formulas::{HUNDRED_K, LOW_FANS, ORIGINAL_TYPES, gains_by_author, index_score, influence_score};
 use crate::rankings::rules::Window;
 use crate::rankings::series::top;
-use crate::rankings::shortvideo::influence_score;
 use crate::rankings::{BOARD_SIZE, account_board, board_query, work_board};
 use crate::store::boards::{BoardRow, NamedRow};
 use crate::store::model::{BoardQuery, BoardWork, Counter, Measure};

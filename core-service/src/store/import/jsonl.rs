@@ -45,7 +45,7 @@ pub const TYPES: [&str; 6] = ["account", "accountSnapshot", "work", "workSnapsho
 /// Platform tokens of spec part 1 that hold content (not `trend`, `tool`,
 /// `multi`).
 pub fn content_platforms() -> impl Iterator<Item = &'static str> {
-    crate::catalog::PLATFORM_ORDER.into_iter().filter(|p| !matches!(*p, "trend" | "tool" | "multi"))
+    crate::rules::platforms::PLATFORM_ORDER.into_iter().filter(|p| !matches!(*p, "trend" | "tool" | "multi"))
 }
 
 #[derive(Serialize, Deserialize)]

@@ -8,6 +8,8 @@
 //!   [`prometheus_client::collector::Collector`] (the hot-list collectors,
 //!   [`crate::hotlists::metrics`]).
 
+pub mod in_flight;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::dispatch::in_flight::InFlight;
+use in_flight::InFlight;
 
 /// The path the metrics are served on.
 pub const PATH: &str = "/metrics";

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 
-use super::{TaskRunner, error_proto};
 use crate::error::ServiceError;
 use crate::registry::CallContext;
 use crate::store::sync_job::SyncJobStore;
 use crate::store::task::Task;
+use crate::tasks::{TaskRunner, error_proto};
 
 /// Longest `taskId` looked up (ids are UUIDs, 36 characters).
 const MAX_TASK_ID_CHARS: usize = 64;

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::custom::{AccountLists, CustomWordStore, WordList};
+use super::word_list::{AccountLists, CustomWordStore, WordList};
 use crate::error::ServiceError;
 use crate::read_cache::ReadCache;
 
@@ -48,8 +48,8 @@ impl CustomWordStore for CachedWordStore {
 
 #[cfg(test)]
 mod tests {
+    use super::super::word_list::AddedWord;
     use super::*;
-    use crate::safety::custom::AddedWord;
 
     fn list(word: &str) -> WordList {
         WordList {

@@ -21,10 +21,9 @@
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 
+use super::times::{day_start, parse_datetime};
 use crate::clock::Clock;
-use crate::data_api::times::{day_start, parse_datetime};
 use crate::error::ServiceError;
-use crate::store::model::HotListQuery;
 
 /// Days before today (Asia/Shanghai) that hot-list windows cover (spec 8:
 /// "hot keyword window: about 3 weeks").
@@ -43,17 +42,6 @@ pub enum HotWindow {
 }
 
 impl HotWindow {
-    /// The store query of this window over `sources` (every list when
-    /// empty); `None` for [`HotWindow::Nothing`].
-    pub fn query(&self, sources: Vec<String>) -> Option<HotListQuery> {
-        match *self {
-            HotWindow::Nothing => None,
-            HotWindow::Captures { from, to, latest_only } => {
-                Some(HotListQuery { sources, from, to: Some(to), latest_only })
-            }
-        }
-    }
-
     /// The latest batch: each list's newest capture in the covered span.
     pub fn latest(clock: &Clock) -> HotWindow {
         HotWindow::Captures { from: Some(coverage_start(clock)), to: clock.now(), latest_only: true }
@@ -147,14 +135,14 @@ pub fn day_window(
     if start.trim().is_empty() && end.trim().is_empty() {
         return Ok(HotWindow::Captures { from: None, to: clock.now(), latest_only: true });
     }
-    let (from, to) = crate::data_api::times::date_window(start, start_field, end, end_field)?;
+    let (from, to) = super::times::date_window(start, start_field, end, end_field)?;
     Ok(clip(from, to, None, clock.now()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data_api::times::format_time;
+    use crate::rules::times::format_time;
 
     fn clock() -> Clock {
         Clock::from_setting(Some("2024-06-22")).unwrap()
