@@ -89,7 +89,7 @@ pub async fn with_keyword_matched(api: &DataApi, query: BoardQuery) -> Result<Bo
         return Ok(query);
     }
     let matched = api.store.keyword_matches(&query).await.map_err(store_error)?;
-    Ok(BoardQuery { matched: Some(matched), ..query })
+    Ok(BoardQuery { matched, ..query })
 }
 
 /// A board of accounts ranked in the store ([`crate::store::ContentStore::account_board`]).

@@ -274,10 +274,13 @@ pub trait ContentStore: Send + Sync {
     /// The row ids of the works matching `query.text` (platform, category
     /// and publish-time filters of `query` applied), at most
     /// [`KEYWORD_MATCH_CAP`], the most liked first (docs/rankings.md
-    /// "Keyword boards"); empty without a text or when it has no terms. A
-    /// request ranking several boards over one keyword matches it once and
-    /// passes the ids on ([`BoardQuery::matched`], [`SeriesQuery::matched`]).
-    async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<model::KeywordMatches>;
+    /// "Keyword boards"); empty when the text has no terms. A request
+    /// ranking several boards over one keyword matches it once and passes
+    /// the ids on ([`BoardQuery::matched`], [`SeriesQuery::matched`]).
+    /// `None` without a text, and on a backend whose boards match the
+    /// keyword better in their own statement
+    /// ([`listing::Dialect::matches_keywords_once`]: PostgreSQL).
+    async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<model::KeywordMatches>>;
 
     /// A board of accounts (followers or likes), as [`ContentStore::work_board`].
     async fn account_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardAccount>>;

@@ -223,11 +223,14 @@ where
         Ok(out)
     }
 
-    async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<KeywordMatches> {
-        let Some((statement, params)) = DB::DIALECT.keyword_matches(query) else { return Ok(Vec::new().into()) };
+    async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<KeywordMatches>> {
+        if query.text.is_none() || !DB::DIALECT.matches_keywords_once() {
+            return Ok(None);
+        }
+        let Some((statement, params)) = DB::DIALECT.keyword_matches(query) else { return Ok(Some(Vec::new().into())) };
         let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
         let ids = rows.iter().map(|row| row.try_get::<i64, _>(0)).collect::<Result<Vec<i64>, _>>()?;
-        Ok(ids.into())
+        Ok(Some(ids.into()))
     }
 
     async fn account_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardAccount>> {
