@@ -138,18 +138,32 @@ impl Dialect {
     }
 
     /// (FROM clause, rank key) of a full-text match of `terms` on `table`
-    /// (`works` alias `w`, `accounts` alias `a`); adds the match condition.
+    /// (`works` alias `w`, `accounts` alias `a`) of `platform`; adds the
+    /// match condition (the caller adds the platform's condition).
     /// SQLite's FROM starts at the FTS table with `CROSS JOIN`, which makes
     /// it the outer loop: left to itself the planner walks every row of the
-    /// platform and probes the FTS table once per row.
-    fn text_match(self, c: &mut Conditions, table: &str, alias: &str, terms: &[String]) -> (String, Key) {
+    /// platform and probes the FTS table once per row. SQLite's works query
+    /// names the platform's term too ([`segment::fts5_work_query`]), so the
+    /// FTS table yields only that platform's matches; its column weighs 0 in
+    /// `bm25`, so relevance is the title's and body's alone.
+    fn text_match(
+        self,
+        c: &mut Conditions,
+        (table, alias): (&str, &str),
+        platform: &str,
+        terms: &[String],
+    ) -> (String, Key) {
         match self {
             Dialect::Sqlite => {
-                let ph = c.bind(Param::Text(segment::fts5_query(terms).unwrap_or_default()));
+                let (query, weights) = match table {
+                    "works" => (segment::fts5_work_query(terms, platform), "3.0, 1.0, 0.0"),
+                    _ => (segment::fts5_query(terms), "3.0, 1.0"),
+                };
+                let ph = c.bind(Param::Text(query.unwrap_or_default()));
                 c.push(format!("{table}_fts MATCH {ph}"));
                 (
                     format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
-                    (format!("bm25({table}_fts, 3.0, 1.0)"), ""),
+                    (format!("bm25({table}_fts, {weights})"), ""),
                 )
             }
             Dialect::Postgres => {
@@ -174,7 +188,7 @@ impl Dialect {
             return None;
         }
         let outer = std::mem::take(&mut c.clauses);
-        let (from, _) = self.text_match(c, "works", "kw", &terms);
+        let (from, _) = self.text_match(c, ("works", "kw"), f.platform, &terms);
         c.compare("kw.platform =", Param::Text(f.platform.to_owned()));
         if let Some(category) = f.category {
             c.compare("kw.category =", Param::Text(category.to_owned()));
@@ -393,7 +407,7 @@ impl Dialect {
             terms.push(topic.marker().to_owned());
         }
         if !terms.is_empty() {
-            let (f, r) = self.text_match(&mut c, "works", "w", &terms);
+            let (f, r) = self.text_match(&mut c, ("works", "w"), &q.platform, &terms);
             from = f;
             // A topic alone is a filter, not a relevance.
             rank = q.text.is_some().then_some(r);
@@ -443,7 +457,7 @@ impl Dialect {
             if terms.is_empty() {
                 return Ok(None);
             }
-            let (f, r) = self.text_match(&mut c, "accounts", "a", &terms);
+            let (f, r) = self.text_match(&mut c, ("accounts", "a"), &q.platform, &terms);
             from = f;
             rank = Some(r);
         }

@@ -93,6 +93,25 @@ pub fn fts5_query(terms: &[String]) -> Option<String> {
     (!terms.is_empty()).then(|| terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" "))
 }
 
+/// The term that marks a work of `platform` in SQLite's `works_fts`
+/// (column `platform_terms`, migration 0013): `zzplatform` and the platform
+/// token in lower case, as the migration writes it (`'zzplatform' ||
+/// lower(platform)`). A search then names its platform inside the FTS5
+/// query, and FTS5 intersects the two doclists instead of the statement
+/// looking up every match's `works` row for its platform (docs/data-apis.md
+/// "Search at scale").
+pub fn platform_term(platform: &str) -> String {
+    format!("zzplatform{}", platform.to_lowercase())
+}
+
+/// The FTS5 query of a works search on `platform`: every term in the title
+/// or the body, and the platform's term ([`platform_term`]) in
+/// `platform_terms`. `None` when the query has no terms.
+pub fn fts5_work_query(terms: &[String], platform: &str) -> Option<String> {
+    let text = fts5_query(terms)?;
+    Some(format!("{{title_terms body_terms}} : ({text}) AND platform_terms : \"{}\"", platform_term(platform)))
+}
+
 /// A tsvector literal: title terms at positions 1.. weighted A, body terms
 /// after them weighted B (positions capped at 16383 as PostgreSQL requires),
 /// terms past [`MAX_INDEX_BYTES`] left out.
@@ -136,6 +155,11 @@ mod tests {
         assert_eq!(tsquery_literal(&terms("AI绘画")).unwrap(), "'ai' & '绘画'");
         assert_eq!(tsvector_literal(&["ai".into()], &["画".into()]), "'ai':1A '画':2B");
         assert!(fts5_query(&terms("，。")).is_none());
+        assert_eq!(
+            fts5_work_query(&terms("AI绘画"), "Lifestyle").unwrap(),
+            "{title_terms body_terms} : (\"ai\" \"绘画\") AND platform_terms : \"zzplatformlifestyle\""
+        );
+        assert!(fts5_work_query(&terms("，。"), "lifestyle").is_none());
     }
 
     #[test]

@@ -38,6 +38,7 @@ fn migrator() -> Migrator {
         (9, "watchlists", include_str!("migrations/sqlite/0009_watchlists.sql")),
         (10, "feeds", include_str!("migrations/sqlite/0010_feeds.sql")),
         (11, "boards", include_str!("migrations/sqlite/0011_boards.sql")),
+        (13, "fts platform", include_str!("migrations/sqlite/0013_fts_platform.sql")),
     ])
 }
 
@@ -68,33 +69,41 @@ impl SqliteStore {
     }
 }
 
-/// Replaces a work's FTS row with its segmented title and body.
+/// Replaces a work's FTS row with its segmented title and body and its
+/// platform's term ([`segment::platform_term`]).
 async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreResult<()> {
     let (title, body) = segment::work_terms_async(work).await;
-    index(conn, "works_fts", "title_terms", id, &title, &body).await
+    let columns = [
+        ("title_terms", title.join(" ")),
+        ("body_terms", body.join(" ")),
+        ("platform_terms", segment::platform_term(&work.platform)),
+    ];
+    index(conn, "works_fts", id, columns).await
 }
 
 /// Replaces an account's FTS row with its segmented nickname and body.
 async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) -> StoreResult<()> {
     let (nickname, body) = segment::account_terms_async(account).await;
-    index(conn, "accounts_fts", "nickname_terms", id, &nickname, &body).await
+    index(conn, "accounts_fts", id, [("nickname_terms", nickname.join(" ")), ("body_terms", body.join(" "))]).await
 }
 
-async fn index(
+/// Replaces row `id` of the FTS table `table` with `columns` (name, text).
+async fn index<const N: usize>(
     conn: &mut SqliteConnection,
     table: &str,
-    head: &str,
     id: i64,
-    head_terms: &[String],
-    body_terms: &[String],
+    columns: [(&str, String); N],
 ) -> StoreResult<()> {
     sqlx::query(&format!("DELETE FROM {table} WHERE rowid = ?1")).bind(id).execute(&mut *conn).await?;
-    sqlx::query(&format!("INSERT INTO {table} (rowid, {head}, body_terms) VALUES (?1, ?2, ?3)"))
-        .bind(id)
-        .bind(head_terms.join(" "))
-        .bind(body_terms.join(" "))
-        .execute(&mut *conn)
-        .await?;
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let placeholders: Vec<String> = (2..=N + 1).map(|i| format!("?{i}")).collect();
+    let statement =
+        format!("INSERT INTO {table} (rowid, {}) VALUES (?1, {})", names.join(", "), placeholders.join(", "));
+    let mut query = sqlx::query(&statement).bind(id);
+    for (_, text) in columns {
+        query = query.bind(text);
+    }
+    query.execute(&mut *conn).await?;
     Ok(())
 }
 

@@ -115,6 +115,7 @@ where
             let statement = placeholders(&sql::UPSERT_WORK);
             let row = bind_work(sqlx::query(&statement), w, now).fetch_one(&mut *conn).await?;
             let stored = Work {
+                platform: w.platform.clone(),
                 title: row.try_get("title")?,
                 description: row.try_get("description")?,
                 tags: serde_json::from_str(&row.try_get::<String, _>("tags")?).unwrap_or_default(),

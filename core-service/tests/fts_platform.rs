@@ -1,0 +1,73 @@
+//! SQLite's works index names each work's platform (migration 0013,
+//! docs/data-apis.md "Search at scale"): a search of one platform finds
+//! only that platform's works, ranked as before, and a store indexed before
+//! the migration (two columns) is rebuilt with the platform column when it
+//! is opened.
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
+
+use core_service::store::ContentStore;
+use core_service::store::model::{Record, Work, WorkOrder, WorkQuery};
+use core_service::store::sqlite::SqliteStore;
+use sqlx::Connection;
+
+fn work(platform: &str, id: &str, title: &str) -> Record {
+    Record::Work(Work { platform: platform.into(), platform_id: id.into(), title: title.into(), ..Work::default() })
+}
+
+/// The ids `keyword` finds on `platform`, by relevance, and the total.
+async fn search(store: &SqliteStore, platform: &str, keyword: &str) -> (Vec<String>, u64) {
+    let query = WorkQuery {
+        platform: platform.into(),
+        text: Some(keyword.into()),
+        order: WorkOrder::Relevance,
+        page: 1,
+        page_size: 20,
+        ..WorkQuery::default()
+    };
+    let page = store.find_works(&query).await.unwrap();
+    (page.items.into_iter().map(|r| r.work.platform_id).collect(), page.total)
+}
+
+#[tokio::test]
+async fn a_search_reads_its_platform_only_before_and_after_the_migration() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    let store = SqliteStore::open(&path).await.unwrap();
+    let records = vec![
+        work("lifestyle", "l1", "露营装备清单"),
+        work("lifestyle", "l2", "周末露营 露营地推荐"),
+        work("shortvideo", "s1", "露营装备"),
+        work("articles", "a1", "露营"),
+        work("lifestyle", "l3", "火锅"),
+    ];
+    for outcome in store.write(&records).await.unwrap() {
+        outcome.unwrap();
+    }
+    let expected = search(&store, "lifestyle", "露营").await;
+    assert_eq!(expected.1, 2, "two lifestyle works say 露营: {expected:?}");
+    assert_eq!(search(&store, "shortvideo", "露营").await, (vec!["s1".to_owned()], 1));
+    drop(store);
+
+    // The index as migration 0013 found it: two columns, no platform.
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    for statement in [
+        "CREATE VIRTUAL TABLE works_fts_old USING fts5 (title_terms, body_terms, tokenize = 'unicode61')",
+        "INSERT INTO works_fts_old (rowid, title_terms, body_terms) SELECT rowid, title_terms, body_terms FROM works_fts",
+        "DROP TABLE works_fts",
+        "ALTER TABLE works_fts_old RENAME TO works_fts",
+        "DELETE FROM _sqlx_migrations WHERE version = 13",
+    ] {
+        sqlx::query(statement).execute(&mut conn).await.unwrap();
+    }
+    conn.close().await.unwrap();
+
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(search(&store, "lifestyle", "露营").await, expected, "the same answer after the rebuild");
+    assert_eq!(search(&store, "articles", "露营").await, (vec!["a1".to_owned()], 1));
+    // A work written after the migration is indexed with its platform too.
+    for outcome in store.write(&[work("articles", "a2", "露营攻略")]).await.unwrap() {
+        outcome.unwrap();
+    }
+    assert_eq!(search(&store, "articles", "露营").await.1, 2);
+    assert_eq!(search(&store, "lifestyle", "露营").await, expected);
+}
