@@ -16,6 +16,7 @@ pub mod auth;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod billing;
 pub mod bootstrap;
+pub mod call;
 pub mod catalog;
 pub mod charter;
 pub mod chinese_count;
@@ -35,6 +36,7 @@ pub mod offload;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod outbound;
 pub mod persist;
+pub mod quota;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod rankings;
 pub mod rate_limit;

@@ -11,13 +11,14 @@ use tokio::net::TcpListener;
 
 use crate::billing::Ledger;
 use crate::billing::embedded::EmbeddedLedger;
-use crate::billing::pricing::Pricing;
 use crate::billing::redis::RedisLedger;
 use crate::bootstrap::{Bootstrap, ensure_bootstrap_key};
+use crate::call::Limits;
 use crate::catalog::Catalog;
 use crate::charter::CharterService;
 use crate::clock::Clock;
-use crate::dispatch::{Limits, OperationService, Pipeline};
+use crate::dispatch::pricing::Pricing;
+use crate::dispatch::{OperationService, Pipeline};
 use crate::maintenance::{Maintenance, SwitchStore};
 use crate::registry::Registry;
 use crate::settings::CoreSettings;

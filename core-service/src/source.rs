@@ -19,8 +19,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use mediaops_proto::error_code::ErrorCode;
 
+use crate::call::CallContext;
 use crate::error::ServiceError;
-use crate::registry::{CallContext, Registry};
 
 /// What one source says about one call (defined with the generated
 /// service traits, whose methods may answer it: [`mediaops_proto::service`]).
@@ -110,6 +110,29 @@ impl Fallbacks {
         self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(operation_key)
     }
 
+    /// The chain of `operation_key`: a first source named `name` (e.g.
+    /// `store`) that decodes the request as `Req`, runs `f` over `state` and
+    /// encodes the `Resp` of its answer, followed by these fallbacks (the
+    /// registry's `handle_sourced`).
+    pub(crate) fn typed_chain<S, Req, Resp, F, Fut>(
+        &self,
+        operation_key: &str,
+        name: &'static str,
+        state: &Arc<S>,
+        f: F,
+    ) -> SourceChain
+    where
+        S: Send + Sync + ?Sized + 'static,
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + 'static,
+        F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
+    {
+        let first: Arc<dyn Source> =
+            Arc::new(TypedSource { name, state: state.clone(), f, types: PhantomData::<fn(Req) -> Resp> });
+        self.chain(first, operation_key)
+    }
+
     fn chain(&self, first: Arc<dyn Source>, operation_key: &str) -> SourceChain {
         self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(operation_key.to_owned());
         let mut sources = Vec::new();
@@ -152,65 +175,6 @@ where
             Answer::Found(m) => Answer::Found(encode(m)),
             Answer::Empty(m) => Answer::Empty(encode(m)),
             Answer::NotFound(message) => Answer::NotFound(message),
-        })
-    }
-}
-
-impl Registry {
-    /// Registers the operation `operation_key` as answered by `chain` alone
-    /// (encoded messages in and out; an upstream-only operation).
-    ///
-    /// # Errors
-    /// An unknown operation key, or one that has a handler already.
-    pub fn handle_chain(&mut self, operation_key: &str, chain: Arc<SourceChain>) -> anyhow::Result<()> {
-        let grpc_path = self
-            .operations()
-            .find(|op| op.key() == operation_key)
-            .map(|op| op.grpc_path.clone())
-            .ok_or_else(|| anyhow::anyhow!("no operation {operation_key}"))?;
-        self.handle_encoded(
-            &grpc_path,
-            Arc::new(move |ctx: CallContext, request: Bytes| {
-                let chain = chain.clone();
-                Box::pin(async move { chain.call(&ctx, request).await })
-            }),
-        )
-    }
-
-    /// Registers `full_method` (`package.Service.Method`) as answered by a
-    /// chain whose first source, named `name` (e.g. `store`), is `f` over
-    /// `state`, followed by the operation's [`Fallbacks`].
-    pub fn handle_sourced<S, Req, Resp, F, Fut>(
-        &mut self,
-        full_method: &str,
-        fallbacks: &Fallbacks,
-        name: &'static str,
-        state: &Arc<S>,
-        f: F,
-    ) -> anyhow::Result<()>
-    where
-        S: Send + Sync + ?Sized + 'static,
-        Req: prost::Message + prost::Name + Default + 'static,
-        Resp: prost::Message + prost::Name + Default + 'static,
-        F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
-    {
-        let operation_key = self
-            .operations()
-            .find(|info| info.method.full_name() == full_method)
-            .map(|info| info.key().to_owned())
-            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
-        let first: Arc<dyn Source> =
-            Arc::new(TypedSource { name, state: state.clone(), f, types: PhantomData::<fn(Req) -> Resp> });
-        let chain = Arc::new(fallbacks.chain(first, &operation_key));
-        self.handle(full_method, move |ctx, request: Req| {
-            let chain = chain.clone();
-            async move {
-                let bytes = chain.call(&ctx, Bytes::from(request.encode_to_vec())).await?;
-                Resp::decode(bytes).map_err(|e| {
-                    ServiceError::internal(format!("a source answered a malformed {}: {e}", Resp::full_name()))
-                })
-            }
         })
     }
 }

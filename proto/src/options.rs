@@ -122,7 +122,7 @@ pub fn is_skill(meta: &Operation) -> bool {
 /// Whether a call of `meta` can be charged, and so answer 402
 /// `insufficient_points`: a unit price or a per-platform price above 0,
 /// unless the operation is `listed_not_charged` (the sync operations). The
-/// price itself is core-service `billing::pricing::PriceRule` (spec 8).
+/// price itself is core-service `dispatch::pricing::PriceRule` (spec 8).
 pub fn is_charged(meta: &Operation) -> bool {
     let billing = meta.billing.clone().unwrap_or_default();
     !billing.listed_not_charged && (meta.unit_price > 0 || billing.price_per_platform > 0)

@@ -33,7 +33,7 @@ use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
 use crate::persist;
-use crate::rate_limit::Limit;
+use crate::quota::Limit;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default)]

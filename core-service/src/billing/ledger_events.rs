@@ -16,7 +16,7 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::auth::Principal;
-use crate::rate_limit::Limit;
+use crate::quota::Limit;
 use crate::read_cache::ReadCache;
 
 /// Enabled API keys by SHA-256 hex.

@@ -17,9 +17,7 @@
 //! runs, and by the next reservation of the same account.
 
 pub mod embedded;
-pub mod hold;
 pub mod ledger_events;
-pub mod pricing;
 pub mod redis;
 
 use std::collections::HashMap;
@@ -29,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
 use crate::error::ServiceError;
-use crate::rate_limit::Limit;
+use crate::quota::Limit;
 
 /// Default bound after which an unsettled reservation is released.
 pub const RESERVATION_TTL: Duration = Duration::from_secs(120);

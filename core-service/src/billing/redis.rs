@@ -33,9 +33,12 @@ use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageR
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
-use crate::rate_limit::redis::LIMIT;
-use crate::rate_limit::{Limit, Quota};
+use crate::quota::{Limit, Quota};
 use crate::redis_connection::RESPONSE_TIMEOUT;
+
+/// The per-account hash of an account's own limit (`P:{acct}:rate-limit`),
+/// read by `crate::rate_limit::redis`.
+pub const LIMIT: &str = "rate-limit";
 
 /// The Redis [`Ledger`].
 pub struct RedisLedger {

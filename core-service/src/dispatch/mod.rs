@@ -12,7 +12,7 @@
 //!    ([`crate::maintenance`]; 503, nothing run or charged);
 //! 3. validate the request (400; never reaches billing);
 //! 4. refuse operations not built yet (503 `not_implemented`, not charged);
-//! 5. price it from its metadata ([`crate::billing::pricing`]);
+//! 5. price it from its metadata ([`pricing`]);
 //! 6. `Idempotency-Key`: replay a stored answer, or refuse a concurrent or
 //!    different request under the same key (409);
 //! 7. reserve the price (402 when the balance is short: nothing runs);
@@ -31,7 +31,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use mediaops_proto::codec::BytesCodec;
@@ -42,18 +42,19 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
 use crate::auth::Principal;
-use crate::billing::hold::Hold;
-use crate::billing::pricing::Pricing;
 use crate::billing::{IdempotencyBegin, Ledger, Reserved};
+use crate::call::{Hold, Limits};
 use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
 
 mod delivery;
+pub mod pricing;
 pub use crate::metrics::in_flight;
 mod settlement;
 
 use delivery::{PendingSettlement, SettleOnDelivery};
+use pricing::Pricing;
 use settlement::Settlement;
 
 /// Metadata key of the request id, in both directions.
@@ -61,17 +62,6 @@ pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
 
 /// Metadata key (and HTTP header) of the idempotency key.
 pub const IDEMPOTENCY_KEY: &str = mediaops_proto::idempotency::HEADER;
-
-/// Timing bounds of a call.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// After this an unsettled reservation is released.
-    pub reservation_ttl: Duration,
-    /// A handler running longer fails with 502 and its charge is released.
-    /// Always below `reservation_ttl`, so a commit never finds its
-    /// reservation expired.
-    pub operation_timeout: Duration,
-}
 
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {

@@ -20,9 +20,10 @@ use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
 
-use super::{Limit, Quota, RateLimiter, Verdict};
+use super::{RateLimiter, Verdict};
 use crate::billing::Ledger;
 use crate::error::ServiceError;
+use crate::quota::{Limit, Quota};
 
 type Cell<C> = governor::RateLimiter<NotKeyed, InMemoryState, C, StateInformationMiddleware>;
 

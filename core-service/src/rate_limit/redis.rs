@@ -19,13 +19,11 @@ use std::time::Duration;
 use redis::Script;
 use redis::aio::ConnectionManager;
 
-use super::{Limit, Quota, RateLimiter, Verdict};
-use crate::billing::redis::account_key;
+use super::{RateLimiter, Verdict};
+use crate::billing::redis::{LIMIT, account_key};
 use crate::billing::{Ledger, unavailable};
 use crate::error::ServiceError;
-
-/// The per-account hash of an account's own limit (`P:{acct}:rate-limit`).
-pub const LIMIT: &str = "rate-limit";
+use crate::quota::{Limit, Quota};
 
 /// The Redis [`RateLimiter`].
 pub struct RedisLimiter {

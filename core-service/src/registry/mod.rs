@@ -5,10 +5,10 @@
 //! Handlers are registered with their typed prost request and response; the
 //! registry checks at start-up that the types match the RPC's descriptor.
 
-mod context;
 mod services;
+mod sourced;
 
-pub use context::{CallContext, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
+pub use crate::call::{CallContext, OperationInfo, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -16,40 +16,17 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mediaops_proto::mediaops::options::v1::{AvailabilityStatus, Operation};
-use prost_reflect::{DescriptorPool, MethodDescriptor};
+use prost_reflect::DescriptorPool;
 
+use crate::call::Limits;
 use crate::error::ServiceError;
+use crate::source::Fallbacks;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// What a handler gets and returns: encoded protobuf messages.
 pub type Handler = Arc<dyn Fn(CallContext, Bytes) -> BoxFuture<Result<Bytes, ServiceError>> + Send + Sync>;
-
-/// One RPC's descriptor and metadata.
-#[derive(Debug, Clone)]
-pub struct OperationInfo {
-    /// `/package.Service/Method`, as gRPC requests name it.
-    pub grpc_path: String,
-    /// The RPC.
-    pub method: MethodDescriptor,
-    /// Its `(mediaops.options.v1.operation)` option, identity derived.
-    pub meta: Operation,
-}
-
-impl OperationInfo {
-    /// `operationKey` (spec 2.2), e.g. `lifestyle.search-note`.
-    pub fn key(&self) -> &str {
-        &self.meta.operation_key
-    }
-
-    /// Whether the proto declares the operation under maintenance (spec 3);
-    /// run-time switches are [`crate::maintenance`]'s.
-    pub fn under_maintenance(&self) -> bool {
-        self.meta.availability.as_ref().is_some_and(|a| a.status() == AvailabilityStatus::Maintenance)
-    }
-}
 
 /// Every operation and its handler.
 pub struct Registry {
@@ -58,11 +35,11 @@ pub struct Registry {
     order: Vec<String>,
     handlers: HashMap<String, Handler>,
     /// Per-operation timing that replaces the pipeline's defaults.
-    limits: HashMap<String, crate::dispatch::Limits>,
+    limits: HashMap<String, Limits>,
     /// The configured sources after the store, for the RPCs of generated
     /// service traits that answer through a source chain
     /// ([`Registry::set_fallbacks`]).
-    fallbacks: Option<crate::source::Fallbacks>,
+    fallbacks: Option<Fallbacks>,
 }
 
 impl Registry {
@@ -88,7 +65,7 @@ impl Registry {
     /// The sources configured after the store (`[sources]`,
     /// [`crate::vendors::chain::Plan`]), which the source chains of the
     /// service traits' RPCs registered from now on follow.
-    pub fn set_fallbacks(&mut self, fallbacks: crate::source::Fallbacks) {
+    pub fn set_fallbacks(&mut self, fallbacks: Fallbacks) {
         self.fallbacks = Some(fallbacks);
     }
 
@@ -196,7 +173,7 @@ impl Registry {
     ///
     /// # Errors
     /// The RPC does not exist, or its timeout is not below its reservation TTL.
-    pub fn set_limits(&mut self, full_method: &str, limits: crate::dispatch::Limits) -> anyhow::Result<()> {
+    pub fn set_limits(&mut self, full_method: &str, limits: Limits) -> anyhow::Result<()> {
         let info = self.named(full_method)?;
         anyhow::ensure!(
             limits.operation_timeout < limits.reservation_ttl,
@@ -207,7 +184,7 @@ impl Registry {
     }
 
     /// The timing set for the operation at `grpc_path`, if it has its own.
-    pub fn limits(&self, grpc_path: &str) -> Option<crate::dispatch::Limits> {
+    pub fn limits(&self, grpc_path: &str) -> Option<Limits> {
         self.limits.get(grpc_path).copied()
     }
 

@@ -19,7 +19,7 @@ use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::skills::v1::{AiWebSearchRequest, AiWebSearchResponse, WebReference, WebSearchResult};
 use serde_json::{Value, json};
 
-use crate::dispatch::Limits;
+use crate::call::Limits;
 use crate::error::ServiceError;
 use crate::outbound::{ConnectorClient, OutboundSettings};
 use crate::registry::{BoxFuture, CallContext, Registry};

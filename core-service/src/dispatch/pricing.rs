@@ -27,7 +27,14 @@ pub enum PriceRule {
     /// Always this many points (0 = free).
     Fixed(i64),
     /// `each` points per distinct value of the list field `field`.
-    PerPlatform { field: FieldDescriptor, allowed: Vec<String>, each: i64 },
+    PerPlatform {
+        /// The request's repeated platforms field (`billing.platforms_field`).
+        field: FieldDescriptor,
+        /// The field's choices; none requested means every one of them.
+        allowed: Vec<String>,
+        /// Points per platform (`billing.price_per_platform`).
+        each: i64,
+    },
 }
 
 impl PriceRule {
@@ -87,6 +94,7 @@ pub struct Pricing {
 }
 
 impl Pricing {
+    /// The rule of every operation of `registry`, from its metadata.
     pub fn from_registry(registry: &Registry) -> Pricing {
         Pricing {
             rules: registry

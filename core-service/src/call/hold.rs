@@ -7,8 +7,11 @@ use std::sync::{Arc, Mutex};
 /// `reservation_id` until committed or released.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hold {
+    /// The account the points are held on.
     pub account_id: String,
+    /// The ledger's id of the reservation.
     pub reservation_id: String,
+    /// The points held.
     pub points: i64,
 }
 

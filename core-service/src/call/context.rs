@@ -2,9 +2,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::OperationInfo;
+use super::hold::HoldSlot;
+use super::operation::OperationInfo;
 use crate::auth::Principal;
-use crate::billing::hold::HoldSlot;
 
 /// The authenticated caller, the request id and the operation of one call.
 #[derive(Debug, Clone)]

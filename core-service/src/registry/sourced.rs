@@ -1,0 +1,69 @@
+//! Operations answered by a source chain ([`crate::source`]): registered
+//! with their chain, or with a typed first source and the configured
+//! [`Fallbacks`].
+
+use std::future::Future;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::{CallContext, Registry};
+use crate::error::ServiceError;
+use crate::source::{Answer, Fallbacks, SourceChain};
+
+impl Registry {
+    /// Registers the operation `operation_key` as answered by `chain` alone
+    /// (encoded messages in and out; an upstream-only operation).
+    ///
+    /// # Errors
+    /// An unknown operation key, or one that has a handler already.
+    pub fn handle_chain(&mut self, operation_key: &str, chain: Arc<SourceChain>) -> anyhow::Result<()> {
+        let grpc_path = self
+            .operations()
+            .find(|op| op.key() == operation_key)
+            .map(|op| op.grpc_path.clone())
+            .ok_or_else(|| anyhow::anyhow!("no operation {operation_key}"))?;
+        self.handle_encoded(
+            &grpc_path,
+            Arc::new(move |ctx: CallContext, request: Bytes| {
+                let chain = chain.clone();
+                Box::pin(async move { chain.call(&ctx, request).await })
+            }),
+        )
+    }
+
+    /// Registers `full_method` (`package.Service.Method`) as answered by a
+    /// chain whose first source, named `name` (e.g. `store`), is `f` over
+    /// `state`, followed by the operation's [`Fallbacks`].
+    pub fn handle_sourced<S, Req, Resp, F, Fut>(
+        &mut self,
+        full_method: &str,
+        fallbacks: &Fallbacks,
+        name: &'static str,
+        state: &Arc<S>,
+        f: F,
+    ) -> anyhow::Result<()>
+    where
+        S: Send + Sync + ?Sized + 'static,
+        Req: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + Default + 'static,
+        F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
+    {
+        let operation_key = self
+            .operations()
+            .find(|info| info.method.full_name() == full_method)
+            .map(|info| info.key().to_owned())
+            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
+        let chain = Arc::new(fallbacks.typed_chain(&operation_key, name, state, f));
+        self.handle(full_method, move |ctx, request: Req| {
+            let chain = chain.clone();
+            async move {
+                let bytes = chain.call(&ctx, Bytes::from(request.encode_to_vec())).await?;
+                Resp::decode(bytes).map_err(|e| {
+                    ServiceError::internal(format!("a source answered a malformed {}: {e}", Resp::full_name()))
+                })
+            }
+        })
+    }
+}
