@@ -27,14 +27,11 @@ pub const MAX_WORD_CHARS: usize = 50;
 /// Scope name of the account-wide list.
 pub const ALL_PLATFORMS: &str = "all";
 
-/// The lists of an account that apply on a platform (the records live
-/// with the store, [`crate::store::state::word_list`]).
-impl AccountLists {
-    /// The lists that apply on `platform`: the account-wide one, then the
-    /// platform's (either may be absent).
-    pub fn for_platform(&self, platform: Platform) -> impl Iterator<Item = &WordList> {
-        [ALL_PLATFORMS, platform.name()].into_iter().filter_map(|scope| self.lists.get(scope))
-    }
+/// The lists of an account that apply on `platform`: the account-wide one,
+/// then the platform's (either may be absent). The records live with the
+/// store ([`crate::store::state::word_list`]).
+pub fn for_platform(lists: &AccountLists, platform: Platform) -> impl Iterator<Item = &WordList> {
+    [ALL_PLATFORMS, platform.name()].into_iter().filter_map(|scope| lists.lists.get(scope))
 }
 
 /// The scope name of an optional platform.

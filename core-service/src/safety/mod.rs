@@ -8,7 +8,7 @@
 //! list) and of the account's own lists with Aho-Corasick ([`matcher`]), and
 //! builds the spec 2.6 result ([`result`]). Nothing upstream is called.
 
-pub use crate::store::state::cached_words;
+pub mod cached_words;
 pub mod custom;
 pub mod lexicon;
 pub mod matcher;
@@ -122,7 +122,7 @@ impl SafetyService {
         lists: &AccountLists,
         platform: Platform,
     ) -> Result<Option<(Arc<Matcher>, String)>, ServiceError> {
-        let applying: Vec<&WordList> = lists.for_platform(platform).collect();
+        let applying: Vec<&WordList> = custom::for_platform(lists, platform).collect();
         if applying.iter().all(|l| l.is_empty()) {
             return Ok(None);
         }

@@ -1,6 +1,6 @@
 //! The per-account banned-word lists as stored: their shapes and the
 //! [`CustomWordStore`] trait (the rules they follow are
-//! [`crate::safety::custom`], which re-exports these).
+//! `core_service::safety::custom`, which re-exports these).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::word_list::{AccountLists, CustomWordStore, WordList};
+use crate::store::state::word_list::{AccountLists, CustomWordStore, WordList};
 use crate::error::ServiceError;
 use crate::read_cache::ReadCache;
 
