@@ -122,7 +122,7 @@ impl SafetyService {
         lists: &AccountLists,
         platform: Platform,
     ) -> Result<Option<(Arc<Matcher>, String)>, ServiceError> {
-        let applying: Vec<&WordList> = custom::for_platform(lists, platform).collect();
+        let applying: Vec<&WordList> = lists.for_platform(platform).collect();
         if applying.iter().all(|l| l.is_empty()) {
             return Ok(None);
         }
