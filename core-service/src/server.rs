@@ -100,9 +100,14 @@ impl Core {
         let store_pool = crate::store::PoolSettings {
             acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
         };
-        let opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
+        let mut opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        if settings.database_url.is_none() {
+            // One process owns a SQLite store: its word lists can be kept
+            // in memory (a shared PostgreSQL store's cannot).
+            opened.words = Arc::new(crate::safety::cached_words::CachedWordStore::new(opened.words));
+        }
         let charter = Arc::new(CharterService::new(opened.charters, ValueLists::from_pool(pool), clock));
         charter_service::register(&mut registry, &Arc::new(crate::services::charter::Charter(charter)))?;
         let articles = Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(

@@ -1,7 +1,7 @@
 //! No import loops between modules (issue 20, "dependencies point one way").
 //!
 //! Reads the sources of every crate of the workspace (`core-service`, `mediaops-proto`,
-//! `mediaops-listener`, `rest-gateway`, the root `mediaops`), parses each file with `syn`,
+//! `mediaops-listener`, `mediaops-store`, `rest-gateway`, the root `mediaops`), parses each file with `syn`,
 //! and builds two graphs of each crate:
 //!
 //! - the **top-level** graph: an edge `a → b` when a file of module `a` names `crate::b…`
@@ -39,6 +39,7 @@ const ROOTS: &[(&str, &str)] = &[
     ("core-service", "core-service/src/lib.rs"),
     ("mediaops-proto", "proto/src/lib.rs"),
     ("mediaops-listener", "listener/src/lib.rs"),
+    ("mediaops-store", "store/src/lib.rs"),
     ("rest-gateway", "rest-gateway/src/lib.rs"),
     ("rest-gateway (bin)", "rest-gateway/src/main.rs"),
     ("mediaops", "src/lib.rs"),

@@ -17,23 +17,20 @@ use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
 use super::normalize::normalize_word;
 use super::platform::Platform;
 use crate::error::ServiceError;
-pub use crate::store::state::word_list::{AccountLists, AddedWord, CustomWordStore, WordList};
+use crate::store::state::word_list::PlatformScope;
+pub use crate::store::state::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
 use mediaops_proto::excerpt::excerpt;
 
 /// Most added words, and most allowed phrases, in one list.
 pub const MAX_WORDS: usize = 2000;
 /// Longest word or phrase, in characters.
 pub const MAX_WORD_CHARS: usize = 50;
-/// Scope name of the account-wide list.
-pub const ALL_PLATFORMS: &str = "all";
 
-/// The lists of an account that apply on a platform (the records live
-/// with the store, [`crate::store::state::word_list`]).
-impl AccountLists {
-    /// The lists that apply on `platform`: the account-wide one, then the
-    /// platform's (either may be absent).
-    pub fn for_platform(&self, platform: Platform) -> impl Iterator<Item = &WordList> {
-        [ALL_PLATFORMS, platform.name()].into_iter().filter_map(|scope| self.lists.get(scope))
+/// A platform names its word-list scope (`AccountLists::for_platform`, in
+/// the store: the records live there, [`crate::store::state::word_list`]).
+impl PlatformScope for Platform {
+    fn scope(&self) -> &'static str {
+        self.name()
     }
 }
 

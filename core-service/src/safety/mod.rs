@@ -8,7 +8,7 @@
 //! list) and of the account's own lists with Aho-Corasick ([`matcher`]), and
 //! builds the spec 2.6 result ([`result`]). Nothing upstream is called.
 
-pub use crate::store::state::cached_words;
+pub mod cached_words;
 pub mod custom;
 pub mod lexicon;
 pub mod matcher;

@@ -38,22 +38,6 @@ use keywords::{Corpus, TermCache};
 use mediaops_proto::excerpt::excerpt;
 
 pub use crate::rules::window;
-use window::HotWindow;
-
-/// The store side of a hot-list window (the window rules themselves are
-/// [`crate::rules::window`], which does not know the store).
-impl HotWindow {
-    /// The store query of this window over `sources` (every list when
-    /// empty); `None` for [`HotWindow::Nothing`].
-    pub fn query(&self, sources: Vec<String>) -> Option<HotListQuery> {
-        match *self {
-            HotWindow::Nothing => None,
-            HotWindow::Captures { from, to, latest_only } => {
-                Some(HotListQuery { sources, from, to: Some(to), latest_only })
-            }
-        }
-    }
-}
 
 /// Titles the shared [`TermCache`] keeps before it starts over (about 20 MB
 /// at most; the June 2024 archive has about 15,000 distinct titles).

@@ -1,6 +1,6 @@
 //! The per-account banned-word lists as stored: their shapes and the
 //! [`CustomWordStore`] trait (the rules they follow are
-//! [`crate::safety::custom`], which re-exports these).
+//! `core_service::safety::custom`, which re-exports these).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -42,6 +42,24 @@ impl WordList {
 pub struct AccountLists {
     /// Each scope's list, by scope.
     pub lists: BTreeMap<String, WordList>,
+}
+
+/// Scope name of the account-wide list.
+pub const ALL_PLATFORMS: &str = "all";
+
+/// A platform's scope name (`core_service::safety::platform::Platform`
+/// implements it with its spec 1 token, e.g. `articles`).
+pub trait PlatformScope {
+    /// The scope of the platform's own list.
+    fn scope(&self) -> &'static str;
+}
+
+impl AccountLists {
+    /// The lists that apply on `platform`: the account-wide one, then the
+    /// platform's (either may be absent).
+    pub fn for_platform(&self, platform: impl PlatformScope) -> impl Iterator<Item = &WordList> {
+        [ALL_PLATFORMS, platform.scope()].into_iter().filter_map(|scope| self.lists.get(scope))
+    }
 }
 
 /// Word lists by account. An account only ever reaches its own.

@@ -18,7 +18,7 @@ pub trait CharterStore: Send + Sync + 'static {
 
     /// Replaces the whole charter of the profile `stored.profile_id`
     /// (creating the profile), as given: the caller stamps
-    /// `charterUpdatedAt` ([`crate::charter::CharterService::put`]).
+    /// `charterUpdatedAt` (`core_service::charter::CharterService::put`).
     async fn put(&self, account_id: &str, stored: &StoredCharter) -> Result<(), ServiceError>;
 }
 
@@ -41,7 +41,18 @@ pub fn from_json(json: &[u8]) -> Result<StoredCharter, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charter::rules::empty_charter;
+    use mediaops_proto::mediaops::charter::v1::{Charter, Positioning};
+
+    /// A charter with an empty positioning (`core_service::charter::rules::empty_charter`
+    /// fills every section; the JSON form is what is under test here).
+    fn empty_charter() -> Charter {
+        let s = || Some(String::new());
+        Charter {
+            version: Some(1),
+            positioning: Some(Positioning { one_liner: s(), domain: s(), niche: s(), tag: s() }),
+            ..Default::default()
+        }
+    }
 
     #[test]
     fn the_json_form_keeps_empty_strings_and_the_stamp() {

@@ -419,12 +419,6 @@ impl Opened {
 async fn connect(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
     Ok(match database_url {
         Some(url) => Opened::of(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
-        None => {
-            let mut opened = Opened::of(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?);
-            // One process owns a SQLite store: its word lists can be kept
-            // in memory (a shared PostgreSQL store's cannot).
-            opened.words = Arc::new(crate::store::state::cached_words::CachedWordStore::new(opened.words));
-            opened
-        }
+        None => Opened::of(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
     })
 }

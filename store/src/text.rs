@@ -1,8 +1,8 @@
 //! Chinese segmentation (jieba, search mode), the one place for it: skill
-//! search ([`crate::catalog::search`]), the store's full-text indexes and
+//! search (`core_service::catalog::search`), the store's full-text indexes and
 //! topics ([`crate::store::segment`], [`crate::store::topic`]) and hot
 //! keywords cut their texts here. A leaf module: it depends on no other
-//! module of the crate.
+//! module of the crates.
 
 use std::sync::OnceLock;
 

@@ -322,6 +322,19 @@ pub struct HotListQuery {
     pub latest_only: bool,
 }
 
+/// The store side of a hot-list window (the window rules themselves are
+/// [`crate::rules::window`], which does not know the store).
+impl crate::rules::window::HotWindow {
+    /// The store query of this window over `sources` (every list when
+    /// empty); `None` for `HotWindow::Nothing`.
+    pub fn query(&self, sources: Vec<String>) -> Option<HotListQuery> {
+        match *self {
+            Self::Nothing => None,
+            Self::Captures { from, to, latest_only } => Some(HotListQuery { sources, from, to: Some(to), latest_only }),
+        }
+    }
+}
+
 /// What an author's stored works add up to (newest snapshot of each work;
 /// unknown counters count as 0, `works` counts every stored work).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

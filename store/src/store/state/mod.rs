@@ -5,7 +5,6 @@
 //! (`charter::store`, `feeds::store`, `wechat::store`, `watch::store`,
 //! `articles::themes::store`), so the store never reaches up into them.
 
-pub mod cached_words;
 pub mod charter;
 pub mod feed_token;
 pub mod theme;

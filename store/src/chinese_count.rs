@@ -19,7 +19,7 @@
 /// The count `text` stands for; `None` when it is blank or unreadable.
 ///
 /// ```
-/// use core_service::chinese_count::parse_count;
+/// use mediaops_store::chinese_count::parse_count;
 /// assert_eq!(parse_count("1.2万"), Some(12_000));
 /// assert_eq!(parse_count("3.4亿"), Some(340_000_000));
 /// assert_eq!(parse_count("924 万热度"), Some(9_240_000));
@@ -41,7 +41,7 @@ pub fn parse_count(text: &str) -> Option<i64> {
 /// reject a row with a bad count instead of dropping the value.
 ///
 /// ```
-/// use core_service::chinese_count::parse_count_strict;
+/// use mediaops_store::chinese_count::parse_count_strict;
 /// assert_eq!(parse_count_strict("1.2万"), Ok(Some(12_000)));
 /// assert_eq!(parse_count_strict(" - "), Ok(None));
 /// assert!(parse_count_strict("12abc").is_err());

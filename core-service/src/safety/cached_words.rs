@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use super::word_list::{AccountLists, CustomWordStore, WordList};
 use crate::error::ServiceError;
 use crate::read_cache::ReadCache;
+use crate::store::state::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.
 pub struct CachedWordStore {
@@ -48,8 +48,8 @@ impl CustomWordStore for CachedWordStore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::word_list::AddedWord;
     use super::*;
+    use crate::store::state::word_list::AddedWord;
 
     fn list(word: &str) -> WordList {
         WordList {
