@@ -14,8 +14,7 @@ pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_scor
 use super::rules::{self, CategoryList, OutOfList, Period};
 use super::series::{round, top};
 use super::{
-    BOARD_SIZE, account_by_id_or_name, board_query, today, warn_if_empty, window_or_warn, with_keyword_matched,
-    work_board,
+    BOARD_SIZE, account_by_id_or_name, board_query, keyword_matches, today, warn_if_empty, window_or_warn, work_board,
 };
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::times::{day_end, day_start};
@@ -184,19 +183,14 @@ pub async fn hit_cover(
     let Some(window) = window_or_warn(&ctx, rules::ARTICLE_HOT.check(today, start, None, "startDate")?) else {
         return Ok(Answer::Empty(pb::ArticlesHitCoverResponse::default()));
     };
-    // The keyword is matched once, for both boards.
-    let matched = with_keyword_matched(
-        &api,
-        BoardQuery { text: Some(keyword.to_owned()), platform: PLATFORM.into(), ..BoardQuery::default() },
-    )
-    .await?
-    .matched;
     let board = |measure: Measure, at_least: i64| BoardQuery {
         text: Some(keyword.to_owned()),
-        matched: matched.clone(),
         ..board_query(PLATFORM, None, window, (Counter::Views, measure), Some(at_least), Some(BOARD_SIZE))
     };
-    let (by_reads, by_gain) = (board(Measure::Level, HUNDRED_K), board(Measure::Gain, 1));
+    let (mut by_reads, mut by_gain) = (board(Measure::Level, HUNDRED_K), board(Measure::Gain, 1));
+    // The keyword is matched once, for both boards (they share its filters).
+    let matched = keyword_matches(&api, &by_reads).await?;
+    (by_reads.matched, by_gain.matched) = (matched.clone(), matched);
     let (hundred_k, gained) = tokio::try_join!(work_board(&api, &by_reads), work_board(&api, &by_gain))?;
     let mut items = Vec::new();
     for (name, board) in HIT_COVER_BOARDS.iter().zip([hundred_k, gained]) {

@@ -13,8 +13,8 @@ pub use super::formulas::LOW_FANS;
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, top};
 use super::{
-    BOARD_SIZE, board_query, series_query, today, warn_if_empty, warn_opt, window_or_warn, with_keyword_matched,
-    work_board, works,
+    BOARD_SIZE, board_query, keyword_matches, series_query, today, warn_if_empty, warn_opt, window_or_warn, work_board,
+    works,
 };
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
@@ -120,35 +120,24 @@ pub async fn hit_data(
     let day = rules::newest_day(today(&api));
     let week = Window { first: day - Days::new(6), last: day };
     let on_day = Window::day(day);
-    // The keyword is matched once, for the four boards.
-    let matched = with_keyword_matched(
-        &api,
-        BoardQuery {
-            text: Some(keyword.to_owned()),
-            published_from,
-            platform: PLATFORM.into(),
-            ..BoardQuery::default()
-        },
-    )
-    .await?
-    .matched;
     let board = |window: Window, measure: Measure, at_least: Option<i64>, size: usize| BoardQuery {
         text: Some(keyword.to_owned()),
-        matched: matched.clone(),
         published_from,
         ..board_query(PLATFORM, None, window, (Counter::Likes, measure), at_least, Some(size))
     };
-    let low_fans =
+    let mut low_fans =
         BoardQuery { author_fans_below: Some(LOW_FANS), ..board(on_day, Measure::Level, Some(HIT_LIKES), BOARD_SIZE) };
-    let day_series = SeriesQuery {
-        text: Some(keyword.to_owned()),
-        matched: matched.clone(),
-        published_from,
-        ..series_query(PLATFORM, None, on_day)
-    };
+    let mut day_series =
+        SeriesQuery { text: Some(keyword.to_owned()), published_from, ..series_query(PLATFORM, None, on_day) };
     let as_entries = |board: Vec<BoardWork>| board.into_iter().map(|b| (b.work, b.value)).collect::<Vec<_>>();
-    let likes_top = board(on_day, Measure::Level, None, LIKES_TOP);
-    let growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
+    let mut likes_top = board(on_day, Measure::Level, None, LIKES_TOP);
+    let mut growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
+    // The keyword is matched once, for the four boards (they share its filters).
+    let matched = keyword_matches(&api, &likes_top).await?;
+    for query in [&mut low_fans, &mut likes_top, &mut growth] {
+        query.matched.clone_from(&matched);
+    }
+    day_series.matched = matched;
     let (low_fans, likes_top, interactions, growth) = tokio::try_join!(
         work_board(&api, &low_fans),
         work_board(&api, &likes_top),

@@ -23,7 +23,7 @@ use crate::error::ServiceError;
 use crate::registry::CallContext;
 pub use crate::rules::rankings as rules;
 use crate::store::model::{
-    AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, WorkSeries,
+    AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, KeywordMatches, Measure, SeriesQuery, WorkSeries,
 };
 use rules::{Checked, Window};
 
@@ -80,16 +80,13 @@ pub async fn work_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardWo
     api.store.work_board(query).await.map_err(store_error)
 }
 
-/// `query` with its keyword matched once
-/// ([`crate::store::ContentStore::keyword_matches`]), for the boards and
-/// series of one request to share (docs/rankings.md "Keyword boards");
-/// `query` as it is without a text.
-pub async fn with_keyword_matched(api: &DataApi, query: BoardQuery) -> Result<BoardQuery, ServiceError> {
-    if query.text.is_none() || query.matched.is_some() {
-        return Ok(query);
-    }
-    let matched = api.store.keyword_matches(&query).await.map_err(store_error)?;
-    Ok(BoardQuery { matched, ..query })
+/// The works matching `query`'s keyword, matched once for the boards and
+/// series of one request to share (`BoardQuery::matched`,
+/// [`crate::store::ContentStore::keyword_matches`]; docs/rankings.md
+/// "Keyword boards"); `None` without a text or where the backend matches
+/// in each statement.
+pub async fn keyword_matches(api: &DataApi, query: &BoardQuery) -> Result<Option<KeywordMatches>, ServiceError> {
+    api.store.keyword_matches(query).await.map_err(store_error)
 }
 
 /// A board of accounts ranked in the store ([`crate::store::ContentStore::account_board`]).
