@@ -37,7 +37,7 @@ fn report(name: &str, calls: usize, elapsed: Duration) -> f64 {
 
 async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
     let client = redis::Client::open(url).unwrap();
-    let script = redis::Script::new(include_str!("../src/billing/lua/reserve.lua"));
+    let script = redis::Script::new(include_str!("../../platform/src/billing/lua/reserve.lua"));
     let started = Instant::now();
     let tasks: Vec<_> = (0..parallel)
         .map(|t| {

@@ -1,6 +1,6 @@
 //! Assembles the core: state, registry with every built handler, and the
 //! tonic server with reflection (v1 and v1alpha), `grpc.health.v1` (fed by
-//! [`crate::readiness`]), the
+//! [`mediaops_platform::readiness`]), the
 //! operation service and, over HTTP/1.1 on the same port, `GET /metrics`
 //! (docs/metrics.md).
 
@@ -9,20 +9,19 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::billing::Ledger;
-use crate::billing::embedded::EmbeddedLedger;
-use crate::billing::redis::RedisLedger;
-use crate::bootstrap::{Bootstrap, ensure_bootstrap_key};
-use crate::call::Limits;
-use crate::catalog::Catalog;
-use crate::charter::CharterService;
-use crate::clock::Clock;
-use crate::dispatch::pricing::Pricing;
-use crate::dispatch::{OperationService, Pipeline};
-use crate::maintenance::{Maintenance, SwitchStore};
-use crate::registry::Registry;
 use crate::settings::CoreSettings;
-use crate::validate::FieldChecks;
+use mediaops_ops::charter::CharterService;
+use mediaops_platform::billing::Ledger;
+use mediaops_platform::billing::embedded::EmbeddedLedger;
+use mediaops_platform::billing::redis::RedisLedger;
+use mediaops_platform::bootstrap::{Bootstrap, ensure_bootstrap_key};
+use mediaops_platform::call::Limits;
+use mediaops_platform::catalog::Catalog;
+use mediaops_platform::dispatch::pricing::Pricing;
+use mediaops_platform::dispatch::{OperationService, Pipeline};
+use mediaops_platform::maintenance::{Maintenance, SwitchStore};
+use mediaops_platform::registry::Registry;
+use mediaops_platform::validate::FieldChecks;
 use mediaops_proto::mediaops::{
     account::v1::account_service, admin::v1::admin_service, articles::v1::articles_service,
     catalog::v1::catalog_service, channels::v1::channels_service, charter::v1::charter_service,
@@ -33,6 +32,7 @@ use mediaops_proto::mediaops::{
     videosite::v1::videosite_service, watch::v1::watchlist_service,
 };
 use mediaops_proto::value_lists::ValueLists;
+use mediaops_store::clock::Clock;
 
 /// How often every core releases expired reservations.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -41,23 +41,23 @@ const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct Core {
     pipeline: Arc<Pipeline>,
     /// Runs the asynchronous tasks; stopped when the server stops.
-    tasks: Arc<crate::tasks::TaskRunner>,
+    tasks: Arc<mediaops_platform::tasks::TaskRunner>,
     /// Sync jobs: their workers start when the server serves.
-    sync: Arc<crate::sync::SyncService>,
+    sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler: it starts when the server serves.
-    watch: Arc<crate::watch::runner::Runner>,
+    watch: Arc<mediaops_ops::watch::runner::Runner>,
     /// The ranking-board builder and the interval of its runs (zero = off);
     /// it starts when the server serves.
-    boards: (Arc<crate::rankings::boards::builder::Builder>, std::time::Duration),
+    boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention"): it starts
     /// when the server serves.
-    pruner: crate::store::retention::Pruner,
+    pruner: mediaops_store::store::retention::Pruner,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
-    wechat_callback: Option<crate::wechat::callback::CallbackListener>,
+    wechat_callback: Option<mediaops_connectors::wechat::callback::CallbackListener>,
     /// Checks the ledger and the store for `grpc.health.v1` once serving.
-    readiness: crate::readiness::Readiness,
+    readiness: mediaops_platform::readiness::Readiness,
     /// Timeouts and the connection cap of the gRPC port.
     listener: mediaops_listener::ListenerSettings,
 }
@@ -85,7 +85,7 @@ impl Core {
         let pool = mediaops_proto::descriptor_pool();
         let bootstrap =
             ensure_bootstrap_key(ledger.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
-        tokio::task::spawn_blocking(crate::catalog::search::warm_up);
+        tokio::task::spawn_blocking(mediaops_platform::catalog::search::warm_up);
 
         let mut registry = Registry::from_pool(pool)?;
         // The service clock (`MEDIAOPS_NOW`): date rules and every stored
@@ -94,54 +94,64 @@ impl Core {
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
         let catalog = Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?);
-        catalog_service::register(&mut registry, &Arc::new(crate::services::catalog::Catalog(catalog)))?;
+        catalog_service::register(&mut registry, &Arc::new(mediaops_ops::services::catalog::Catalog(catalog)))?;
         // Every durable state but the ledger's and the switches' is in the
         // store's database (docs/state.md).
-        let store_pool = crate::store::PoolSettings {
+        let store_pool = mediaops_store::store::PoolSettings {
             acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
         };
-        let mut opened = crate::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
+        let mut opened =
+            mediaops_store::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
         if settings.database_url.is_none() {
             // One process owns a SQLite store: its word lists can be kept
             // in memory (a shared PostgreSQL store's cannot).
-            opened.words = Arc::new(crate::safety::cached_words::CachedWordStore::new(opened.words));
+            opened.words = Arc::new(mediaops_ops::safety::cached_words::CachedWordStore::new(opened.words));
         }
         let charter = Arc::new(CharterService::new(opened.charters, ValueLists::from_pool(pool), clock));
-        charter_service::register(&mut registry, &Arc::new(crate::services::charter::Charter(charter)))?;
-        let articles = Arc::new(crate::articles::ArticleStudio::new(crate::articles::themes::ThemeCatalog::new(
-            opened.themes,
-            clock,
-        )));
-        crate::articles::ArticleStudio::warm_up();
-        let safety = Arc::new(crate::safety::SafetyService::new(opened.words, clock)?);
-        let content_safety = Arc::new(crate::services::content_safety::ContentSafety(safety.clone()));
+        charter_service::register(&mut registry, &Arc::new(mediaops_ops::services::charter::Charter(charter)))?;
+        let articles = Arc::new(mediaops_ops::articles::ArticleStudio::new(
+            mediaops_ops::articles::themes::ThemeCatalog::new(opened.themes, clock),
+        ));
+        mediaops_ops::articles::ArticleStudio::warm_up();
+        let safety = Arc::new(mediaops_ops::safety::SafetyService::new(opened.words, clock)?);
+        let content_safety = Arc::new(mediaops_ops::services::content_safety::ContentSafety(safety.clone()));
         content_safety_service::register(&mut registry, &content_safety)?;
         let store = opened.content;
-        let tasks = crate::tasks::TaskRunner::new(opened.tasks, ledger.clone());
-        let reader = crate::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
-        task_service::register(&mut registry, &Arc::new(crate::services::task::Tasks(reader)))?;
-        let web_search = crate::web_search::configure(&settings.web_search, &settings.outbound, &tasks, &mut registry)?;
-        let collectors = crate::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
+        let tasks = mediaops_platform::tasks::TaskRunner::new(opened.tasks, ledger.clone());
+        let reader = mediaops_ops::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
+        task_service::register(&mut registry, &Arc::new(mediaops_ops::services::task::Tasks(reader)))?;
+        let web_search = mediaops_connectors::web_search::configure(
+            &settings.web_search,
+            &settings.outbound,
+            &tasks,
+            &mut registry,
+        )?;
+        let collectors =
+            mediaops_connectors::hotlists::collector::Collectors::new(settings.hotlists.clone(), store.clone(), clock)?;
         if settings.hotlists.enabled {
             collectors.spawn();
         }
-        let mut metrics = crate::metrics::Metrics::new();
-        metrics.register_collector(Box::new(crate::hotlists::metrics::CollectorMetrics(collectors.clone())));
-        let data = Arc::new(crate::data_api::DataApi { store, clock });
+        let mut metrics = mediaops_platform::metrics::Metrics::new();
+        metrics
+            .register_collector(Box::new(mediaops_connectors::hotlists::metrics::CollectorMetrics(collectors.clone())));
+        let data = Arc::new(mediaops_ops::data_api::DataApi { store, clock });
         let boards = (
-            crate::rankings::boards::builder::Builder::with_retention(data.clone(), settings.snapshot_retention_days),
+            mediaops_ops::rankings::boards::builder::Builder::with_retention(
+                data.clone(),
+                settings.snapshot_retention_days,
+            ),
             std::time::Duration::from_secs(settings.boards_interval_secs),
         );
         let env = |name: &str| std::env::var(name).ok();
         let cache = match &settings.redis_url {
             Some(url) if !settings.vendors.files.is_empty() => {
-                crate::vendors::cache::CacheBackend::redis(url, &settings.redis_prefix).await?
+                mediaops_connectors::vendors::cache::CacheBackend::redis(url, &settings.redis_prefix).await?
             }
-            _ => crate::vendors::cache::CacheBackend::Memory,
+            _ => mediaops_connectors::vendors::cache::CacheBackend::Memory,
         };
-        let sources = crate::vendors::chain::Plan::build(
+        let sources = mediaops_connectors::vendors::chain::Plan::build(
             &settings.vendors,
             &registry,
             &settings.outbound,
@@ -151,31 +161,46 @@ impl Core {
         )?;
         maintenance.watch_vendors(sources.upstream_only());
         registry.set_fallbacks(sources.fallbacks.clone());
-        let trend = crate::trend::Trends::new(data.clone());
-        trend_service::register(&mut registry, &Arc::new(crate::services::trend::Trend(trend.clone())))?;
-        multi_service::register(&mut registry, &Arc::new(crate::services::multi::Multi(data.clone())))?;
-        microblog_service::register(&mut registry, &Arc::new(crate::services::microblog::Microblog(data.clone())))?;
-        intlshort_service::register(&mut registry, &Arc::new(crate::services::intlshort::Intlshort(data.clone())))?;
-        videosite_service::register(&mut registry, &Arc::new(crate::services::videosite::Videosite(data.clone())))?;
-        channels_service::register(&mut registry, &Arc::new(crate::services::channels::Channels(data.clone())))?;
-        clipapp_service::register(&mut registry, &Arc::new(crate::services::clipapp::Clipapp(data.clone())))?;
+        let trend = mediaops_ops::trend::Trends::new(data.clone());
+        trend_service::register(&mut registry, &Arc::new(mediaops_ops::services::trend::Trend(trend.clone())))?;
+        multi_service::register(&mut registry, &Arc::new(mediaops_ops::services::multi::Multi(data.clone())))?;
+        microblog_service::register(
+            &mut registry,
+            &Arc::new(mediaops_ops::services::microblog::Microblog(data.clone())),
+        )?;
+        intlshort_service::register(
+            &mut registry,
+            &Arc::new(mediaops_ops::services::intlshort::Intlshort(data.clone())),
+        )?;
+        videosite_service::register(
+            &mut registry,
+            &Arc::new(mediaops_ops::services::videosite::Videosite(data.clone())),
+        )?;
+        channels_service::register(&mut registry, &Arc::new(mediaops_ops::services::channels::Channels(data.clone())))?;
+        clipapp_service::register(&mut registry, &Arc::new(mediaops_ops::services::clipapp::Clipapp(data.clone())))?;
         let fetchers = sources
             .sync
             .iter()
             .map(|(key, (vendor, operation))| {
-                (key.clone(), crate::sync::fetch::SyncFetch { vendor: vendor.clone(), operation: operation.clone() })
+                (
+                    key.clone(),
+                    mediaops_ops::sync::fetch::SyncFetch { vendor: vendor.clone(), operation: operation.clone() },
+                )
             })
             .collect();
         let redis = settings.redis_url.as_deref().map(|url| (url, settings.redis_prefix.as_str()));
         let sync =
-            crate::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers).await?;
-        let articles_ops = crate::services::articles::Articles { api: data.clone(), sync: Some(sync.clone()) };
+            mediaops_ops::sync::SyncService::open(&settings.sync, redis, opened.sync, data.store.clone(), fetchers)
+                .await?;
+        let articles_ops = mediaops_ops::services::articles::Articles { api: data.clone(), sync: Some(sync.clone()) };
         articles_service::register(&mut registry, &Arc::new(articles_ops))?;
-        let lifestyle_ops = crate::services::lifestyle::Lifestyle { api: data.clone(), sync: Some(sync.clone()) };
+        let lifestyle_ops =
+            mediaops_ops::services::lifestyle::Lifestyle { api: data.clone(), sync: Some(sync.clone()) };
         lifestyle_service::register(&mut registry, &Arc::new(lifestyle_ops))?;
-        let shortvideo_ops = crate::services::shortvideo::Shortvideo { api: data.clone(), sync: Some(sync.clone()) };
+        let shortvideo_ops =
+            mediaops_ops::services::shortvideo::Shortvideo { api: data.clone(), sync: Some(sync.clone()) };
         shortvideo_service::register(&mut registry, &Arc::new(shortvideo_ops))?;
-        let admin = crate::services::admin::Admin {
+        let admin = mediaops_ops::services::admin::Admin {
             ledger: ledger.clone(),
             default_limit: settings.rate_limit.default_limit()?,
             collectors,
@@ -183,15 +208,20 @@ impl Core {
             sync: sync.clone(),
         };
         admin_service::register(&mut registry, &Arc::new(admin))?;
-        let fetcher = crate::outbound::GuardedFetcher::new(&settings.outbound)?;
-        let watchlists =
-            crate::watch::WatchService::new(opened.watch.clone(), clock, fetcher.clone(), settings.watchlists.clone());
-        let watchlists = crate::services::watchlist::Watchlists(Arc::new(watchlists));
+        let fetcher = mediaops_connectors::outbound::GuardedFetcher::new(&settings.outbound)?;
+        let watchlists = mediaops_ops::watch::WatchService::new(
+            opened.watch.clone(),
+            clock,
+            fetcher.clone(),
+            settings.watchlists.clone(),
+        );
+        let watchlists = mediaops_ops::services::watchlist::Watchlists(Arc::new(watchlists));
         watchlist_service::register(&mut registry, &Arc::new(watchlists))?;
-        let trends = crate::trend::Trends::new(data.clone());
-        let feeds = crate::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone());
-        feed_service::register(&mut registry, &Arc::new(crate::services::feed::Feeds(Arc::new(feeds))))?;
-        let watch = crate::watch::runner::Runner::new(
+        let trends = mediaops_ops::trend::Trends::new(data.clone());
+        let feeds =
+            mediaops_ops::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone());
+        feed_service::register(&mut registry, &Arc::new(mediaops_ops::services::feed::Feeds(Arc::new(feeds))))?;
+        let watch = mediaops_ops::watch::runner::Runner::new(
             opened.watch,
             ledger.clone(),
             trends,
@@ -200,14 +230,20 @@ impl Core {
             settings.watchlists.clone(),
             &settings.outbound,
         );
-        let links =
-            Arc::new(crate::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
-        let tool = crate::services::tool::Tool { safety: safety.clone(), links };
+        let links = Arc::new(mediaops_ops::data_api::parse_link::LinkParser {
+            store: data.store.clone(),
+            fetcher: fetcher.clone(),
+        });
+        let tool = mediaops_ops::services::tool::Tool { safety: safety.clone(), links };
         tool_service::register(&mut registry, &Arc::new(tool))?;
-        let images =
-            crate::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher.clone())?;
-        let image_skills = Arc::new(crate::images::ImageSkills { api: images, settings: settings.images.clone() });
-        let skills = crate::services::skills::Skills {
+        let images = mediaops_connectors::images::client::ImagesApi::from_settings(
+            &settings.images,
+            &settings.outbound,
+            fetcher.clone(),
+        )?;
+        let image_skills =
+            Arc::new(mediaops_connectors::images::ImageSkills { api: images, settings: settings.images.clone() });
+        let skills = mediaops_ops::services::skills::Skills {
             api: data.clone(),
             trends: trend,
             safety: safety.clone(),
@@ -215,21 +251,21 @@ impl Core {
             web_search,
         };
         skills_service::register(&mut registry, &Arc::new(skills))?;
-        let account = crate::services::account::Account { ledger: ledger.clone() };
+        let account = mediaops_ops::services::account::Account { ledger: ledger.clone() };
         account_service::register(&mut registry, &Arc::new(account))?;
         let wechat_tokens = match redis {
-            Some((url, prefix)) => crate::wechat::tokens::TokenCache::redis(url, prefix).await?,
-            None => crate::wechat::tokens::TokenCache::in_process(),
+            Some((url, prefix)) => mediaops_connectors::wechat::tokens::TokenCache::redis(url, prefix).await?,
+            None => mediaops_connectors::wechat::tokens::TokenCache::in_process(),
         };
-        let wechat = Arc::new(crate::wechat::Wechat::new(
+        let wechat = Arc::new(mediaops_connectors::wechat::Wechat::new(
             settings.wechat.clone(),
             &settings.outbound,
             opened.wechat,
             wechat_tokens,
             fetcher,
         )?);
-        let wechat_callback = crate::wechat::callback::CallbackListener::bind(&wechat).await?;
-        let studio = crate::services::article_studio::Studio { articles, wechat };
+        let wechat_callback = mediaops_connectors::wechat::callback::CallbackListener::bind(&wechat).await?;
+        let studio = mediaops_ops::services::article_studio::Studio { articles, wechat };
         article_studio_service::register(&mut registry, &Arc::new(studio))?;
         extra(&mut registry)?;
         sources.finish(&mut registry)?;
@@ -239,13 +275,14 @@ impl Core {
             operation_timeout: std::time::Duration::from_secs(settings.operation_timeout_secs),
         };
         spawn_sweeper(Arc::downgrade(&ledger));
-        let pruner = crate::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
-        let readiness = crate::readiness::Readiness::new(
+        let pruner =
+            mediaops_store::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
+        let readiness = mediaops_platform::readiness::Readiness::new(
             ledger.clone(),
             data.store.clone(),
             std::time::Duration::from_secs(settings.readiness_interval_secs),
         );
-        let rate_limiter = crate::rate_limit::open(
+        let rate_limiter = mediaops_platform::rate_limit::open(
             &settings.rate_limit,
             settings.redis_url.as_deref(),
             &settings.redis_prefix,
@@ -312,7 +349,7 @@ impl Core {
         self.tasks.start();
         self.sync.workers().start();
         let watch = self.watch.spawn();
-        let boards = crate::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
+        let boards = mediaops_ops::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
         let pruner = self.pruner.spawn();
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
@@ -349,8 +386,8 @@ impl Core {
 /// A started core: its gRPC service and what runs beside it.
 pub struct Serving {
     router: axum::Router,
-    tasks: Arc<crate::tasks::TaskRunner>,
-    sync: Arc<crate::sync::SyncService>,
+    tasks: Arc<mediaops_platform::tasks::TaskRunner>,
+    sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
     watch: Option<tokio::task::JoinHandle<()>>,
     /// The ranking-board builder's loop, when it runs.
@@ -364,7 +401,7 @@ pub struct Serving {
     /// gRPC port follow it.
     draining: mediaops_listener::Draining,
     /// Calls not settled yet; waited for before the process exits.
-    in_flight: Arc<crate::dispatch::in_flight::InFlight>,
+    in_flight: Arc<mediaops_platform::dispatch::in_flight::InFlight>,
     callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     listener: mediaops_listener::ListenerSettings,
 }
@@ -464,8 +501,10 @@ pub async fn open_ledger(settings: &CoreSettings) -> anyhow::Result<Arc<dyn Ledg
 /// `MEDIAOPS_REDIS_URL` is set (shared by every core), else the data dir.
 async fn open_switch_store(settings: &CoreSettings) -> anyhow::Result<Arc<dyn SwitchStore>> {
     Ok(match &settings.redis_url {
-        Some(url) => Arc::new(crate::maintenance::redis::RedisSwitchStore::connect(url, &settings.redis_prefix).await?),
-        None => Arc::new(crate::maintenance::file::FileSwitchStore::new(&settings.data_dir)),
+        Some(url) => Arc::new(
+            mediaops_platform::maintenance::redis::RedisSwitchStore::connect(url, &settings.redis_prefix).await?,
+        ),
+        None => Arc::new(mediaops_platform::maintenance::file::FileSwitchStore::new(&settings.data_dir)),
     })
 }
 

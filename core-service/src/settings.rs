@@ -54,33 +54,33 @@ pub struct CoreSettings {
     pub now: Option<String>,
     /// Hot-list collectors (`[hotlists]`, `MEDIAOPS_HOTLISTS__…`;
     /// docs/hotlists.md); off by default.
-    pub hotlists: crate::hotlists::config::HotlistSettings,
+    pub hotlists: mediaops_connectors::hotlists::config::HotlistSettings,
     /// Outbound calls: connector timeouts and retries, the guarded fetch
     /// of user-supplied links (`[outbound]`, `MEDIAOPS_OUTBOUND__…`;
     /// docs/outbound.md).
-    pub outbound: crate::outbound::OutboundSettings,
+    pub outbound: mediaops_connectors::outbound::OutboundSettings,
     /// Vendor mapping files and source chains (`[vendors]`,
     /// `[vendors.sources]`; docs/vendors.md); none by default.
-    pub vendors: crate::vendors::chain::VendorSettings,
+    pub vendors: mediaops_connectors::vendors::chain::VendorSettings,
     /// The OpenAI-compatible images API of the image skills (`[images]`,
     /// `MEDIAOPS_IMAGES__…`; docs/images.md); unset = those skills answer 503.
-    pub images: crate::images::settings::ImageSettings,
+    pub images: mediaops_connectors::images::settings::ImageSettings,
     /// `skills.ai-web-search` (`[web_search]`, `MEDIAOPS_WEB_SEARCH__…`;
     /// docs/web-search.md); not configured by default (503).
-    pub web_search: crate::web_search::config::WebSearchSettings,
+    pub web_search: mediaops_connectors::web_search::config::WebSearchSettings,
     /// WeChat official accounts (`[wechat]`, `MEDIAOPS_WECHAT__…`;
     /// docs/wechat.md): direct accounts, third-party platform, callback
     /// listener.
-    pub wechat: crate::wechat::config::WechatSettings,
+    pub wechat: mediaops_connectors::wechat::config::WechatSettings,
     /// `[sync]`: the sync queue, workers and retries (docs/sync.md).
-    pub sync: crate::sync::settings::SyncSettings,
+    pub sync: mediaops_ops::sync::settings::SyncSettings,
     /// `[rate_limit]`: the rate limit of accounts without their own
     /// (`MEDIAOPS_RATE_LIMIT__DEFAULT_RATE`, `…__DEFAULT_BURST`;
     /// docs/rate-limits.md); off by default.
-    pub rate_limit: crate::rate_limit::RateLimitSettings,
+    pub rate_limit: mediaops_platform::rate_limit::RateLimitSettings,
     /// `[watchlists]`: the watch-list scheduler (`MEDIAOPS_WATCHLISTS__…`;
     /// docs/watchlists.md "Configuration").
-    pub watchlists: crate::watch::settings::WatchSettings,
+    pub watchlists: mediaops_ops::watch::settings::WatchSettings,
     /// Seconds between two runs of the ranking-board builder
     /// (`MEDIAOPS_BOARDS_INTERVAL_SECS`; docs/rankings.md "Boards as data");
     /// 0 = this core does not build boards.
@@ -109,7 +109,7 @@ impl Default for CoreSettings {
             database_url: None,
             store_acquire_timeout_secs: 2,
             readiness_interval_secs: 5,
-            snapshot_retention_days: crate::store::retention::DEFAULT_RETENTION_DAYS,
+            snapshot_retention_days: mediaops_store::store::retention::DEFAULT_RETENTION_DAYS,
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),
@@ -120,7 +120,7 @@ impl Default for CoreSettings {
             sync: Default::default(),
             rate_limit: Default::default(),
             watchlists: Default::default(),
-            boards_interval_secs: crate::rankings::boards::schedule::DEFAULT_INTERVAL_SECS,
+            boards_interval_secs: mediaops_ops::rankings::boards::schedule::DEFAULT_INTERVAL_SECS,
             listener: Default::default(),
         }
     }
@@ -175,7 +175,7 @@ impl CoreSettings {
                 "MEDIAOPS_ADMIN_TOKEN must be 16-256 characters of A-Z a-z 0-9 - . _ ~ + / ="
             );
         }
-        crate::clock::Clock::from_setting(self.now.as_deref())?;
+        mediaops_store::clock::Clock::from_setting(self.now.as_deref())?;
         if let Some(key) = &self.bootstrap_key {
             anyhow::ensure!(
                 mediaops_proto::bearer::is_well_formed_key(key),
@@ -205,6 +205,39 @@ impl CoreSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wechat_tables_load_and_debug_hides_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        let toml = "[wechat]\ncallback_addr = \"127.0.0.1:8090\"\n\
+            [[wechat.accounts]]\naccount_id = \"acme\"\nappid = \"wxa\"\nsecret = \"s3cr3t-direct\"\n\
+            [wechat.component]\nappid = \"wxc\"\nsecret = \"s3cr3t-component\"\ntoken = \"tok\"\n\
+            encoding_aes_key = \"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG\"\n\
+            redirect_uri = \"https://ops.example.com/wechat/component/authorized\"\n";
+        std::fs::write(&file, toml).unwrap();
+        let settings = CoreSettings::load(Some(&file)).unwrap();
+        let wechat = &settings.wechat;
+        assert_eq!(wechat.callback_addr.as_deref(), Some("127.0.0.1:8090"));
+        assert_eq!(
+            (wechat.accounts[0].appid.as_str(), wechat.accounts[0].service_type.as_str()),
+            ("wxa", "subscription")
+        );
+        assert_eq!(wechat.component.as_ref().unwrap().appid, "wxc");
+        assert_eq!(wechat.api_base, "https://api.weixin.qq.com", "unset keys keep their defaults");
+        let shown = format!("{settings:?}");
+        assert!(shown.contains("wxa") && !shown.contains("s3cr3t"), "{shown}");
+
+        std::fs::write(&file, toml.replace("ABCDEFG", "ABC")).unwrap();
+        let error = CoreSettings::load(Some(&file)).unwrap_err().to_string();
+        assert!(error.contains("encoding_aes_key"), "{error}");
+        std::fs::write(
+            &file,
+            format!("{toml}[[wechat.accounts]]\naccount_id = \"b\"\nappid = \"wxa\"\nsecret = \"x\"\n"),
+        )
+        .unwrap();
+        assert!(CoreSettings::load(Some(&file)).unwrap_err().to_string().contains("twice"));
+    }
 
     #[test]
     fn the_listed_core_keys_are_the_settings_keys() {
@@ -310,9 +343,12 @@ mod tests {
         let file = dir.path().join("mediaops.toml");
         std::fs::write(&file, "[rate_limit]\ndefault_rate = \"20/s\"\ndefault_burst = 40\n").unwrap();
         let s = CoreSettings::load(Some(&file)).unwrap();
-        let quota = crate::rate_limit::Quota { count: 20, period_secs: 1, burst: 40 };
-        assert_eq!(s.rate_limit.default_limit().unwrap(), crate::rate_limit::Limit::Quota(quota));
-        assert_eq!(CoreSettings::default().rate_limit.default_limit().unwrap(), crate::rate_limit::Limit::Off);
+        let quota = mediaops_platform::rate_limit::Quota { count: 20, period_secs: 1, burst: 40 };
+        assert_eq!(s.rate_limit.default_limit().unwrap(), mediaops_platform::rate_limit::Limit::Quota(quota));
+        assert_eq!(
+            CoreSettings::default().rate_limit.default_limit().unwrap(),
+            mediaops_platform::rate_limit::Limit::Off
+        );
         std::fs::write(&file, "[rate_limit]\ndefault_burts = 4\n").unwrap();
         let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
         assert!(err.contains("rate_limit.default_burts") && err.contains("default_burst"), "{err}");

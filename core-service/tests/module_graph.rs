@@ -1,7 +1,8 @@
 //! No import loops between modules (issue 20, "dependencies point one way").
 //!
-//! Reads the sources of every crate of the workspace (`core-service`, `mediaops-proto`,
-//! `mediaops-listener`, `mediaops-store`, `rest-gateway`, the root `mediaops`), parses each file with `syn`,
+//! Reads the sources of every crate of the workspace (`mediaops-proto`, `mediaops-listener`,
+//! `mediaops-store`, `mediaops-platform`, `mediaops-connectors`, `mediaops-ops`, `core-service`,
+//! `rest-gateway`, the root `mediaops`), parses each file with `syn`,
 //! and builds two graphs of each crate:
 //!
 //! - the **top-level** graph: an edge `a → b` when a file of module `a` names `crate::b…`
@@ -21,6 +22,10 @@
 //! listing each loop that is not in [`ALLOWED`], with one example file and path per edge, and
 //! fails on an entry of [`ALLOWED`] that is no longer a loop (shrink the list when a loop is
 //! removed). The goal is an empty list.
+//!
+//! Between crates Cargo refuses a loop by itself; [`LAYERS`] states the order the crates are
+//! meant to stack in, and `crates_depend_only_on_lower_layers` fails on a manifest that names a
+//! crate of its own layer or above (e.g. `mediaops-connectors` depending on `mediaops-ops`).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -40,10 +45,28 @@ const ROOTS: &[(&str, &str)] = &[
     ("mediaops-proto", "proto/src/lib.rs"),
     ("mediaops-listener", "listener/src/lib.rs"),
     ("mediaops-store", "store/src/lib.rs"),
+    ("mediaops-platform", "platform/src/lib.rs"),
+    ("mediaops-connectors", "connectors/src/lib.rs"),
+    ("mediaops-ops", "ops/src/lib.rs"),
     ("rest-gateway", "rest-gateway/src/lib.rs"),
     ("rest-gateway (bin)", "rest-gateway/src/main.rs"),
     ("mediaops", "src/lib.rs"),
     ("mediaops (bin)", "src/main.rs"),
+];
+
+/// The workspace's crates from the bottom up (docs/architecture.md "Crates"): each may depend
+/// on crates listed before it only. Crates on one line of the picture (`mediaops-listener`
+/// beside `mediaops-store`) are still ordered here; that order is the one to keep.
+const LAYERS: &[(&str, &str)] = &[
+    ("mediaops-proto", "proto"),
+    ("mediaops-listener", "listener"),
+    ("mediaops-store", "store"),
+    ("mediaops-platform", "platform"),
+    ("mediaops-connectors", "connectors"),
+    ("mediaops-ops", "ops"),
+    ("core-service", "core-service"),
+    ("rest-gateway", "rest-gateway"),
+    ("mediaops", "."),
 ];
 
 type ModPath = Vec<String>;
@@ -496,6 +519,57 @@ fn no_import_loops_between_modules() {
 }
 
 /// The checker itself: a loop through `super::`, a re-export and a `use` group is found.
+/// The workspace crates that `manifest` (a Cargo.toml's text) depends on, dev-dependencies
+/// included: every `[..dependencies]` line whose key is a crate of [`LAYERS`].
+fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut in_dependencies = false;
+    let mut found = BTreeSet::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line.ends_with("dependencies]");
+            continue;
+        }
+        let key = line.split(['=', '.', ' ']).next().unwrap_or("");
+        if in_dependencies && LAYERS.iter().any(|(name, _)| *name == key) {
+            found.insert(key.to_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn crates_depend_only_on_lower_layers() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let root = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    let members = root.lines().find_map(|l| l.strip_prefix("members = [")).unwrap();
+    let members: BTreeSet<&str> =
+        members.trim_end_matches(']').split(',').map(|m| m.trim().trim_matches('"')).collect();
+    let layered: BTreeSet<&str> = LAYERS.iter().map(|(_, dir)| *dir).collect();
+    assert_eq!(members, layered, "every workspace member has a place in LAYERS");
+
+    let mut upward = Vec::new();
+    for (layer, (name, dir)) in LAYERS.iter().enumerate() {
+        let manifest = std::fs::read_to_string(workspace.join(dir).join("Cargo.toml")).unwrap();
+        // The root manifest's [workspace.dependencies] names every crate: read its package part.
+        let manifest = manifest.split_once("[package]").map_or(manifest.as_str(), |(_, package)| package);
+        for dependency in workspace_dependencies(manifest) {
+            let at = LAYERS.iter().position(|(n, _)| *n == dependency).unwrap();
+            if at >= layer {
+                upward.push(format!("{name} → {dependency}"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "dependencies on a crate of the same layer or above: {upward:?}");
+}
+
+#[test]
+fn the_layer_check_reads_dependency_tables() {
+    let manifest = "[package]\nname = \"x\"\n[dependencies]\nmediaops-ops.workspace = true\nserde = \"1\"\n\
+        [dev-dependencies]\ncore-service = { path = \"../core-service\" }\n[features]\nmediaops-store = []\n";
+    let found: Vec<String> = workspace_dependencies(manifest).into_iter().collect();
+    assert_eq!(found, ["core-service", "mediaops-ops"]);
+}
+
 #[test]
 fn the_checker_finds_loops() {
     let file: syn::File = syn::parse_quote! {

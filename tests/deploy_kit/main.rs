@@ -218,13 +218,15 @@ fn the_build_context_holds_the_sources_and_not_target() {
     // Everything `cargo build -p mediaops` reads: every member's manifest
     // and sources, the lock file, the root package, include_str! data.
     let mut needed = vec!["Cargo.toml".to_owned(), "Cargo.lock".to_owned(), "src/main.rs".to_owned()];
-    for member in ["proto", "listener", "core-service", "rest-gateway"] {
+    let manifest = std::fs::read_to_string(kit::repo().join("Cargo.toml")).expect("the workspace manifest");
+    let members = manifest.lines().find_map(|l| l.strip_prefix("members = [")).expect("members = [...]");
+    let members: Vec<&str> = members.trim_end_matches(']').split(',').map(|m| m.trim().trim_matches('"')).collect();
+    assert!(members.len() >= 8, "{members:?}");
+    for member in members.into_iter().filter(|m| *m != ".") {
         needed.push(format!("{member}/Cargo.toml"));
         needed.push(format!("{member}/src/lib.rs"));
     }
-    needed.extend(
-        ["proto/mediaops", "core-service/themes", "core-service/lexicon", "core-service/benches"].map(String::from),
-    );
+    needed.extend(["proto/mediaops", "ops/themes", "ops/lexicon", "core-service/benches"].map(String::from));
     for path in &needed {
         assert!(kit::repo().join(path).exists(), "{path} does not exist");
         assert!(!kit::ignored(&patterns, path), ".dockerignore leaves out {path}, which the build needs");

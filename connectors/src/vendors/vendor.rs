@@ -1,0 +1,588 @@
+//! One connected vendor: its mapping file compiled and checked, its
+//! connector, key, rate limiter and circuit breaker, and the call of one
+//! mapped operation (docs/vendors.md "A call").
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use mediaops_proto::error_code::ErrorCode;
+use prost::Message;
+use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, ReflectMessage, SerializeOptions};
+use reqwest::Method;
+use serde_json::Value;
+
+use super::breaker::CircuitBreaker;
+use super::cache::{AnswerCache, CacheBackend};
+use super::filter::JqFilter;
+use super::mapping::{Auth, ErrorRule, OperationMapping, Outcome, VendorFile};
+use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
+use mediaops_platform::error::{ServiceError, UpstreamDetail};
+use mediaops_platform::registry::{OperationInfo, Registry};
+use mediaops_platform::source::Answer;
+
+type Limiter = governor::DefaultDirectRateLimiter;
+
+/// The key, as the vendor wants it.
+enum Key {
+    Bearer(String),
+    Header(reqwest::header::HeaderName, String),
+    Query(String, String),
+    None,
+}
+
+/// One mapped operation, compiled.
+pub struct MappedOperation {
+    method: Method,
+    path: String,
+    /// Request fields named in `path`.
+    path_fields: Vec<String>,
+    query: Option<JqFilter>,
+    body: Option<JqFilter>,
+    /// Absent only for sync operations (they answer our receipt).
+    response: Option<JqFilter>,
+    /// Records to write back from a found answer's reply.
+    store: Option<JqFilter>,
+    /// Sync operations: the next page's cursor.
+    next_cursor: Option<JqFilter>,
+    /// Sync operations: pages per sync.
+    max_pages: u32,
+    retry: Retry,
+    input: MessageDescriptor,
+    output: MessageDescriptor,
+    cache: Option<AnswerCache>,
+}
+
+impl MappedOperation {
+    /// Pages one sync reads at most (sync operations; docs/sync.md).
+    pub fn max_pages(&self) -> u32 {
+        self.max_pages
+    }
+}
+
+/// A vendor ready to call.
+pub struct Vendor {
+    name: String,
+    connector: ConnectorClient,
+    key: Key,
+    limiter: Option<Limiter>,
+    breaker: CircuitBreaker,
+    code: Option<JqFilter>,
+    message: Option<JqFilter>,
+    success: Vec<String>,
+    errors: Vec<ErrorRule>,
+    operations: HashMap<String, Arc<MappedOperation>>,
+}
+
+impl std::fmt::Debug for Vendor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vendor").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// A jq filter, or a start-up error naming where it is.
+fn compile(code: &str, place: &str) -> anyhow::Result<JqFilter> {
+    JqFilter::compile(code).map_err(|e| anyhow::anyhow!("{place}: the jq filter does not compile: {e}"))
+}
+
+impl Vendor {
+    /// Reads and checks the mapping file at `path`: the name, base URL and
+    /// key (from the environment through `env`), every filter compiles,
+    /// every operation exists in `registry` and every `{field}` of a path is
+    /// a field of its request. Answers are cached in `cache`.
+    ///
+    /// # Errors
+    /// The first problem, naming the file, the operation and the part.
+    pub fn load(
+        path: &Path,
+        registry: &Registry,
+        outbound: &OutboundSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+        cache: &CacheBackend,
+    ) -> anyhow::Result<Vendor> {
+        use figment::providers::{Format, Toml};
+        let file: VendorFile = figment::Figment::from(Toml::file_exact(path))
+            .extract()
+            .map_err(|e| anyhow::anyhow!("vendor mapping {}: {e}", path.display()))?;
+        Vendor::from_file(file, registry, outbound, env, cache).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+
+    /// [`Vendor::load`] from a parsed file.
+    pub fn from_file(
+        file: VendorFile,
+        registry: &Registry,
+        outbound: &OutboundSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+        cache: &CacheBackend,
+    ) -> anyhow::Result<Vendor> {
+        let name = file.name.clone();
+        anyhow::ensure!(
+            !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_'),
+            "vendor name {name:?}: use a-z, 0-9, - and _"
+        );
+        let secret = |var: &str| {
+            env(var)
+                .filter(|v| !v.trim().is_empty())
+                .ok_or_else(|| anyhow::anyhow!("vendor {name}: the environment variable {var} (its key) is not set"))
+        };
+        let key = match &file.auth {
+            Auth::Bearer { token_env } => Key::Bearer(secret(token_env)?),
+            Auth::Header { name: header, token_env } => Key::Header(header.parse()?, secret(token_env)?),
+            Auth::Query { name: param, token_env } => Key::Query(param.clone(), secret(token_env)?),
+            Auth::None => Key::None,
+        };
+        let mut builder = ConnectorClient::builder(&format!("vendor {name}"), &file.base_url, outbound);
+        if let Some(secs) = file.timeout_secs {
+            builder = builder.request_timeout(Duration::from_secs(secs));
+        }
+        if let Some(retries) = file.retries {
+            builder = builder.retries(retries);
+        }
+        let limiter = match file.rate_limit_per_second {
+            None => None,
+            Some(rate) => {
+                let rate = NonZeroU32::new(rate)
+                    .ok_or_else(|| anyhow::anyhow!("vendor {name}: rate_limit_per_second must be above 0"))?;
+                Some(governor::RateLimiter::direct(governor::Quota::per_second(rate)))
+            }
+        };
+        let mut operations = HashMap::new();
+        for (key, mapping) in &file.operations {
+            let info = registry
+                .operations()
+                .find(|op| op.key() == key)
+                .ok_or_else(|| anyhow::anyhow!("vendor {name}: operation {key} does not exist"))?;
+            let place = format!("vendor {name}, operation {key}");
+            let mut operation = map_operation(mapping, info, &place)?;
+            operation.cache = cache.cache(&name, key, Duration::from_secs(mapping.cache_ttl_secs));
+            operations.insert(key.clone(), Arc::new(operation));
+        }
+        Ok(Vendor {
+            connector: builder.build()?,
+            key,
+            limiter,
+            breaker: CircuitBreaker::new(&file.breaker),
+            code: file.reply.code.as_deref().map(|c| compile(c, &format!("vendor {name}, reply.code"))).transpose()?,
+            message: file
+                .reply
+                .message
+                .as_deref()
+                .map(|c| compile(c, &format!("vendor {name}, reply.message")))
+                .transpose()?,
+            success: file.reply.success,
+            errors: file.reply.errors,
+            operations,
+            name,
+        })
+    }
+
+    /// `upstream:<name>` in source chains.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The operation keys this vendor maps.
+    pub fn operation_keys(&self) -> impl Iterator<Item = &str> {
+        self.operations.keys().map(String::as_str)
+    }
+
+    /// The mapping of `operation_key`, if this vendor has one.
+    pub fn operation(&self, operation_key: &str) -> Option<Arc<MappedOperation>> {
+        self.operations.get(operation_key).cloned()
+    }
+
+    /// Whether the circuit is open now (the vendor is failing).
+    pub fn circuit_open(&self) -> bool {
+        self.breaker.is_open()
+    }
+
+    /// Calls `op` with the encoded request, through the cache.
+    ///
+    /// # Errors
+    /// 502 `upstream_unavailable` (transport, timeout, HTTP error, an
+    /// unlisted business code, an open circuit, a reply the mapping does not
+    /// fit), or what a business-code rule says (400).
+    pub async fn call(&self, op: &MappedOperation, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
+        Ok(self.call_with_records(op, request).await?.0)
+    }
+
+    /// [`Vendor::call`], with the records of the operation's `store` filter
+    /// (JSONL-schema values) when the vendor was asked and answered found;
+    /// none for a cached answer (written when it was fetched).
+    ///
+    /// # Errors
+    /// As [`Vendor::call`].
+    pub async fn call_with_records(
+        &self,
+        op: &MappedOperation,
+        request: Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
+        if let Some(cache) = &op.cache
+            && let Some(answer) = cache.get(&request).await
+        {
+            return Ok((answer, Vec::new()));
+        }
+        let (answer, records) = self.call_uncached(op, &request).await?;
+        if let Some(cache) = &op.cache {
+            cache.put(request, &answer).await;
+        }
+        Ok((answer, records))
+    }
+
+    async fn call_uncached(
+        &self,
+        op: &MappedOperation,
+        request: &Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
+        let reply = match self.exchange(op, &request_json(op, request)?).await? {
+            Exchange::Reply(reply) => reply,
+            Exchange::Outcome(answer) => return Ok((answer, Vec::new())),
+        };
+        let answer = self.response(op, &reply)?;
+        let records = match (&answer, &op.store) {
+            (Answer::Found(_), Some(filter)) => self.records(filter, &reply),
+            _ => Vec::new(),
+        };
+        Ok((answer, records))
+    }
+
+    /// One page of a sync (docs/sync.md "Vendor mapping"): calls `op` with
+    /// `request` (proto3 JSON plus `cursor`), never through the cache.
+    ///
+    /// # Errors
+    /// As [`Vendor::call`]; a vendor "not found" is a 404 `not_found`.
+    pub async fn fetch_page(&self, op: &MappedOperation, request: &Value) -> Result<SyncPage, ServiceError> {
+        let reply = match self.exchange(op, request).await? {
+            Exchange::Reply(reply) => reply,
+            Exchange::Outcome(Answer::NotFound(message)) => {
+                return Err(ServiceError::not_found(format!("vendor {}: {message}", self.name)));
+            }
+            Exchange::Outcome(_) => return Ok(SyncPage { records: Vec::new(), next_cursor: None }),
+        };
+        let records = op.store.as_ref().map(|filter| self.records(filter, &reply)).unwrap_or_default();
+        let next_cursor = match op.next_cursor.as_ref().map(|filter| filter.run(&reply)) {
+            None | Some(Ok(Value::Null | Value::Bool(false))) => None,
+            Some(Ok(Value::String(s))) if s.is_empty() => None,
+            Some(Ok(cursor)) => Some(cursor),
+            Some(Err(e)) => {
+                tracing::warn!(vendor = self.name, error = e, "next_cursor filter failed; the sync stops at this page");
+                None
+            }
+        };
+        Ok(SyncPage { records, next_cursor })
+    }
+
+    /// Sends `op` with the proto3-JSON `request`: the reply when its
+    /// business code says success, else what the code means.
+    async fn exchange(&self, op: &MappedOperation, request: &Value) -> Result<Exchange, ServiceError> {
+        let http = self.build_request(op, request)?;
+        if let Err(open) = self.breaker.admit() {
+            return Err(ServiceError::upstream_unavailable(
+                format!(
+                    "vendor {} is failing and is not called for now; retry in {} s; nothing was charged",
+                    self.name,
+                    open.retry_after.as_secs().max(1)
+                ),
+                Some(UpstreamDetail { code: Some("circuit_open".into()), message: "circuit breaker open".into() }),
+            ));
+        }
+        if let Some(limiter) = &self.limiter {
+            limiter.until_ready().await;
+        }
+        let what = format!("vendor {}", self.name);
+        let reply = match self.connector.send(http, op.retry).await {
+            Ok(response) => self.connector.bytes(response).await,
+            Err(e) => Err(e),
+        };
+        let reply = reply.map_err(|e| {
+            self.breaker.failed();
+            e.to_service_error(&what, None)
+        })?;
+        let reply: Value = serde_json::from_slice(&reply).map_err(|e| {
+            self.breaker.failed();
+            ServiceError::upstream_unavailable(format!("{what} answered something that is not JSON: {e}"), None)
+        })?;
+        if let Some(outcome) = self.business_outcome(&reply) {
+            return outcome.map(Exchange::Outcome);
+        }
+        self.breaker.succeeded();
+        Ok(Exchange::Reply(reply))
+    }
+
+    /// The write-back records of a reply; a filter failure is logged and
+    /// writes nothing (the answer stands).
+    fn records(&self, filter: &JqFilter, reply: &Value) -> Vec<Value> {
+        match filter.run(reply) {
+            Ok(Value::Array(records)) => records,
+            Ok(Value::Null) => Vec::new(),
+            Ok(other) => {
+                tracing::warn!(vendor = self.name, output = %other, "store filter did not give an array; nothing written");
+                Vec::new()
+            }
+            Err(e) => {
+                tracing::warn!(vendor = self.name, error = e, "store filter failed; nothing written");
+                Vec::new()
+            }
+        }
+    }
+
+    fn build_request(&self, op: &MappedOperation, request: &Value) -> Result<reqwest::RequestBuilder, ServiceError> {
+        let mut path = op.path.clone();
+        for field in &op.path_fields {
+            let value = match request.get(field) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => String::new(),
+            };
+            if value.is_empty() {
+                return Err(ServiceError::invalid_field(field, format!("{field} is required by this data source")));
+            }
+            let encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+            path = path.replace(&format!("{{{field}}}"), &encoded);
+        }
+        let mut http = self.connector.request(op.method.clone(), &path);
+        if let Some(filter) = &op.query {
+            http = http.query(&query_pairs(&self.run(filter, request, "query")?));
+        }
+        if let Some(filter) = &op.body {
+            http = http.json(&self.run(filter, request, "body")?);
+        }
+        Ok(match &self.key {
+            Key::Bearer(token) => http.bearer_auth(token),
+            Key::Header(name, token) => http.header(name.clone(), token),
+            Key::Query(name, token) => http.query(&[(name, token)]),
+            Key::None => http,
+        })
+    }
+
+    /// Runs a request-side filter; its failure is our mapping's fault.
+    fn run(&self, filter: &JqFilter, input: &Value, part: &str) -> Result<Value, ServiceError> {
+        filter.run(input).map_err(|e| {
+            tracing::error!(vendor = self.name, part, error = e, "vendor mapping filter failed");
+            ServiceError::internal(format!("vendor {}: the {part} mapping failed: {e}", self.name))
+        })
+    }
+
+    /// `None` for a success reply; else what its business code means.
+    fn business_outcome(&self, reply: &Value) -> Option<Result<Answer<Bytes>, ServiceError>> {
+        let code_filter = self.code.as_ref()?;
+        let code = match code_filter.run(reply) {
+            Ok(Value::Null) | Err(_) => return None,
+            Ok(Value::String(s)) => s,
+            Ok(other) => other.to_string(),
+        };
+        if self.success.contains(&code) {
+            return None;
+        }
+        let vendor_message = self
+            .message
+            .as_ref()
+            .and_then(|m| m.run(reply).ok())
+            .map(|m| match m {
+                Value::String(s) => s,
+                Value::Null => String::new(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default();
+        let upstream = UpstreamDetail { code: Some(code.clone()), message: vendor_message.clone() };
+        let rule = self.errors.iter().find(|r| r.codes.contains(&code));
+        let outcome = rule.map_or(Outcome::UpstreamUnavailable, |r| r.outcome);
+        let counts = rule.and_then(|r| r.breaker).unwrap_or(outcome == Outcome::UpstreamUnavailable);
+        if counts {
+            self.breaker.failed();
+        } else {
+            self.breaker.succeeded();
+        }
+        let message = rule.and_then(|r| r.message.clone()).unwrap_or_else(|| vendor_message.clone());
+        Some(match outcome {
+            Outcome::NotFound => Ok(Answer::NotFound(message)),
+            // The default message encodes as no bytes at all.
+            Outcome::Empty => Ok(Answer::Empty(Bytes::new())),
+            Outcome::InvalidInput => {
+                Err(ServiceError { upstream: Some(upstream), ..ServiceError::new(ErrorCode::InvalidInput, message) })
+            }
+            Outcome::UpstreamUnavailable => {
+                let advice =
+                    rule.and_then(|r| r.retry_after_secs).map(|s| format!("; retry in {s} s")).unwrap_or_default();
+                Err(ServiceError::upstream_unavailable(
+                    format!("vendor {} failed ({code}: {message}){advice}; nothing was charged", self.name),
+                    Some(upstream),
+                ))
+            }
+        })
+    }
+
+    /// The reply mapped onto our response message, checked against it.
+    fn response(&self, op: &MappedOperation, reply: &Value) -> Result<Answer<Bytes>, ServiceError> {
+        let mismatch = |e: String| {
+            tracing::error!(vendor = self.name, output = op.output.full_name(), error = e, "vendor reply does not fit");
+            ServiceError::upstream_unavailable(
+                format!("vendor {} answered a reply our mapping does not fit ({e}); nothing was charged", self.name),
+                None,
+            )
+        };
+        let Some(response) = &op.response else {
+            return Err(mismatch("this operation's mapping has no response filter".into()));
+        };
+        let mapped = response.run(reply).map_err(&mismatch)?;
+        let message = DynamicMessage::deserialize_with_options(
+            op.output.clone(),
+            mapped,
+            &DeserializeOptions::new().deny_unknown_fields(true),
+        )
+        .map_err(|e| mismatch(format!("not a {}: {e}", op.output.full_name())))?;
+        let bytes = Bytes::from(message.encode_to_vec());
+        Ok(if is_empty(&message) { Answer::Empty(bytes) } else { Answer::Found(bytes) })
+    }
+}
+
+/// The answer message of sync operations (spec 2.6).
+pub const SYNC_RECEIPT: &str = "mediaops.common.v1.SyncReceipt";
+
+/// Pages per sync when the mapping does not say.
+pub const DEFAULT_MAX_PAGES: u32 = 20;
+
+/// What a vendor call gave.
+enum Exchange {
+    /// A success reply, to map.
+    Reply(Value),
+    /// What a business code made of it (a miss, an empty answer).
+    Outcome(Answer<Bytes>),
+}
+
+/// One page of a sync.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncPage {
+    /// What the `store` filter made of the reply (JSONL-schema values).
+    pub records: Vec<Value>,
+    /// The cursor of the next page, if there is one.
+    pub next_cursor: Option<Value>,
+}
+
+/// Compiles one operation's mapping against its RPC.
+fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) -> anyhow::Result<MappedOperation> {
+    let method: Method = match mapping.method.to_ascii_uppercase().as_str() {
+        "GET" => Method::GET,
+        "POST" => Method::POST,
+        other => anyhow::bail!("{place}: method {other} (use GET or POST)"),
+    };
+    let input = info.method.input();
+    let path_fields = placeholders(&mapping.path);
+    for field in &path_fields {
+        anyhow::ensure!(
+            input.fields().any(|f| f.json_name() == field),
+            "{place}: path field {{{field}}} is not a field of {}",
+            input.full_name()
+        );
+    }
+    // A sync operation answers our receipt: its mapping fetches pages and
+    // writes them to the store instead (docs/sync.md).
+    let sync = info.method.output().full_name() == SYNC_RECEIPT;
+    if sync {
+        anyhow::ensure!(mapping.store.is_some(), "{place}: a sync operation needs a store filter");
+        anyhow::ensure!(mapping.response.is_none(), "{place}: a sync operation answers our receipt; drop response");
+    } else {
+        anyhow::ensure!(mapping.response.is_some(), "{place}: response (the jq filter giving our answer) is missing");
+        anyhow::ensure!(
+            mapping.next_cursor.is_none() && mapping.max_pages.is_none(),
+            "{place}: next_cursor and max_pages are for sync operations"
+        );
+    }
+    let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
+    Ok(MappedOperation {
+        path_fields,
+        query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
+        body: mapping.body.as_deref().map(|c| compile(c, &format!("{place}, body"))).transpose()?,
+        response: mapping.response.as_deref().map(|c| compile(c, &format!("{place}, response"))).transpose()?,
+        store: mapping.store.as_deref().map(|c| compile(c, &format!("{place}, store"))).transpose()?,
+        next_cursor: mapping
+            .next_cursor
+            .as_deref()
+            .map(|c| compile(c, &format!("{place}, next_cursor")))
+            .transpose()?,
+        max_pages: mapping.max_pages.unwrap_or(DEFAULT_MAX_PAGES).max(1),
+        method,
+        path: mapping.path.clone(),
+        retry,
+        input,
+        output: info.method.output(),
+        cache: None,
+    })
+}
+
+/// The `{name}` placeholders of a path template.
+fn placeholders(path: &str) -> Vec<String> {
+    path.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_owned())).collect()
+}
+
+/// Our encoded request as proto3 JSON with every field present.
+fn request_json(op: &MappedOperation, request: &Bytes) -> Result<Value, ServiceError> {
+    let message = DynamicMessage::decode(op.input.clone(), request.clone())
+        .map_err(|e| ServiceError::internal(format!("request not decodable: {e}")))?;
+    message
+        .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))
+        .map_err(|e| ServiceError::internal(format!("request not serializable: {e}")))
+}
+
+/// Query pairs from a filter's object: `null` left out, arrays repeated,
+/// scalars as text.
+fn query_pairs(value: &Value) -> Vec<(String, String)> {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    let Value::Object(map) = value else { return Vec::new() };
+    let mut pairs = Vec::new();
+    for (name, value) in map {
+        match value {
+            Value::Array(items) => pairs.extend(items.iter().filter_map(text).map(|v| (name.clone(), v))),
+            other => pairs.extend(text(other).map(|v| (name.clone(), v))),
+        }
+    }
+    pairs
+}
+
+/// An answer with nothing in it: it has list fields and all are empty
+/// (`{items: [], total: 0}`); the chain then tries its next source.
+fn is_empty(message: &DynamicMessage) -> bool {
+    let lists: Vec<_> = message.descriptor().fields().filter(|f| f.is_list()).collect();
+    !lists.is_empty() && lists.iter().all(|f| message.get_field(f).as_list().is_none_or(|l| l.is_empty()))
+}
+
+/// The automatic maintenance switch watches vendors through this
+/// (`Maintenance::watch_vendors`).
+impl mediaops_platform::maintenance::Upstream for Vendor {
+    fn name(&self) -> &str {
+        Vendor::name(self)
+    }
+
+    fn circuit_open(&self) -> bool {
+        Vendor::circuit_open(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_and_query_pairs() {
+        assert_eq!(placeholders("/users/{accountId}/posts/{cursor}"), ["accountId", "cursor"]);
+        assert!(placeholders("/search").is_empty());
+        let pairs = query_pairs(&serde_json::json!({"q": "露营", "page": 2, "skip": null, "tag": ["a", "b"]}));
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        // In the filter's key order (serde_json keeps it).
+        assert_eq!(pairs, [("q", "露营"), ("page", "2"), ("tag", "a"), ("tag", "b")]);
+    }
+
+    #[test]
+    fn compiled_vendors_can_be_shared_across_tasks() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Vendor>();
+    }
+}

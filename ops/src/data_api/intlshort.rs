@@ -1,0 +1,43 @@
+//! intlshort data operations answered from the store (spec 4.8):
+//! `search-user`. Accounts are keyed by `unique_id` (the @handle; the
+//! store's `platform_id` when no handle is stored).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::intlshort::v1 as pb;
+
+use super::keyword;
+use super::paging::PageRequest;
+use super::{DataApi, list};
+use mediaops_platform::error::ServiceError;
+use mediaops_platform::registry::CallContext;
+use mediaops_platform::source::Answer;
+use mediaops_store::store::model::AccountOrder;
+
+/// The platform token.
+pub const PLATFORM: &str = "intlshort";
+
+/// `search-user`: accounts matching `keyword` (nickname, signature,
+/// category) by relevance, 20 a page, with the total of all matches:
+/// `{items[{uniqueId, fans}], total}`; no continuation marker (spec 4.8).
+pub async fn search_user(
+    api: Arc<DataApi>,
+    ctx: CallContext,
+    req: pb::SearchUserRequest,
+) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
+    let page = PageRequest::page(req.page, "page")?;
+    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, AccountOrder::Relevance).await?;
+    let items: Vec<pb::UserSearchItem> = found
+        .items
+        .into_iter()
+        .map(|r| pb::UserSearchItem {
+            fans: keyword::fans(&r),
+            unique_id: r.account.ids.unique_id.unwrap_or(r.account.platform_id),
+        })
+        .collect();
+    let empty = items.is_empty();
+    Ok(list(
+        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
+        empty,
+    ))
+}

@@ -1,0 +1,34 @@
+//! `mediaops.safety.v1.ContentSafetyService`: the account's own banned-word
+//! lists ([`crate::safety`]).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::safety::v1::content_safety_service::ContentSafetyService;
+use mediaops_proto::mediaops::safety::v1::{
+    CustomWordList, CustomWordLists, GetCustomWordsRequest, PutCustomWordsRequest,
+};
+
+use crate::safety::SafetyService;
+use mediaops_platform::error::ServiceError;
+use mediaops_platform::registry::{CallContext, Registry};
+
+/// The word-list RPCs over the banned-word checks.
+pub struct ContentSafety(pub Arc<SafetyService>);
+
+impl ContentSafetyService<Registry> for ContentSafety {
+    async fn get_custom_words(
+        &self,
+        ctx: CallContext,
+        request: GetCustomWordsRequest,
+    ) -> Result<CustomWordLists, ServiceError> {
+        self.0.get_custom(ctx.account_id(), &request.platform).await
+    }
+
+    async fn put_custom_words(
+        &self,
+        ctx: CallContext,
+        request: PutCustomWordsRequest,
+    ) -> Result<CustomWordList, ServiceError> {
+        self.0.put_custom(ctx.account_id(), request).await
+    }
+}

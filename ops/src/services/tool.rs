@@ -1,0 +1,45 @@
+//! `mediaops.tool.v1.ToolService`: the banned-word check
+//! ([`crate::safety`]) and the link parser
+//! ([`crate::data_api::parse_link`]; answered through its source chain).
+
+use std::sync::Arc;
+
+use mediaops_proto::mediaops::common::v1::BannedWordResult;
+use mediaops_proto::mediaops::tool::v1::tool_service::ToolService;
+use mediaops_proto::mediaops::tool::v1::{
+    CheckBannedWordsRequest, ParseContentDetailRequest, ParseContentDetailResponse,
+};
+
+use crate::data_api::parse_link::LinkParser;
+use crate::safety::SafetyService;
+use crate::safety::platform::Platform;
+use mediaops_platform::error::ServiceError;
+use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_platform::source::Answer;
+
+/// The tool RPCs.
+pub struct Tool {
+    /// The banned-word checks.
+    pub safety: Arc<SafetyService>,
+    /// The share-link parser over the store.
+    pub links: Arc<LinkParser>,
+}
+
+impl ToolService<Registry> for Tool {
+    async fn check_banned_words(
+        &self,
+        ctx: CallContext,
+        request: CheckBannedWordsRequest,
+    ) -> Result<BannedWordResult, ServiceError> {
+        let platform = Platform::parse(&request.platform, "platform")?;
+        self.safety.check(ctx.account_id(), platform, &request.content).await
+    }
+
+    async fn parse_content_detail(
+        &self,
+        _: CallContext,
+        request: ParseContentDetailRequest,
+    ) -> Result<Answer<ParseContentDetailResponse>, ServiceError> {
+        self.links.parse(&request.url).await
+    }
+}

@@ -1,0 +1,38 @@
+//! The call pipeline of mediaops (ARCHITECTURE.md, docs/architecture.md):
+//! the operation [`registry`] filled from the generated service traits,
+//! [`dispatch`] (authenticate → validate → price → reserve → run → settle,
+//! with maintenance, timeouts and metrics), the points [`billing`] ledgers
+//! (Redis or embedded), [`rate_limit`], [`tasks`] for long work, the
+//! [`maintenance`] switch and the [`catalog`]s built from the proto
+//! descriptors. It knows no operation and no upstream: `mediaops-connectors`
+//! and `mediaops-ops` build on it; `core-service` composes them.
+//!
+//! `missing_docs` (workspace lints, issue 20 item 5) is allowed in the
+//! modules marked below: their public struct fields, variants and
+//! constructors are not all documented yet. Every other module is checked.
+
+pub mod account;
+pub mod auth;
+#[allow(missing_docs)] // documentation debt, see the note above
+pub mod billing;
+pub mod bootstrap;
+pub mod call;
+pub mod catalog;
+pub mod dispatch;
+pub mod error;
+pub mod fields;
+pub mod maintenance;
+pub mod metrics;
+pub mod persist;
+pub mod quota;
+pub mod rate_limit;
+pub mod read_cache;
+pub mod readiness;
+pub mod redis_connection;
+pub mod registry;
+pub mod source;
+pub mod structs;
+pub mod tasks;
+pub mod validate;
+
+pub use error::ServiceError;
