@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 /// What one source says about one call, when an RPC is answered by a source
 /// chain: the content store first, then the vendors configured for the
-/// operation (ARCHITECTURE.md "Data"; `core-service/src/source.rs`).
+/// operation (ARCHITECTURE.md "Data"; `platform/src/source.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer<T> {
     /// An answer with content: the chain stops here.

@@ -1,5 +1,5 @@
 //! The built-in banned-word lexicon: tab-separated data files under
-//! `core-service/lexicon/` (format and sources in docs/banned-words.md),
+//! `ops/lexicon/` (format and sources in docs/banned-words.md),
 //! compiled into the binary.
 //!
 //! - `categories.tsv`: `category, description`: the closed set of categories.

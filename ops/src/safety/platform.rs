@@ -1,7 +1,7 @@
 //! The platforms a banned-word check can target (spec 4.6: "platform name or
 //! number"; the numbers are spec 4.12's: 0 articles, 1 shortvideo,
 //! 3 lifestyle, 6 videosite). Each selects its extra word list
-//! (`core-service/lexicon/platforms/<name>.tsv`).
+//! (`ops/lexicon/platforms/<name>.tsv`).
 
 use mediaops_platform::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;

@@ -1,5 +1,5 @@
 //! The 14 built-in themes (spec 4.15). Each is a CSS file of ours under
-//! `core-service/themes/`, compiled into the binary, applied over the shared
+//! `ops/themes/`, compiled into the binary, applied over the shared
 //! `base.css` (which gives every element an article may contain a style, so
 //! a theme only states its design). Ids are stable: clients store them.
 
