@@ -221,7 +221,8 @@ async fn json_logs_carry_each_call_and_never_the_key() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let find = |request_id: &str| {
         json_lines(&process.log()).into_iter().find(|l| {
-            l["request_id"] == request_id && l["target"].as_str().is_some_and(|t| t.starts_with("mediaops_platform::dispatch"))
+            l["request_id"] == request_id
+                && l["target"].as_str().is_some_and(|t| t.starts_with("mediaops_platform::dispatch"))
         })
     };
     while (find("req-json-ok").is_none() || find("req-json-bad").is_none()) && std::time::Instant::now() < deadline {
