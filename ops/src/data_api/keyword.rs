@@ -118,9 +118,10 @@ pub async fn account_items<T>(
 }
 
 /// The `sortType` of a user search that ranks by relevance or by fans
-/// ([`choose`]): empty or the value `relevance` = [`AccountOrder::Relevance`],
-/// the value `fans` = [`AccountOrder::Fans`] (most fans first); anything
-/// else is a 400 naming `sortType` that lists the three.
+/// ([`choose`]): empty or the platform's code `relevance` (e.g. `general`,
+/// `0`) = [`AccountOrder::Relevance`], its code `fans` (e.g. `fans`, `1`) =
+/// [`AccountOrder::Fans`] (most fans first); anything else is a 400 naming
+/// `sortType` that lists the three values.
 pub fn relevance_or_fans(sort_type: &str, (relevance, fans): (&str, &str)) -> Result<AccountOrder, ServiceError> {
     choose(
         sort_type,
