@@ -19,7 +19,7 @@ use super::comments;
 use super::keyword::{self, account_named};
 use super::paging::{MAX_SIZE, PageRequest};
 use super::times::{date_window, datetime_window, day_end, day_start, format_time, parse_date};
-use super::{DataApi, count, list, required, store_error};
+use super::{DataApi, author_works_query, count, list, required, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
@@ -260,14 +260,9 @@ pub async fn work_list(
         return Ok(Answer::NotFound(format!("no articles account with id {id}")));
     };
     let query = WorkQuery {
-        platform: PLATFORM.into(),
-        author_id: Some(record.account.platform_id),
         published_from: from,
         published_to: to,
-        order: WorkOrder::Newest,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
+        ..author_works_query(PLATFORM, record.account.platform_id, page)
     };
     let items: Vec<pb::AccountArticleItem> = keyword::works(&api, &query)
         .await?
@@ -303,18 +298,16 @@ pub async fn search_user(
 ) -> Result<Answer<pb::ArticlesSearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
     let order = choose(&req.sort_type, "sortType", &SORT_TYPES)?;
-    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, order).await?;
-    let items: Vec<pb::ArticleUserSearchItem> = found
-        .items
-        .into_iter()
-        .map(|r| pb::ArticleUserSearchItem {
+    let found = keyword::account_items(&api, PLATFORM, (&req.keyword, keyword::KEYWORD), (page, order), |r| {
+        pb::ArticleUserSearchItem {
             uid: uid(&r.account),
             description: r.account.signature.unwrap_or_default(),
             account_name: r.account.nickname,
-        })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(pb::ArticlesSearchUserResponse { items }, empty))
+        }
+    })
+    .await?;
+    let empty = found.items.is_empty();
+    Ok(list(pb::ArticlesSearchUserResponse { items: found.items }, empty))
 }
 
 /// `article-metrics` (shape ours): the newest snapshot's counters,

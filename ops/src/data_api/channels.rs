@@ -17,11 +17,11 @@ use mediaops_proto::mediaops::channels::v1 as pb;
 
 use super::paging::PageRequest;
 use super::times::format_time;
-use super::{DataApi, count, keyword, list, required, store_error};
+use super::{DataApi, author_works_query, count, keyword, list, required, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
-use mediaops_store::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "channels";
@@ -77,13 +77,7 @@ pub async fn search_work(
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
     let page = PageRequest::new(req.page, "page", req.size, "size")?;
-    let query = WorkQuery {
-        platform: PLATFORM.into(),
-        text: Some(keyword.into()),
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    };
+    let query = keyword::works_query(PLATFORM, keyword, page)?;
     let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items, total }, empty))
@@ -99,27 +93,21 @@ pub async fn search_user(
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
-    let found =
-        keyword::accounts_by(&api, PLATFORM, &req.account_name, "accountName", page, AccountOrder::Relevance).await?;
-    let items: Vec<pb::ChannelsUserItem> = found
-        .items
-        .into_iter()
-        .map(|r| {
-            let a = r.account;
-            pb::ChannelsUserItem {
-                nickname: a.nickname,
-                signature: a.signature.unwrap_or_default(),
-                uid: a.ids.uid.unwrap_or(a.platform_id),
-                head_url: a.avatar.unwrap_or_default(),
-                cover_img_url: String::new(),
-            }
-        })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(
-        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
-        empty,
-    ))
+    let search = (req.account_name.as_str(), "accountName");
+    let found = keyword::account_items(&api, PLATFORM, search, (page, AccountOrder::Relevance), user_item).await?;
+    Ok(keyword::list_with_total(&ctx, found, |items, total| pb::SearchUserResponse { items, total }))
+}
+
+/// A `search-user` item: `uid` is the stored `uid`, else the `platform_id`.
+fn user_item(record: AccountRecord) -> pb::ChannelsUserItem {
+    let a = record.account;
+    pb::ChannelsUserItem {
+        nickname: a.nickname,
+        signature: a.signature.unwrap_or_default(),
+        uid: a.ids.uid.unwrap_or(a.platform_id),
+        head_url: a.avatar.unwrap_or_default(),
+        cover_img_url: String::new(),
+    }
 }
 
 /// `query-work`: the work `videoId` (encrypted id; `platform_id` or any id
@@ -163,14 +151,7 @@ pub async fn user_works(
     let Some(author) = keyword::account_named(&api, PLATFORM, nickname).await? else {
         return Ok(list(pb::UserWorksResponse { items: Vec::new(), total: 0 }, true));
     };
-    let query = WorkQuery {
-        platform: PLATFORM.into(),
-        author_id: Some(author.account.platform_id),
-        order: WorkOrder::Newest,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    };
+    let query = author_works_query(PLATFORM, author.account.platform_id, page);
     let (items, total) = work_page(&api, &ctx, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::UserWorksResponse { items, total }, empty))

@@ -20,11 +20,11 @@ use mediaops_proto::mediaops::clipapp::v1 as pb;
 use super::choice::choose;
 use super::paging::PageRequest;
 use super::times::format_time;
-use super::{DataApi, count, keyword, list, required, store_error};
+use super::{DataApi, author_works_query, count, keyword, list, required, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
-use mediaops_store::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "clipapp";
@@ -80,14 +80,7 @@ pub async fn search_work(
 ) -> Result<Answer<pb::SearchWorkResponse>, ServiceError> {
     let keyword = required(&req.keyword, "keyword")?;
     let page = PageRequest::new(req.page, "page", req.size, "size")?;
-    let query = WorkQuery {
-        platform: PLATFORM.into(),
-        text: Some(keyword.into()),
-        order: sort_order(&req.sort)?,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    };
+    let query = WorkQuery { order: sort_order(&req.sort)?, ..keyword::works_query(PLATFORM, keyword, page)? };
     let items = work_page(&api, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items }, empty))
@@ -103,27 +96,21 @@ pub async fn search_user(
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
-    let found =
-        keyword::accounts_by(&api, PLATFORM, &req.account_name, "accountName", page, AccountOrder::Relevance).await?;
-    let items: Vec<pb::ClipUserItem> = found
-        .items
-        .into_iter()
-        .map(|r| {
-            let a = r.account;
-            pb::ClipUserItem {
-                nickname: a.nickname,
-                kwai_id: a.ids.kwai_id.unwrap_or_default(),
-                signature: a.signature.unwrap_or_default(),
-                head_url: a.avatar.unwrap_or_default(),
-                cover_img_url: String::new(),
-            }
-        })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(
-        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
-        empty,
-    ))
+    let search = (req.account_name.as_str(), "accountName");
+    let found = keyword::account_items(&api, PLATFORM, search, (page, AccountOrder::Relevance), user_item).await?;
+    Ok(keyword::list_with_total(&ctx, found, |items, total| pb::SearchUserResponse { items, total }))
+}
+
+/// A `search-user` item: `kwaiId` "" when not stored.
+fn user_item(record: AccountRecord) -> pb::ClipUserItem {
+    let a = record.account;
+    pb::ClipUserItem {
+        nickname: a.nickname,
+        kwai_id: a.ids.kwai_id.unwrap_or_default(),
+        signature: a.signature.unwrap_or_default(),
+        head_url: a.avatar.unwrap_or_default(),
+        cover_img_url: String::new(),
+    }
 }
 
 /// `query-work`: the work `photoId` (encrypted id; `platform_id` or any id
@@ -162,14 +149,7 @@ pub async fn user_works(
     let Some(author) = api.store.get_account(PLATFORM, kwai_id).await.map_err(store_error)? else {
         return Ok(list(pb::UserWorksResponse { items: Vec::new() }, true));
     };
-    let query = WorkQuery {
-        platform: PLATFORM.into(),
-        author_id: Some(author.account.platform_id),
-        order: WorkOrder::Newest,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    };
+    let query = author_works_query(PLATFORM, author.account.platform_id, page);
     let items = work_page(&api, &query).await?;
     let empty = items.is_empty();
     Ok(list(pb::UserWorksResponse { items }, empty))

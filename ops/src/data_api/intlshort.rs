@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::intlshort::v1 as pb;
 
+use super::DataApi;
 use super::keyword;
 use super::paging::PageRequest;
-use super::{DataApi, list};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
@@ -26,18 +26,12 @@ pub async fn search_user(
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
-    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, AccountOrder::Relevance).await?;
-    let items: Vec<pb::UserSearchItem> = found
-        .items
-        .into_iter()
-        .map(|r| pb::UserSearchItem {
+    let search = (req.keyword.as_str(), keyword::KEYWORD);
+    let found =
+        keyword::account_items(&api, PLATFORM, search, (page, AccountOrder::Relevance), |r| pb::UserSearchItem {
             fans: keyword::fans(&r),
             unique_id: r.account.ids.unique_id.unwrap_or(r.account.platform_id),
         })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(
-        pb::SearchUserResponse { items, total: keyword::shown_total(&ctx, found.total, found.total_is_lower_bound) },
-        empty,
-    ))
+        .await?;
+    Ok(keyword::list_with_total(&ctx, found, |items, total| pb::SearchUserResponse { items, total }))
 }

@@ -2,12 +2,14 @@
 //! intlshort): a required `keyword`, a checked page, and the store's full
 //! text ([`mediaops_store::store::ContentStore::find_works`] /
 //! [`mediaops_store::store::ContentStore::find_accounts`]); plus the account
-//! counters such searches show.
+//! counters such searches show, and the shapes of their answers.
 
+use super::choice::choose;
 use super::paging::PageRequest;
-use super::{DataApi, count, required, store_error};
+use super::{DataApi, count, list, required, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
+use mediaops_platform::source::Answer;
 use mediaops_store::store::model::{
     AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord,
 };
@@ -97,6 +99,49 @@ pub async fn accounts_by(
         ..AccountQuery::default()
     };
     api.store.find_accounts(&query).await.map_err(store_error)
+}
+
+/// The items of a user search (`search-user` and the like): one page of
+/// `platform`'s accounts matching `text`, read from the request field
+/// `field` (blank is a 400 naming it), in `order` ([`accounts_by`]), each
+/// built by `item`; the page's total is kept.
+pub async fn account_items<T>(
+    api: &DataApi,
+    platform: &str,
+    (text, field): (&str, &str),
+    (page, order): (PageRequest, AccountOrder),
+    item: impl FnMut(AccountRecord) -> T,
+) -> Result<SearchPage<T>, ServiceError> {
+    let found = accounts_by(api, platform, text, field, page, order).await?;
+    let items = found.items.into_iter().map(item).collect();
+    Ok(SearchPage { total: found.total, total_is_lower_bound: found.total_is_lower_bound, items })
+}
+
+/// The `sortType` of a user search that ranks by relevance or by fans
+/// ([`choose`]): empty or the platform's code `relevance` (e.g. `general`,
+/// `0`) = [`AccountOrder::Relevance`], its code `fans` (e.g. `fans`, `1`) =
+/// [`AccountOrder::Fans`] (most fans first); anything else is a 400 naming
+/// `sortType` that lists the three values.
+pub fn relevance_or_fans(sort_type: &str, (relevance, fans): (&str, &str)) -> Result<AccountOrder, ServiceError> {
+    choose(
+        sort_type,
+        "sortType",
+        &[("", AccountOrder::Relevance), (relevance, AccountOrder::Relevance), (fans, AccountOrder::Fans)],
+    )
+}
+
+/// A search answer that shows a `total` (docs/data-apis.md "Totals"):
+/// `response(items, total)` with `found`'s items and its [`shown_total`]
+/// (warned about when a lower bound), answered per [`list`] (empty without
+/// items).
+pub fn list_with_total<T, R>(
+    ctx: &CallContext,
+    found: SearchPage<T>,
+    response: impl FnOnce(Vec<T>, i64) -> R,
+) -> Answer<R> {
+    let empty = found.items.is_empty();
+    let total = shown_total(ctx, found.total, found.total_is_lower_bound);
+    list(response(found.items, total), empty)
 }
 
 /// An account's fans: the account row's figure, else its newest snapshot's,

@@ -23,7 +23,7 @@ use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::model::{AccountOrder, WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
+use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
 
 /// The platform token.
 pub const PLATFORM: &str = "lifestyle";
@@ -130,23 +130,17 @@ pub async fn search_user(
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
-    let order = choose(
-        &req.sort_type,
-        "sortType",
-        &[("", AccountOrder::Relevance), ("general", AccountOrder::Relevance), ("fans", AccountOrder::Fans)],
-    )?;
-    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, order).await?;
-    let items: Vec<pb::UserSearchItem> = found
-        .items
-        .into_iter()
-        .map(|r| pb::UserSearchItem {
+    let order = keyword::relevance_or_fans(&req.sort_type, ("general", "fans"))?;
+    let found = keyword::account_items(&api, PLATFORM, (&req.keyword, keyword::KEYWORD), (page, order), |r| {
+        pb::UserSearchItem {
             account_fans: fans(&r),
             account_name: r.account.nickname,
             account_id: r.account.ids.red_id.unwrap_or(r.account.platform_id),
-        })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items }, empty))
+        }
+    })
+    .await?;
+    let empty = found.items.is_empty();
+    Ok(list(pb::SearchUserResponse { items: found.items }, empty))
 }
 
 /// `query-account`: `{account{accountName, accountFans, accountTotalWorks,

@@ -35,7 +35,9 @@ use std::sync::Arc;
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
 use mediaops_store::clock::Clock;
+use mediaops_store::store::model::{WorkOrder, WorkQuery};
 use mediaops_store::store::{ContentStore, StoreError};
+use paging::PageRequest;
 
 pub use mediaops_store::rules::times;
 
@@ -57,6 +59,21 @@ pub fn store_error(error: StoreError) -> ServiceError {
 /// source may find more), else [`Answer::Found`].
 pub fn list<T>(response: T, is_empty: bool) -> Answer<T> {
     if is_empty { Answer::Empty(response) } else { Answer::Found(response) }
+}
+
+/// A query of the works of the author `author_id` (an account's
+/// `platform_id`) on `platform`, newest first, on `page` (the `user-works`
+/// listings, docs/data-apis.md "Paging"). Callers set any other filter or
+/// order with struct update syntax.
+pub fn author_works_query(platform: &str, author_id: String, page: PageRequest) -> WorkQuery {
+    WorkQuery {
+        platform: platform.into(),
+        author_id: Some(author_id),
+        order: WorkOrder::Newest,
+        page: page.page,
+        page_size: page.size,
+        ..WorkQuery::default()
+    }
 }
 
 /// A counter as the response messages carry it: unknown is 0.

@@ -20,12 +20,12 @@ use super::keyword::{self, account_named, fans, works_query};
 use super::links::{id_or_link, query_param, segment_after};
 use super::paging::{DEFAULT_SIZE, PageRequest};
 use super::times::{date_window, datetime_window, format_time};
-use super::{DataApi, comments, count, list, store_error, window};
+use super::{DataApi, author_works_query, comments, count, list, store_error, window};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -91,16 +91,7 @@ fn author_query(
     order: WorkOrder,
     page: PageRequest,
 ) -> WorkQuery {
-    WorkQuery {
-        platform: PLATFORM.into(),
-        author_id: Some(author_id.into()),
-        published_from: from,
-        published_to: to,
-        order,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    }
+    WorkQuery { published_from: from, published_to: to, order, ..author_works_query(PLATFORM, author_id.into(), page) }
 }
 
 fn missing_account(input: &str) -> String {
@@ -155,23 +146,17 @@ pub async fn search_user(
     req: pb::SearchUserRequest,
 ) -> Result<Answer<pb::SearchUserResponse>, ServiceError> {
     let page = PageRequest::page(req.page, "page")?;
-    let order = choose(
-        &req.sort_type,
-        "sortType",
-        &[("", AccountOrder::Relevance), ("0", AccountOrder::Relevance), ("1", AccountOrder::Fans)],
-    )?;
-    let found = keyword::accounts(&api, PLATFORM, &req.keyword, page, order).await?;
-    let items: Vec<pb::UserSearchItem> = found
-        .items
-        .into_iter()
-        .map(|r| pb::UserSearchItem {
+    let order = keyword::relevance_or_fans(&req.sort_type, ("0", "1"))?;
+    let found = keyword::account_items(&api, PLATFORM, (&req.keyword, keyword::KEYWORD), (page, order), |r| {
+        pb::UserSearchItem {
             follower_count: fans(&r),
             account_id: r.account.ids.unique_id.unwrap_or(r.account.platform_id),
             uid: r.account.ids.uid.unwrap_or_default(),
-        })
-        .collect();
-    let empty = items.is_empty();
-    Ok(list(pb::SearchUserResponse { items }, empty))
+        }
+    })
+    .await?;
+    let empty = found.items.is_empty();
+    Ok(list(pb::SearchUserResponse { items: found.items }, empty))
 }
 
 /// `query-work-list`: `{items[{workId, title, workUrl}]}`, 20 works of the

@@ -11,7 +11,7 @@ use mediaops_proto::mediaops::common::v1::TitleLikeItem;
 use mediaops_proto::mediaops::videosite::v1 as pb;
 
 use super::paging::PageRequest;
-use super::{DataApi, count, list, required, store_error};
+use super::{DataApi, author_works_query, count, list, required, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
 use mediaops_proto::excerpt::excerpt;
@@ -212,14 +212,7 @@ pub async fn user_works(
         WorkOrder::Relevance => WorkOrder::Newest,
         other => other,
     };
-    let query = WorkQuery {
-        platform: PLATFORM.into(),
-        author_id: Some(mid),
-        order,
-        page: page.page,
-        page_size: page.size,
-        ..WorkQuery::default()
-    };
+    let query = WorkQuery { order, ..author_works_query(PLATFORM, mid, page) };
     let found = api.store.find_works(&query).await.map_err(store_error)?;
     let items: Vec<pb::UploaderWorkItem> = found
         .items

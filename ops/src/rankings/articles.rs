@@ -11,21 +11,20 @@ use mediaops_proto::mediaops::articles::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
 pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_score};
-use super::rules::{self, CategoryList, OutOfList, Period};
+use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{round, top};
 use super::{
-    BOARD_SIZE, account_by_id_or_name, board_query, keyword_matches, today, warn_if_empty, window_or_warn, work_board,
+    BOARD_SIZE, account_board_answer, account_by_id_or_name, accounts_asked, board_query, keyword_matches,
+    most_followed, published_in, today, warn_if_empty, window_or_warn, work_board,
 };
 use crate::data_api::articles::PLATFORM;
-use crate::data_api::times::{day_end, day_start};
-use crate::data_api::{DataApi, count, list, required, store_error};
+use crate::data_api::{DataApi, count, list, required};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, BoardQuery, BoardWork, Counter, Measure, WorkOrder, WorkQuery,
-};
+use mediaops_store::store::boards::NamedRow;
+use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
 
 /// Board names of `articles-hit-cover`, in answer order.
 pub const HIT_COVER_BOARDS: [&str; 2] = ["10万+爆文", "阅读增长"];
@@ -113,27 +112,14 @@ pub async fn index_rank(
     let checked = rules::ARTICLES_INDEX.check(today(&api), period, date, "rankDate")?;
     let (category, warning) =
         rules::category(CategoryList::Articles, &req.category, "category", true, OutOfList::Empty)?;
-    if let Some(warning) = warning {
-        ctx.warn(warning);
-        return Ok(Answer::Empty(pb::ArticlesIndexRankResponse::default()));
-    }
-    let Some(window) = window_or_warn(&ctx, checked) else {
-        return Ok(Answer::Empty(pb::ArticlesIndexRankResponse::default()));
+    let board = (Kind::ArticlesIndex, category.filter(), "articles gaining reads");
+    let item =
+        |rank, a: NamedRow| pb::IndexRankItem { rank, account_name: a.name, index_score: a.score.unwrap_or_default() };
+    let response = |items: Vec<_>| {
+        note_if_empty(&ctx, items.is_empty(), category.filter());
+        pb::ArticlesIndexRankResponse { items }
     };
-    let items: Vec<pb::IndexRankItem> = boards::named(&api, Kind::ArticlesIndex, window, category.filter())
-        .await?
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| pb::IndexRankItem {
-            rank: i as i32 + 1,
-            account_name: a.name,
-            index_score: a.score.unwrap_or_default(),
-        })
-        .collect();
-    warn_if_empty(&ctx, items.is_empty(), "articles gaining reads", window);
-    note_if_empty(&ctx, items.is_empty(), category.filter());
-    let empty = items.is_empty();
-    Ok(list(pb::ArticlesIndexRankResponse { items }, empty))
+    account_board_answer((&api, &ctx), (checked, warning), board, item, response).await
 }
 
 /// `articles-raise-rank`: `{items[{rank, accountName, readRaise}]}`, the
@@ -147,18 +133,10 @@ pub async fn raise_rank(
 ) -> Result<Answer<pb::ArticlesRaiseRankResponse>, ServiceError> {
     let date = rules::date_field(&req.rank_date, "rankDate")?;
     let checked = rules::ARTICLES_RAISE.check(today(&api), Period::Day, date, "rankDate")?;
-    let Some(window) = window_or_warn(&ctx, checked) else {
-        return Ok(Answer::Empty(pb::ArticlesRaiseRankResponse::default()));
-    };
-    let items: Vec<pb::RaiseRankItem> = boards::named(&api, Kind::ArticlesRaise, window, None)
-        .await?
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| pb::RaiseRankItem { rank: i as i32 + 1, account_name: a.name, read_raise: a.value })
-        .collect();
-    warn_if_empty(&ctx, items.is_empty(), "articles gaining reads", window);
-    let empty = items.is_empty();
-    Ok(list(pb::ArticlesRaiseRankResponse { items }, empty))
+    let board = (Kind::ArticlesRaise, None, "articles gaining reads");
+    let item = |rank, a: NamedRow| pb::RaiseRankItem { rank, account_name: a.name, read_raise: a.value };
+    account_board_answer((&api, &ctx), (checked, None), board, item, |items| pb::ArticlesRaiseRankResponse { items })
+        .await
 }
 
 /// `articles-hit-cover`: `{items[{rank, item{title, coverUrl,
@@ -215,21 +193,8 @@ pub async fn hit_cover(
 /// average newest reads (0 when none; at most the 50 newest are averaged).
 pub async fn recent_articles(api: &DataApi, author_id: &str) -> Result<(u64, i64), ServiceError> {
     let newest = rules::newest_day(today(api));
-    let first = newest - Days::new(ANALYSIS_DAYS - 1);
-    let found = api
-        .store
-        .find_works(&WorkQuery {
-            platform: PLATFORM.into(),
-            author_id: Some(author_id.into()),
-            published_from: Some(day_start(first)),
-            published_to: Some(day_end(newest)),
-            order: WorkOrder::Newest,
-            page: 1,
-            page_size: mediaops_store::store::MAX_PAGE_SIZE,
-            ..WorkQuery::default()
-        })
-        .await
-        .map_err(store_error)?;
+    let window = Window { first: newest - Days::new(ANALYSIS_DAYS - 1), last: newest };
+    let found = published_in(api, PLATFORM, author_id, window).await?;
     let reads: Vec<i64> = found.items.iter().map(|w| count(w.latest.as_ref().and_then(|s| s.views))).collect();
     let average = if reads.is_empty() { 0 } else { reads.iter().sum::<i64>() / reads.len() as i64 };
     Ok((found.total, average))
@@ -255,19 +220,8 @@ pub async fn account_analyzer(
     ctx: CallContext,
     req: pb::ArticlesAccountAnalyzerRequest,
 ) -> Result<Answer<pb::ArticlesAccountAnalyzerResponse>, ServiceError> {
-    if req.account_names.is_empty() || req.account_names.len() > MAX_ACCOUNTS {
-        return Err(ServiceError::invalid_field(
-            "accountNames",
-            format!("accountNames must hold 1 to {MAX_ACCOUNTS} ids or names"),
-        ));
-    }
     let mut items = Vec::new();
-    for (i, asked) in req.account_names.iter().enumerate() {
-        let asked = asked.trim();
-        let Some(record) = account_by_id_or_name(&api, PLATFORM, asked).await? else {
-            ctx.warn(format!("accountNames[{i}] {} is not in the store", excerpt(asked)));
-            continue;
-        };
+    for record in accounts_asked(&api, &ctx, PLATFORM, &req.account_names, MAX_ACCOUNTS).await? {
         let (articles, average) = recent_articles(&api, &record.account.platform_id).await?;
         items.push(pb::AnalyzedArticleAccount {
             account_name: record.account.nickname,
@@ -286,20 +240,6 @@ pub fn read_similarity(same_type: bool, a: i64, b: i64) -> f64 {
     let (lo, hi) = (a.min(b).max(0), a.max(b).max(0));
     let closeness = if hi == 0 { 0.0 } else { lo as f64 / hi as f64 };
     round(0.6 * f64::from(u8::from(same_type)) + 0.4 * closeness, 4)
-}
-
-/// The accounts of `category` (all when `None`), most followed first, up
-/// to 50.
-pub async fn accounts_of(api: &DataApi, category: Option<String>) -> Result<Vec<AccountRecord>, ServiceError> {
-    let query = AccountQuery {
-        platform: PLATFORM.into(),
-        category,
-        order: AccountOrder::Fans,
-        page: 1,
-        page_size: mediaops_store::store::MAX_PAGE_SIZE,
-        ..AccountQuery::default()
-    };
-    Ok(api.store.find_accounts(&query).await.map_err(store_error)?.items)
 }
 
 /// `articles-similar-account` (data API): `{items[{accountName,
@@ -334,7 +274,7 @@ pub async fn similar_account(
         None => 0,
     };
     let mut scored = Vec::new();
-    for candidate in accounts_of(&api, kind.clone()).await? {
+    for candidate in most_followed(&api, PLATFORM, kind.clone()).await? {
         if target.as_ref().is_some_and(|t| t.account.platform_id == candidate.account.platform_id) {
             continue;
         }

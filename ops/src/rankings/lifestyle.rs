@@ -13,8 +13,8 @@ pub use super::formulas::LOW_FANS;
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, top};
 use super::{
-    BOARD_SIZE, board_query, keyword_matches, series_query, today, warn_if_empty, warn_opt, window_or_warn, work_board,
-    works,
+    BOARD_SIZE, account_board_answer, board_query, keyword_matches, series_query, today, warn_if_empty, warn_opt,
+    window_or_warn, work_board, works,
 };
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::times::{day_start, format_time};
@@ -23,6 +23,7 @@ use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 
 /// A low-fan note is a hit from this many likes (低粉爆文 board).
@@ -54,18 +55,10 @@ pub async fn top_account(
         rules::category(CategoryList::Lifestyle, &req.r#type, "type", true, OutOfList::AllInstead)?;
     warn_opt(&ctx, warning);
     let checked = rules::LIFESTYLE_TOP_ACCOUNT.check(today(&api), period, date, "rankDate")?;
-    let Some(window) = window_or_warn(&ctx, checked) else {
-        return Ok(Answer::Empty(pb::LifestyleTopAccountResponse::default()));
-    };
-    let items: Vec<pb::TopAccountItem> = boards::named(&api, Kind::LifestyleFans, window, category.filter())
-        .await?
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| pb::TopAccountItem { rank: i as i32 + 1, nickname: a.name, fans_count: a.value })
-        .collect();
-    warn_if_empty(&ctx, items.is_empty(), "lifestyle account snapshots", window);
-    let empty = items.is_empty();
-    Ok(list(pb::LifestyleTopAccountResponse { items }, empty))
+    let board = (Kind::LifestyleFans, category.filter(), "lifestyle account snapshots");
+    let item = |rank, a: NamedRow| pb::TopAccountItem { rank, nickname: a.name, fans_count: a.value };
+    account_board_answer((&api, &ctx), (checked, None), board, item, |items| pb::LifestyleTopAccountResponse { items })
+        .await
 }
 
 fn author_fans(author: &Option<AuthorBrief>) -> Option<i64> {

@@ -18,12 +18,18 @@ pub mod skills;
 
 use chrono::NaiveDate;
 
-use crate::data_api::{DataApi, store_error};
+use crate::data_api::times::{day_end, day_start};
+use crate::data_api::{DataApi, list, store_error};
+use boards::kinds::Kind;
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
+use mediaops_platform::source::Answer;
+use mediaops_proto::excerpt::excerpt;
 pub use mediaops_store::rules::rankings as rules;
+use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{
-    AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter, KeywordMatches, Measure, SeriesQuery, WorkSeries,
+    AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
+    KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
 };
 use rules::{Checked, Window};
 
@@ -52,9 +58,9 @@ pub fn window_or_warn(ctx: &CallContext, checked: Checked<Window>) -> Option<Win
 /// The answer of a similar-account search given no account (every field
 /// optional, spec 4.4/4.5/4.14): an empty list with a warning naming
 /// `fields`, the ones to give (docs/data-apis.md "Empty requests").
-pub fn no_account_given<T: Default>(ctx: &CallContext, fields: &str) -> mediaops_platform::source::Answer<T> {
+pub fn no_account_given<T: Default>(ctx: &CallContext, fields: &str) -> Answer<T> {
     ctx.warn(format!("no account given: give {fields} to find similar accounts"));
-    mediaops_platform::source::Answer::Empty(T::default())
+    Answer::Empty(T::default())
 }
 
 /// Adds `warning` to the call's warnings when there is one.
@@ -137,13 +143,112 @@ pub fn warn_if_empty(ctx: &CallContext, empty: bool, what: &str, window: Window)
     }
 }
 
+/// The answer of an account-board operation (spec 4.1; docs/rankings.md
+/// "Boards as data"). `out_of_list` (the category's out-of-list warning)
+/// or a rule check (`checked`) leaving nothing to rank answers
+/// `Empty(R::default())` with that reason; else the rows of the board of
+/// `kind` over the window for `category` (`None` = every category;
+/// [`boards::named`]), in board order, each built by `item(rank, row)` with
+/// its 1-based rank, with [`warn_if_empty`]'s warning that the store has no
+/// `what` when there are none; `response(items)` builds the message (called
+/// only when a window is ranked), answered per [`list`].
+pub async fn account_board_answer<T, R: Default>(
+    (api, ctx): (&DataApi, &CallContext),
+    (checked, out_of_list): (Checked<Window>, Option<String>),
+    (kind, category, what): (Kind, Option<&str>, &str),
+    mut item: impl FnMut(i32, NamedRow) -> T,
+    response: impl FnOnce(Vec<T>) -> R,
+) -> Result<Answer<R>, ServiceError> {
+    if let Some(warning) = out_of_list {
+        ctx.warn(warning);
+        return Ok(Answer::Empty(R::default()));
+    }
+    let Some(window) = window_or_warn(ctx, checked) else { return Ok(Answer::Empty(R::default())) };
+    let rows = boards::named(api, kind, window, category).await?;
+    let items: Vec<T> = rows.into_iter().enumerate().map(|(i, row)| item(i as i32 + 1, row)).collect();
+    warn_if_empty(ctx, items.is_empty(), what, window);
+    let empty = items.is_empty();
+    Ok(list(response(items), empty))
+}
+
+/// The stored accounts an analyzer's `accountNames` asks for (spec 4.4,
+/// 4.5): 1 to `max` ids (any id form) or exact names, else a 400 naming
+/// `accountNames`; each looked up by [`account_by_id_or_name`], in the
+/// order asked; one the store does not know is left out with a warning.
+pub async fn accounts_asked(
+    api: &DataApi,
+    ctx: &CallContext,
+    platform: &str,
+    names: &[String],
+    max: usize,
+) -> Result<Vec<AccountRecord>, ServiceError> {
+    if names.is_empty() || names.len() > max {
+        return Err(ServiceError::invalid_field(
+            "accountNames",
+            format!("accountNames must hold 1 to {max} ids or names"),
+        ));
+    }
+    let mut found = Vec::new();
+    for (i, asked) in names.iter().enumerate() {
+        let asked = asked.trim();
+        match account_by_id_or_name(api, platform, asked).await? {
+            Some(record) => found.push(record),
+            None => ctx.warn(format!("accountNames[{i}] {} is not in the store", excerpt(asked))),
+        }
+    }
+    Ok(found)
+}
+
+/// The accounts of `platform` in `category` (all when `None`), most
+/// followed first: one store page of at most
+/// [`mediaops_store::store::MAX_PAGE_SIZE`] (the candidates of the
+/// similar-account searches, spec 4.4/4.5).
+pub async fn most_followed(
+    api: &DataApi,
+    platform: &str,
+    category: Option<String>,
+) -> Result<Vec<AccountRecord>, ServiceError> {
+    let query = AccountQuery {
+        platform: platform.into(),
+        category,
+        order: AccountOrder::Fans,
+        page: 1,
+        page_size: mediaops_store::store::MAX_PAGE_SIZE,
+        ..AccountQuery::default()
+    };
+    Ok(api.store.find_accounts(&query).await.map_err(store_error)?.items)
+}
+
+/// The works of `author_id` on `platform` published within `window` (from
+/// the start of its first day to the end of its last), newest first: one
+/// store page of at most [`mediaops_store::store::MAX_PAGE_SIZE`] with the
+/// total (what the account analyzers average over, spec 4.4/4.5).
+pub async fn published_in(
+    api: &DataApi,
+    platform: &str,
+    author_id: &str,
+    window: Window,
+) -> Result<SearchPage<WorkRecord>, ServiceError> {
+    let query = WorkQuery {
+        platform: platform.into(),
+        author_id: Some(author_id.into()),
+        published_from: Some(day_start(window.first)),
+        published_to: Some(day_end(window.last)),
+        order: WorkOrder::Newest,
+        page: 1,
+        page_size: mediaops_store::store::MAX_PAGE_SIZE,
+        ..WorkQuery::default()
+    };
+    api.store.find_works(&query).await.map_err(store_error)
+}
+
 /// The stored account an id (any id form) or, failing that, an exact
 /// nickname names (`accountNames` of the analyzers: "ids or names").
 pub async fn account_by_id_or_name(
     api: &DataApi,
     platform: &str,
     value: &str,
-) -> Result<Option<mediaops_store::store::model::AccountRecord>, ServiceError> {
+) -> Result<Option<AccountRecord>, ServiceError> {
     if let Some(found) = api.store.get_account(platform, value).await.map_err(store_error)? {
         return Ok(Some(found));
     }

@@ -13,16 +13,18 @@ use super::boards::{self, kinds::Kind};
 pub use super::formulas::influence_score;
 use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, round, top};
-use super::{account_by_id_or_name, accounts, series_query, today, warn_if_empty, window_or_warn};
+use super::{
+    account_board_answer, accounts, accounts_asked, most_followed, published_in, series_query, today, warn_if_empty,
+    window_or_warn,
+};
 use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
-use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, count, list, store_error};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
-use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::model::{AccountOrder, AccountQuery, AccountRecord, BoardWork, WorkOrder, WorkQuery};
+use mediaops_store::store::boards::NamedRow;
+use mediaops_store::store::model::{AccountRecord, BoardWork};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -53,18 +55,10 @@ pub async fn rise_fans_rank(
     let date = rules::date_field(&req.rank_date, "rankDate")?;
     let (category, _) = rules::category(CategoryList::Shortvideo, &req.category, "category", true, OutOfList::Error)?;
     let checked = rules::SHORTVIDEO_RISE_FANS.check(today(&api), period, date, "rankDate")?;
-    let Some(window) = window_or_warn(&ctx, checked) else {
-        return Ok(Answer::Empty(pb::DouyinRiseFansRankResponse::default()));
-    };
-    let items: Vec<pb::RiseFansItem> = boards::named(&api, Kind::ShortvideoRiseFans, window, category.filter())
-        .await?
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| pb::RiseFansItem { rank: i as i32 + 1, account_name: a.name, rise_fans: a.value })
-        .collect();
-    warn_if_empty(&ctx, items.is_empty(), "shortvideo accounts gaining followers", window);
-    let empty = items.is_empty();
-    Ok(list(pb::DouyinRiseFansRankResponse { items }, empty))
+    let board = (Kind::ShortvideoRiseFans, category.filter(), "shortvideo accounts gaining followers");
+    let item = |rank, a: NamedRow| pb::RiseFansItem { rank, account_name: a.name, rise_fans: a.value };
+    account_board_answer((&api, &ctx), (checked, None), board, item, |items| pb::DouyinRiseFansRankResponse { items })
+        .await
 }
 
 /// `shortvideo-top-account`: `{items[{rank, accountName, influenceScore}]}`,
@@ -81,26 +75,16 @@ pub async fn top_account(
     let (category, warning) =
         rules::category(CategoryList::Shortvideo, &req.category, "category", true, OutOfList::Empty)?;
     let checked = rules::PLAIN.check(today(&api), period, date, "rankDate")?;
-    if let Some(warning) = warning {
-        ctx.warn(warning);
-        return Ok(Answer::Empty(pb::ShortvideoTopAccountResponse::default()));
-    }
-    let Some(window) = window_or_warn(&ctx, checked) else {
-        return Ok(Answer::Empty(pb::ShortvideoTopAccountResponse::default()));
+    let board = (Kind::ShortvideoInfluence, category.filter(), "shortvideo account snapshots");
+    let item = |rank, a: NamedRow| pb::TopAccountItem {
+        rank,
+        account_name: a.name,
+        influence_score: a.score.unwrap_or_default(),
     };
-    let items: Vec<pb::TopAccountItem> = boards::named(&api, Kind::ShortvideoInfluence, window, category.filter())
-        .await?
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| pb::TopAccountItem {
-            rank: i as i32 + 1,
-            account_name: a.name,
-            influence_score: a.score.unwrap_or_default(),
-        })
-        .collect();
-    warn_if_empty(&ctx, items.is_empty(), "shortvideo account snapshots", window);
-    let empty = items.is_empty();
-    Ok(list(pb::ShortvideoTopAccountResponse { items }, empty))
+    account_board_answer((&api, &ctx), (checked, warning), board, item, |items| pb::ShortvideoTopAccountResponse {
+        items,
+    })
+    .await
 }
 
 /// Works of `category` by likes gained over `window` (> 0), 50, ties by
@@ -238,21 +222,11 @@ pub async fn account_diagnosis(
     ctx: CallContext,
     req: pb::ShortvideoAccountDiagnosisRequest,
 ) -> Result<Answer<pb::ShortvideoAccountDiagnosisResponse>, ServiceError> {
-    if req.account_names.is_empty() || req.account_names.len() > MAX_ACCOUNTS {
-        return Err(ServiceError::invalid_field(
-            "accountNames",
-            format!("accountNames must hold 1 to {MAX_ACCOUNTS} ids or names"),
-        ));
-    }
+    let asked = accounts_asked(&api, &ctx, PLATFORM, &req.account_names, MAX_ACCOUNTS).await?;
     let newest = rules::newest_day(today(&api));
     let window = Window { first: newest - Days::new(DIAGNOSIS_DAYS - 1), last: newest };
     let mut items = Vec::new();
-    for (i, asked) in req.account_names.iter().enumerate() {
-        let asked = asked.trim();
-        let Some(record) = account_by_id_or_name(&api, PLATFORM, asked).await? else {
-            ctx.warn(format!("accountNames[{i}] {} is not in the store", excerpt(asked)));
-            continue;
-        };
+    for record in asked {
         let score = diagnose(&api, &record, window).await?;
         items.push(pb::DiagnosedAccount {
             follower_count: fans(&record),
@@ -274,20 +248,7 @@ async fn diagnose(api: &DataApi, record: &AccountRecord, window: Window) -> Resu
         let start = a.snapshots.first()?.fans?;
         Some((start, gain(&a.snapshots, window, |s| s.fans)?))
     });
-    let published = api
-        .store
-        .find_works(&WorkQuery {
-            platform: PLATFORM.into(),
-            author_id: Some(id.clone()),
-            published_from: Some(day_start(window.first)),
-            published_to: Some(day_end(window.last)),
-            order: WorkOrder::Newest,
-            page: 1,
-            page_size: mediaops_store::store::MAX_PAGE_SIZE,
-            ..WorkQuery::default()
-        })
-        .await
-        .map_err(store_error)?;
+    let published = published_in(api, PLATFORM, id, window).await?;
     let likes: Vec<i64> = published.items.iter().map(|w| count(w.latest.as_ref().and_then(|s| s.likes))).collect();
     let average = if likes.is_empty() { 0.0 } else { likes.iter().sum::<i64>() as f64 / likes.len() as f64 };
     Ok(health_score(gained, published.total, average, fans(record)))
@@ -335,21 +296,9 @@ pub async fn similar_account(
         return Ok(Answer::NotFound(format!("no shortvideo account {}", if id.is_empty() { name } else { id })));
     };
     let track = target.account.category.clone().filter(|c| !c.is_empty());
-    let candidates = api
-        .store
-        .find_accounts(&AccountQuery {
-            platform: PLATFORM.into(),
-            category: track.clone(),
-            order: AccountOrder::Fans,
-            page: 1,
-            page_size: mediaops_store::store::MAX_PAGE_SIZE,
-            ..AccountQuery::default()
-        })
-        .await
-        .map_err(store_error)?;
+    let candidates = most_followed(&api, PLATFORM, track.clone()).await?;
     let target_fans = fans(&target);
     let scored: Vec<(AccountRecord, f64)> = candidates
-        .items
         .into_iter()
         .filter(|c| c.account.platform_id != target.account.platform_id)
         .map(|c| {

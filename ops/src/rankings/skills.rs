@@ -10,10 +10,12 @@ use std::sync::Arc;
 use mediaops_proto::mediaops::common::v1::KeywordFeedRequest;
 use mediaops_proto::mediaops::skills::v1 as pb;
 
-use super::articles::{accounts_of, recent_articles};
+use super::articles::recent_articles;
 use super::rules::{self, Period};
 use super::series::{gain, level, round, top};
-use super::{BOARD_SIZE, account_by_id_or_name, series_query, today, warn_if_empty, window_or_warn, works};
+use super::{
+    BOARD_SIZE, account_by_id_or_name, most_followed, series_query, today, warn_if_empty, window_or_warn, works,
+};
 use crate::data_api::feeds::{FeedQuery, feed_page};
 use crate::data_api::keyword::fans;
 use crate::data_api::paging::PageRequest;
@@ -85,7 +87,7 @@ pub async fn similar_account(
     let (target_tier, _) = tier(target_reads);
     let category = target.account.category.clone().filter(|c| !c.is_empty());
     let mut scored = Vec::new();
-    for candidate in accounts_of(&api, category.clone()).await? {
+    for candidate in most_followed(&api, ARTICLES, category.clone()).await? {
         if candidate.account.platform_id == target.account.platform_id {
             continue;
         }
