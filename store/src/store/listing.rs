@@ -11,6 +11,7 @@ use super::model::{
     AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery,
 };
 use super::{StoreResult, paging, segment, sql};
+use crate::rules::platforms::PLATFORM_ORDER;
 
 /// A query of backend `DB` with its arguments.
 pub(crate) type DbQuery<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments<'q>>;
@@ -139,7 +140,8 @@ impl Dialect {
 
     /// (FROM clause, rank key) of a full-text match of `terms` on `table`
     /// (`works` alias `w`, `accounts` alias `a`) of `platform`; adds the
-    /// match condition (the caller adds the platform's condition).
+    /// match condition (the caller adds the platform's condition,
+    /// [`Dialect::platform_condition`]).
     /// SQLite's FROM starts at the FTS table with `CROSS JOIN`, which makes
     /// it the outer loop: left to itself the planner walks every row of the
     /// platform and probes the FTS table once per row. SQLite's works query
@@ -174,6 +176,22 @@ impl Dialect {
         }
     }
 
+    /// The condition `{alias}.platform = …` of a query on `platform`.
+    /// PostgreSQL's full-text searches (`text_searched`) name a platform of
+    /// spec 1's list as a literal: its partial GIN index (migration 0013,
+    /// `works_search_<platform>`, `accounts_search_<platform>`) holds only
+    /// that platform's rows, and only a literal lets the planner pick it for
+    /// a cached generic plan too. Anything else is bound as a parameter.
+    fn platform_condition(self, c: &mut Conditions, alias: &str, platform: &str, text_searched: bool) {
+        let listed = PLATFORM_ORDER.contains(&platform);
+        if self == Dialect::Postgres && text_searched && listed {
+            // A listed platform is lower-case ASCII letters: nothing to quote.
+            c.push(format!("{alias}.platform = '{platform}'"));
+        } else {
+            c.compare(&format!("{alias}.platform ="), Param::Text(platform.to_owned()));
+        }
+    }
+
     /// `SELECT kw.id AS match_id …`: the works matching `f`, at most
     /// [`crate::store::KEYWORD_MATCH_CAP`] of them, the most liked first
     /// (newest snapshot's likes, unknown last, then row id); its params are
@@ -189,7 +207,7 @@ impl Dialect {
         }
         let outer = std::mem::take(&mut c.clauses);
         let (from, _) = self.text_match(c, ("works", "kw"), f.platform, &terms);
-        c.compare("kw.platform =", Param::Text(f.platform.to_owned()));
+        self.platform_condition(c, "kw", f.platform, true);
         if let Some(category) = f.category {
             c.compare("kw.category =", Param::Text(category.to_owned()));
         }
@@ -412,7 +430,7 @@ impl Dialect {
             // A topic alone is a filter, not a relevance.
             rank = q.text.is_some().then_some(r);
         }
-        c.compare("w.platform =", Param::Text(q.platform.clone()));
+        self.platform_condition(&mut c, "w", &q.platform, !terms.is_empty());
         if let Some(author) = &q.author_id {
             c.compare("w.author_id =", Param::Text(author.clone()));
         }
@@ -461,7 +479,7 @@ impl Dialect {
             from = f;
             rank = Some(r);
         }
-        c.compare("a.platform =", Param::Text(q.platform.clone()));
+        self.platform_condition(&mut c, "a", &q.platform, q.text.is_some());
         if let Some(nickname) = &q.nickname {
             c.compare("a.nickname =", Param::Text(nickname.clone()));
         }
@@ -660,13 +678,33 @@ mod tests {
             ..WorkQuery::default()
         };
         let listing = Dialect::Postgres.find_works(&q).unwrap().unwrap();
-        assert!(listing.page.contains("w.search_vector @@ $1::tsquery AND w.platform = $2 AND w.author_id = $3"));
-        assert!(listing.page.contains("LIMIT $4 OFFSET $5) p JOIN works w ON w.id = p.page_id"));
-        assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
+        assert!(
+            listing.page.contains("w.search_vector @@ $1::tsquery AND w.platform = 'videosite' AND w.author_id = $2")
+        );
+        assert!(listing.page.contains("LIMIT $3 OFFSET $4) p JOIN works w ON w.id = p.page_id"));
+        assert_eq!(listing.params[2..], [Param::Int(10), Param::Int(10)]);
+        let unlisted =
+            Dialect::Postgres.find_works(&WorkQuery { platform: "x'y".into(), ..q.clone() }).unwrap().unwrap();
+        assert!(unlisted.page.contains("w.platform = $2 AND w.author_id = $3"), "an unlisted platform is bound");
         let sqlite = Dialect::Sqlite.find_works(&q).unwrap().unwrap();
         assert!(sqlite.page.contains("works_fts MATCH ?1") && !sqlite.page.contains('$'));
         assert!(sqlite.count.contains("SELECT 1 AS one FROM works_fts CROSS JOIN works w"), "FTS drives");
         assert!(Dialect::Sqlite.find_works(&WorkQuery { text: Some("，".into()), ..q }).unwrap().is_none());
+    }
+
+    #[test]
+    fn every_listed_platform_has_its_partial_search_indexes() {
+        let migration = include_str!("migrations/postgres/0013_search_by_platform.sql");
+        for platform in PLATFORM_ORDER {
+            for table in ["works", "accounts"] {
+                let index = format!(
+                    "CREATE INDEX {table}_search_{platform} ON {table} USING GIN (search_vector) \
+                     WHERE platform = '{platform}';"
+                );
+                assert!(migration.contains(&index), "missing: {index}");
+            }
+            assert!(platform.bytes().all(|b| b.is_ascii_lowercase()), "{platform} is written as a literal");
+        }
     }
 
     #[test]
