@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
-/// The error a [`TimedBody`] yields when its deadline passes before the
+/// The error a `TimedBody` yields when its deadline passes before the
 /// body's end: the client sent it too slowly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BodyTimeout {

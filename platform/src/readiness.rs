@@ -60,7 +60,7 @@ impl Readiness {
     }
 
     /// One check of both dependencies, concurrently, each bounded by
-    /// [`CHECK_TIMEOUT`]; a failure is logged with its cause.
+    /// `CHECK_TIMEOUT`; a failure is logged with its cause.
     pub async fn check(&self) -> State {
         let ledger = async {
             match tokio::time::timeout(CHECK_TIMEOUT, self.ledger.ping()).await {

@@ -15,7 +15,7 @@
 //! the uncompressed body: this layer sits inside the compression layer, and
 //! [`mark_encoding`] outside it gives a compressed answer its own tag
 //! (`"…-gzip"`, `"…-br"`; RFC 9110 8.8.3: a strong tag names one
-//! representation), which [`matches`] takes back to the identity tag.
+//! representation), which [`matches()`] takes back to the identity tag.
 
 use axum::body::Body;
 use axum::extract::Request;

@@ -39,7 +39,7 @@ const EXPOSED_HEADERS: [&str; 6] = [
 /// The CORS layer for `origins` (`MEDIAOPS_CORS_ORIGINS`): exact origins,
 /// comma-separated, or `*`. `None` for an empty list: no CORS headers at
 /// all. Preflight `OPTIONS` requests are answered for GET, POST and PUT
-/// with [`ALLOWED_HEADERS`], cached by the browser for 10 minutes.
+/// with `ALLOWED_HEADERS`, cached by the browser for 10 minutes.
 ///
 /// # Errors
 /// An entry that is not an origin (`scheme://host[:port]`, http or https,

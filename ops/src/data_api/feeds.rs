@@ -5,7 +5,7 @@
 //! topic ([`mediaops_store::store::topic`]: AI or 短剧), matching the keyword(s),
 //! most liked first (newest snapshot's likes, then newest published), one
 //! page of `pageNum`/`pageSize` ([`PageRequest`]). Every operation is one
-//! row of the table in [`register`] over one generic handler; what differs
+//! row of the table in `register` over one generic handler; what differs
 //! per request message is read through [`FeedInput`].
 //!
 //! Keywords (docs/data/feeds.md): a work matches a keyword when it holds

@@ -225,7 +225,7 @@ fn crawl_order(sort_type: &str) -> Result<WorkOrder, ServiceError> {
 
 /// `crawl-work`: `{items[{title, likedCount, authorNickname}]}`, the first
 /// [`MAX_SIZE`] matches (the request has no paging) within
-/// `startDate`..`endDate`, in [`crawl_order`].
+/// `startDate`..`endDate`, in `crawl_order`.
 pub async fn crawl_work(
     api: Arc<DataApi>,
     _: CallContext,

@@ -143,7 +143,7 @@ pub fn platforms() -> impl Iterator<Item = &'static str> {
     PLATFORMS.iter().map(|p| p.token)
 }
 
-/// The link in a share text ("复制打开抖音… https://v.douyin.com/iRNBho6/
+/// The link in a share text ("复制打开抖音… <https://v.douyin.com/iRNBho6/>
 /// …"): the first `http://` or `https://` run up to whitespace, a
 /// non-ASCII character or a quote, without trailing punctuation. A text
 /// without a scheme that is one word holding `.` and `/` is taken as an

@@ -224,7 +224,7 @@ fn published_since(publish_time: &str, now: DateTime<Utc>) -> Result<Option<Date
 
 /// `realtime-search`: `{items[{description, likeNum, url, fansNum}]}`, 20
 /// per `page`; `sortType` empty or `0` = relevance, `1` = most liked, `2` =
-/// newest; `publishTime` per [`published_since`]; `fansNum` is the
+/// newest; `publishTime` per `published_since`; `fansNum` is the
 /// author's followers.
 pub async fn realtime_search(
     api: Arc<DataApi>,

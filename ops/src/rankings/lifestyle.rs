@@ -102,7 +102,7 @@ async fn interactions_board(
 /// [`mediaops_store::store::KEYWORD_MATCH_CAP`] notes ranks the most liked of them
 /// (docs/rankings.md "Keyword boards"); the likes boards are ranked in the
 /// store from the per-day aggregates, 单日互动 from the capped matches'
-/// snapshots ([`interactions_board`]); the four run at once.
+/// snapshots (`interactions_board`); the four run at once.
 pub async fn hit_data(
     api: Arc<DataApi>,
     ctx: CallContext,

@@ -11,7 +11,7 @@
 //! Most characters never reach the automaton. A character that occurs in
 //! no word cannot be part of a match and sends the automaton back to its
 //! start state; from the start state only a character that begins a word
-//! can lead anywhere. A tight loop ([`skip`]) runs over the bytes while the
+//! can lead anywhere. A tight loop (`skip`) runs over the bytes while the
 //! automaton rests in its start state and stops only where the last two kept
 //! characters may be the first two of a word (a hashed set of those pairs)
 //! or where normalization yields a character of some word; the general loop

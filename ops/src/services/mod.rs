@@ -8,7 +8,7 @@
 //! module that does the work (`crate::charter`, `crate::safety`, …).
 //!
 //! Methods are written as `async fn` answering their concrete reply (the
-//! response, or an [`Answer`](mediaops_platform::source::Answer) of it for an RPC read
+//! response, or an [`Answer`] of it for an RPC read
 //! through its source chain), which names the trait's `impl Reply` exactly:
 //! `refining_impl_trait` is allowed for that (in `lib.rs`).
 //!

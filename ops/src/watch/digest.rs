@@ -2,7 +2,7 @@
 //! pushed"): the digest of one run of a watch list.
 //!
 //! 1. Items are read as `trend-radar` reads them ([`crate::trend::radar`]):
-//!    every hot list's captures of the [`RADAR_HOURS`] before the run,
+//!    every hot list's captures of the `RADAR_HOURS` before the run,
 //!    folded per (list, title) ([`crate::trend::entries::group`]), plus the
 //!    fastest-rising stored works of the store platforms the watch list
 //!    names. They are merged into stories and scored by

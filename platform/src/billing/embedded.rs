@@ -4,11 +4,11 @@
 //! appended to `<data_dir>/usage.jsonl`.
 //!
 //! Two kinds of change (issue 22; docs/billing.md "Embedded or Redis"):
-//! - **durable before acknowledged** ([`EmbeddedLedger::change`]): keys,
+//! - **durable before acknowledged** (`EmbeddedLedger::change`): keys,
 //!   grants, rate limits, idempotency records, the sweeper's releases. Their
 //!   loss would hurt a customer (points granted, a key still enabled, an
 //!   answer that a retry would pay for again);
-//! - **written right after** ([`EmbeddedLedger::change_soon`]): the
+//! - **written right after** (`EmbeddedLedger::change_soon`): the
 //!   reservations, commits and releases of calls and the usage counters,
 //!   on the hot path of every call. The next group write takes them, in
 //!   the background [`WRITE_BEHIND`] later; a crash before it loses at

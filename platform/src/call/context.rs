@@ -71,7 +71,7 @@ pub const MAX_WARNINGS: usize = 20;
 impl Warnings {
     /// Adds a warning once (a repeated text is kept once), capped at
     /// [`mediaops_proto::excerpt::MESSAGE_CHARS`] characters; past
-    /// [`MAX_WARNINGS`] the rest are counted in one last warning.
+    /// `MAX_WARNINGS` the rest are counted in one last warning.
     pub fn add(&self, warning: impl Into<String>) {
         let warning = mediaops_proto::excerpt::cap_message(&warning.into()).into_owned();
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());

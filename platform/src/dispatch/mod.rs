@@ -18,9 +18,9 @@
 //! 7. reserve the price (402 when the balance is short: nothing runs);
 //! 8. run, within the operation timeout;
 //! 9. release on any failure (502 upstream failures included); commit a
-//!    success only once its answer is delivered ([`delivery`]); release at
+//!    success only once its answer is delivered (`delivery`); release at
 //!    once when the caller goes away or the answer is lost
-//!    ([`settlement`]); record usage. A handler whose work outlives the call
+//!    (`settlement`); record usage. A handler whose work outlives the call
 //!    (a task) takes the hold over and settles it when the task ends
 //!    (docs/tasks.md "Billing"); such an operation may have its own timing
 //!    ([`Registry::set_limits`]).

@@ -26,7 +26,7 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// table; the first path of an operation is its primary one).
 ///
 /// # Errors
-/// The embedded files are inconsistent ([`assets::Assets::load`]).
+/// The embedded files are inconsistent (`assets::Assets::load`).
 pub fn router(routes: &[Arc<Route>]) -> anyhow::Result<Router> {
     let assets = Arc::new(assets::Assets::load()?);
     let index_assets = assets.clone();

@@ -1,6 +1,6 @@
 //! Charters in the content store's database (migration 0008, table
 //! `charters`; docs/charter.md, docs/state.md): the
-//! [`CharterStore`](crate::store::state::charter::CharterStore) of both backends, one impl generic over them
+//! [`CharterStore`] of both backends, one impl generic over them
 //! ([`SqlStore`]). A row is one profile's `StoredCharter` in
 //! proto JSON, keyed by (account, profile).
 

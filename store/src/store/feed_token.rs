@@ -1,6 +1,6 @@
 //! Feed tokens in the content store's database (migration 0010, table
 //! `feed_tokens`; docs/watchlists.md "Feeds"): the
-//! [`FeedTokenStore`](crate::store::state::feed_token::FeedTokenStore) of both backends, one impl generic over them
+//! [`FeedTokenStore`] of both backends, one impl generic over them
 //! ([`SqlStore`]).
 
 use async_trait::async_trait;

@@ -279,7 +279,7 @@ pub trait ContentStore: Send + Sync {
     /// the ids on ([`BoardQuery::matched`], [`SeriesQuery::matched`]).
     /// `None` without a text, and on a backend whose boards match the
     /// keyword better in their own statement
-    /// ([`listing::Dialect::matches_keywords_once`]: PostgreSQL).
+    /// (`listing::Dialect::matches_keywords_once`: PostgreSQL).
     async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<model::KeywordMatches>>;
 
     /// A board of accounts (followers or likes), as [`ContentStore::work_board`].

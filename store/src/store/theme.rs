@@ -1,6 +1,6 @@
 //! Article theme settings in the content store's database (migration 0008,
 //! tables `theme_defaults` and `custom_themes`; docs/articles.md,
-//! docs/state.md): the [`ThemeStore`](crate::store::state::theme::ThemeStore)
+//! docs/state.md): the [`ThemeStore`]
 //! of both backends, one impl generic over them ([`SqlStore`]).
 
 use async_trait::async_trait;

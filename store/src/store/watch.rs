@@ -1,6 +1,6 @@
 //! Watch lists in the content store's database (migration 0009, tables
 //! `watchlists`, `watch_seen`, `watch_deliveries`; docs/watchlists.md): the
-//! [`WatchStore`](crate::store::state::watch::WatchStore) of both backends, one impl generic over them
+//! [`WatchStore`] of both backends, one impl generic over them
 //! ([`SqlStore`]).
 
 use std::collections::HashSet;

@@ -1,7 +1,7 @@
 //! WeChat third-party platform state in the content store's database
 //! (migration 0008, tables `wechat_verify_ticket`, `wechat_authorizers`,
 //! `wechat_pending`; docs/wechat.md "State", docs/state.md): the
-//! [`WechatStore`](crate::store::state::wechat::WechatStore) of both backends, one
+//! [`WechatStore`] of both backends, one
 //! impl generic over them ([`SqlStore`]). Refresh tokens are kept in the
 //! `wechat_authorizers` rows; they are secrets and never logged.
 

@@ -1,8 +1,8 @@
 //! Per-account banned-word lists in the content store's database
 //! (migration 0008, table `word_lists`; docs/banned-words.md,
-//! docs/state.md): the [`CustomWordStore`](crate::store::state::word_list::CustomWordStore)
+//! docs/state.md): the [`CustomWordStore`]
 //! of both backends, one impl generic over them ([`SqlStore`]). A row is one scope's
-//! [`WordList`](crate::store::state::word_list::WordList) as JSON
+//! [`WordList`] as JSON
 //! (`{add: [{word, category}], allow, updatedAt}`), keyed by (account,
 //! scope); an empty list has no row.
 

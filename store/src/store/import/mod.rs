@@ -4,7 +4,7 @@
 //! a time — accounts, works, comments and hot-list entries through
 //! [`ContentStore::write`] (one transaction, one savepoint per record), the
 //! snapshots through the bulk path with the same outcomes
-//! ([`write_records`]) — and maps the per-record outcomes back to rows. The store's
+//! (`write_records`) — and maps the per-record outcomes back to rows. The store's
 //! upserts make importing a file twice update rows, never duplicate them.
 //! A row that cannot be read or written is rejected with its reason; it
 //! never aborts the file.

@@ -6,7 +6,7 @@
 use crate::error::ServiceError;
 
 /// One token per (account, feed). Feed names are
-/// [`super::FeedName::as_str`] forms (`hotlists/weibo`, `watchlists/<id>`).
+/// `mediaops_ops::feeds::name::FeedName::as_str` forms (`hotlists/weibo`, `watchlists/<id>`).
 #[async_trait::async_trait]
 pub trait FeedTokenStore: Send + Sync + 'static {
     /// Sets the token of (account, feed), replacing any earlier one (which

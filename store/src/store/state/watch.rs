@@ -19,7 +19,7 @@ pub struct StoredWatchlist {
     /// RFC 3339 UTC with milliseconds, from the service clock.
     pub created_at: String,
     pub updated_at: String,
-    /// `active`, `paused` or `paused_insufficient_points` ([`super::state`]).
+    /// `active`, `paused` or `paused_insufficient_points` (`mediaops_ops::watch::state`).
     pub state: String,
     pub state_reason: String,
     /// When the scheduler runs it next (Unix ms); `None`: not scheduled.
@@ -28,7 +28,7 @@ pub struct StoredWatchlist {
     pub last_run_ms: Option<i64>,
 }
 
-/// What one run leaves behind ([`WatchStore::finish`]).
+/// What one run leaves behind ([`WatchStore::finish_watchlist`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOutcome {
     pub state: String,
@@ -48,7 +48,7 @@ pub trait WatchStore: Send + Sync + 'static {
     async fn get_watchlist(&self, account_id: &str, id: &str) -> Result<Option<StoredWatchlist>, ServiceError>;
 
     /// Creates or replaces the watch list `stored.id` whole, and drops any
-    /// runner's lease on it (that runner's [`WatchStore::finish`] then
+    /// runner's lease on it (that runner's [`WatchStore::finish_watchlist`] then
     /// writes nothing: the owner's edit wins).
     async fn put_watchlist(&self, account_id: &str, stored: &StoredWatchlist) -> Result<(), ServiceError>;
 

@@ -7,7 +7,7 @@
 //! [`WechatStore`] is implemented for both databases of the content store
 //! (`crate::store::wechat`: SQLite in the data dir, or PostgreSQL shared by
 //! every core; docs/wechat.md "State", docs/state.md). Access tokens are
-//! not kept here but in the [`super::tokens::TokenCache`].
+//! not kept here but in `mediaops_connectors::wechat::tokens::TokenCache`.
 
 use serde::{Deserialize, Serialize};
 

@@ -16,7 +16,7 @@
 //!
 //! Platforms map to the spec's tokens: xhs → `lifestyle`, douyin →
 //! `shortvideo`, kuaishou → `clipapp`, bilibili → `videosite`, weibo →
-//! `microblog`. Rows become records as [`layout`] says (docs/store.md,
+//! `microblog`. Rows become records as `layout` says (docs/store.md,
 //! "mediacrawler"): a content row → the author's account, the work and a
 //! work snapshot; a comment row → a comment; a creator row → an account and
 //! an account snapshot. Snapshots are taken at the row's `last_modify_ts`
