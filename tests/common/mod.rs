@@ -191,12 +191,25 @@ pub fn hotlist_archive_copy() -> tempfile::TempDir {
         .join()
         .unwrap()
     });
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(template.path()).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    // The template's pool closes its connections on their own threads after
+    // `drop(store)`: the last close checkpoints the WAL into the database and
+    // deletes `-wal` / `-shm`, possibly while a copy is under way. A file that
+    // vanishes mid-copy means the checkpoint finished: copy everything again.
+    for _ in 0..50 {
+        let dir = tempfile::tempdir().unwrap();
+        let copied = std::fs::read_dir(template.path()).unwrap().try_for_each(|entry| {
+            let path = entry?.path();
+            std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).map(drop)
+        });
+        match copied {
+            Ok(()) => return dir,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("copying the hot-list store: {e}"),
+        }
     }
-    dir
+    panic!("the hot-list store's files kept changing while being copied")
 }
 
 /// Asserts the failure envelope and returns its error object.
