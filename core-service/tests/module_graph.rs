@@ -56,7 +56,7 @@ const ROOTS: &[(&str, &str)] = &[
 
 /// The workspace's crates from the bottom up (docs/architecture.md "Crates"): each may depend
 /// on crates listed before it only. Crates on one line of the picture (`mediaops-listener`
-/// beside `mediaops-store`) are still ordered here; that order is the one to keep.
+/// beside `mediaops-proto`) are still ordered here; that order is the one to keep.
 const LAYERS: &[(&str, &str)] = &[
     ("mediaops-proto", "proto"),
     ("mediaops-listener", "listener"),
