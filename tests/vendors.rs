@@ -303,17 +303,16 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
 }
 
 #[test]
-fn the_shipped_example_mappings_load() {
+fn the_packs_load() {
     let registry = core_service::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
     let outbound = core_service::outbound::OutboundSettings::default();
     let env = |name: &str| ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN"].contains(&name).then(|| "example-key".to_owned());
-    let deploy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/vendors");
-    for (file, name) in [("tikhub.example.toml", "tikhub"), ("justoneapi.example.toml", "justoneapi")] {
-        let vendor =
-            core_service::vendors::Vendor::load(&deploy.join(file), &registry, &outbound, &env, &Default::default())
-                .unwrap_or_else(|e| panic!("{file}: {e:#}"));
-        assert_eq!(vendor.name(), name);
-        assert!(vendor.operation_keys().count() >= 3, "{file}");
+    for pack in mediaops_connectors::vendors::packs::PACKS {
+        let file = mediaops_connectors::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
+        let vendor = core_service::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:#}", pack.name));
+        assert_eq!(vendor.name(), pack.name);
+        assert!(vendor.operation_keys().count() >= 3, "{}", pack.name);
     }
 }
 

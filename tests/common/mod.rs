@@ -5,6 +5,7 @@
 
 pub mod process;
 pub mod spec_tables;
+pub mod vendor_replay;
 
 use std::path::{Path, PathBuf};
 

@@ -29,7 +29,7 @@ use mediaops_store::store::model::Record;
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct VendorSettings {
-    /// Vendor mapping files (`vendors = ["deploy/vendors/x.toml"]`).
+    /// Vendor mapping files (`vendors = ["ops/vendors/x.toml"]`).
     pub files: Vec<PathBuf>,
     /// Operation key → chain, e.g. `"shortvideo.search-work" =
     /// "store,upstream:tikhub"`. Operations not listed keep `store`.

@@ -28,8 +28,14 @@ pub struct VendorFile {
     pub reply: Reply,
     #[serde(default)]
     pub breaker: Breaker,
+    /// The currency of the operations' `cost_per_call` (`"USD"`, `"CNY"`).
+    pub currency: Option<String>,
     /// Per operation key (`shortvideo.search-work`).
     pub operations: BTreeMap<String, OperationMapping>,
+    /// Operation key → why none of the vendor's routes answers it (a pack
+    /// lists every data API of spec 4.3–4.14 it does not map).
+    #[serde(default)]
+    pub unmapped: BTreeMap<String, String>,
 }
 
 /// How the vendor wants its key. The secret itself comes from the
@@ -156,6 +162,15 @@ pub struct OperationMapping {
     /// Seconds an answer is reused for the same request (0 = not cached).
     #[serde(default)]
     pub cache_ttl_secs: u64,
+    /// What one call of this route costs at the vendor, in the file's
+    /// `currency` (from the vendor's price list).
+    pub cost_per_call: Option<f64>,
+    /// Requests per second allowed to this route (the vendor's per-path
+    /// limit), on top of the vendor's `rate_limit_per_second`.
+    pub rate_limit_per_second: Option<u32>,
+    /// Lookups: seconds a stored record stays fresh enough to answer
+    /// without asking the vendor (the store-first chain of a lookup).
+    pub max_age_secs: Option<u64>,
 }
 
 fn default_method() -> String {

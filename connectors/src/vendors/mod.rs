@@ -9,6 +9,7 @@ pub mod cache;
 pub mod chain;
 pub mod filter;
 pub mod mapping;
+pub mod packs;
 pub mod vendor;
 
 pub use vendor::Vendor;

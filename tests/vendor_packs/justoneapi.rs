@@ -1,0 +1,1 @@
+//! The Just One API pack.

@@ -1,0 +1,1 @@
+//! The TikHub pack for WeChat articles (`articles`), Bilibili (`videosite`), WeChat Channels (`channels`), Kuaishou (`clipapp`), Weibo (`microblog`) and the cross-platform operations (`tool`, `multi`, `trend`, skills).

@@ -1,0 +1,1 @@
+//! The TikHub pack for Xiaohongshu (`lifestyle`), Douyin (`shortvideo`) and TikTok (`intlshort`).
