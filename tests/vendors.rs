@@ -307,8 +307,8 @@ fn the_packs_load() {
     let registry = core_service::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
     let outbound = core_service::outbound::OutboundSettings::default();
     let env = |name: &str| ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN"].contains(&name).then(|| "example-key".to_owned());
-    for pack in mediaops_connectors::vendors::packs::PACKS {
-        let file = mediaops_connectors::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
+    for pack in core_service::vendors::packs::PACKS {
+        let file = core_service::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
         let vendor = core_service::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e:#}", pack.name));
         assert_eq!(vendor.name(), pack.name);

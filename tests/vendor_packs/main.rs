@@ -36,8 +36,8 @@ fn set_vendor_keys() {
 /// (`upstream:<pack>`), and the folder holding the pack's copy.
 async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::TempDir) {
     set_vendor_keys();
-    let pack = mediaops_connectors::vendors::packs::pack(pack).unwrap();
-    let file = mediaops_connectors::vendors::packs::parse(pack).unwrap();
+    let pack = core_service::vendors::packs::pack(pack).unwrap();
+    let file = core_service::vendors::packs::parse(pack).unwrap();
     let text: String = pack
         .text
         .lines()
