@@ -98,12 +98,17 @@ pub(crate) async fn stored_account(
     platform: &str,
     id: &str,
 ) -> core_service::store::model::AccountRecord {
-    eventually(&format!("account {platform}/{id}"), || async { store.get_account(platform, id).await.unwrap() }).await
+    eventually(&format!("account {platform}/{id}"), || async move { store.get_account(platform, id).await.unwrap() })
+        .await
 }
 
 /// The stored work `id` of `platform` with a snapshot, once written back.
-pub(crate) async fn stored_work(store: &SqliteStore, platform: &str, id: &str) -> core_service::store::model::WorkRecord {
-    eventually(&format!("work {platform}/{id}"), || async {
+pub(crate) async fn stored_work(
+    store: &SqliteStore,
+    platform: &str,
+    id: &str,
+) -> core_service::store::model::WorkRecord {
+    eventually(&format!("work {platform}/{id}"), || async move {
         store.get_work(platform, id).await.unwrap().filter(|w| w.latest.is_some())
     })
     .await
@@ -141,13 +146,16 @@ const DY_POSTS: &str = "api/v1/douyin/web/fetch_user_post_videos";
 async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     let replay = tikhub().await;
     let (service, _files) = pack_service("tikhub", &replay).await;
-    let store = store_of(&service).await;
+    let store = &store_of(&service).await;
 
     // search-note: the recorded web search (陈皮, page 1).
     let web = reply(recorded("tikhub"), XHS_WEB_SEARCH, 0);
     let notes = web["data"]["data"]["items"].as_array().unwrap();
     let (data, seen) = call(&service, &replay, "lifestyle", "search-note", json!({"keyword": "陈皮", "page": 1})).await;
-    assert_eq!((seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["page"].as_str()), (XHS_WEB_SEARCH, "陈皮", "1"));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["page"].as_str()),
+        (XHS_WEB_SEARCH, "陈皮", "1")
+    );
     assert_eq!(data["source"], "tikhub");
     assert_eq!(data["keyword"], "陈皮");
     assert_eq!(data["total"], notes.len());
@@ -189,7 +197,10 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     let profile = reply(recorded("tikhub"), "api/v1/xiaohongshu/web_v2/fetch_user_info_app", 0)["data"].clone();
     let user_id = profile["userid"].as_str().unwrap();
     let (data, seen) = call(&service, &replay, "lifestyle", "query-account", json!({"accountId": user_id})).await;
-    assert_eq!((seen.route.as_str(), seen.query["user_id"].as_str()), ("api/v1/xiaohongshu/web_v2/fetch_user_info_app", user_id));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["user_id"].as_str()),
+        ("api/v1/xiaohongshu/web_v2/fetch_user_info_app", user_id)
+    );
     assert_eq!(
         data["account"],
         json!({"accountName": profile["nickname"], "accountFans": profile["fans"], "accountTotalWorks": profile["note_num_stat"]["posted"],
@@ -228,7 +239,8 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     );
 
     // comments: under maintenance as the spec lists it; lifted by an admin, the vendor answers.
-    let (status, body) = service.post("/api/apis/lifestyle/comments/call", json!({"noteId": "6683b283000000001f0052bf"})).await;
+    let (status, body) =
+        service.post("/api/apis/lifestyle/comments/call", json!({"noteId": "6683b283000000001f0052bf"})).await;
     assert_eq!((status, body["error"]["code"].as_str()), (503, Some("maintenance")));
     let lift = mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest {
         operation_key: "lifestyle.comments".into(),
@@ -239,11 +251,18 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     let thread = reply(recorded("tikhub"), "api/v1/xiaohongshu/web/get_note_comments", 0)["data"]["data"].clone();
     let note_id = thread["comments"][0]["note_id"].as_str().unwrap();
     let (data, seen) = call(&service, &replay, "lifestyle", "comments", json!({"noteId": note_id})).await;
-    assert_eq!((seen.route.as_str(), seen.query["note_id"].as_str()), ("api/v1/xiaohongshu/web/get_note_comments", note_id));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["note_id"].as_str()),
+        ("api/v1/xiaohongshu/web/get_note_comments", note_id)
+    );
     assert!(!seen.query.contains_key("lastCursor"), "no cursor on the first call");
     assert_eq!(data["total"], thread["comment_count"]);
-    let expected: Vec<(&Value, i64)> =
-        thread["comments"].as_array().unwrap().iter().map(|c| (&c["content"], c["like_count"].as_i64().unwrap())).collect();
+    let expected: Vec<(&Value, i64)> = thread["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (&c["content"], c["like_count"].as_i64().unwrap()))
+        .collect();
     let answered: Vec<(&Value, i64)> = data["items"]
         .as_array()
         .unwrap()
@@ -251,7 +270,7 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
         .map(|row| (&row["content"], row["likeCount"].as_i64().unwrap_or(0)))
         .collect();
     assert_eq!(answered, expected);
-    let comments = eventually("comments", || async {
+    let comments = eventually("comments", || async move {
         let page = store.list_comments("lifestyle", note_id, 1, 50).await.unwrap();
         (page.total > 0).then_some(page)
     })
@@ -261,11 +280,18 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     // The AI feed: a keyword search of AI notes on the web search route, the start time's filter.
     let body = json!({"keyword": "陈皮", "startTime": format!("{} 00:00:00", days_ago(3)), "endTime": format!("{} 23:59:59", days_ago(0))});
     let (data, seen) = call(&service, &replay, "lifestyle", "lifestyle-ai-feed", body).await;
-    assert_eq!((seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["noteTime"].as_str()), (XHS_WEB_SEARCH, "陈皮 AI", "一周内"));
-    assert_eq!(data["items"][0], json!({"title": notes[0]["note"]["title"], "likeCount": notes[0]["note"]["liked_count"]}));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["noteTime"].as_str()),
+        (XHS_WEB_SEARCH, "陈皮 AI", "一周内")
+    );
+    assert_eq!(
+        data["items"][0],
+        json!({"title": notes[0]["note"]["title"], "likeCount": notes[0]["note"]["liked_count"]})
+    );
 
     // The playlet feed: a keyword search of playlets on the app search route.
-    let (data, seen) = call(&service, &replay, "lifestyle", "lifestyle-playlet-feed", json!({"keyword": "甜宠短剧"})).await;
+    let (data, seen) =
+        call(&service, &replay, "lifestyle", "lifestyle-playlet-feed", json!({"keyword": "甜宠短剧"})).await;
     assert_eq!((seen.route.as_str(), seen.query["keyword"].as_str()), (XHS_APP_SEARCH, "甜宠短剧"));
     let first = &page1["data"]["data"]["items"][0]["note"];
     assert_eq!(data["items"][0], json!({"title": first["title"], "likeCount": first["liked_count"]}));
@@ -275,12 +301,15 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
 async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_back() {
     let replay = tikhub().await;
     let (service, _files) = pack_service("tikhub", &replay).await;
-    let store = store_of(&service).await;
+    let store = &store_of(&service).await;
     const SEC_UID: &str = "MS4wLjABAAAAfixtureSecUid0001";
 
     // query-account: the profile fixture; a lookup written back with a snapshot.
     let (data, seen) = call(&service, &replay, "shortvideo", "query-account", json!({"secUid": SEC_UID})).await;
-    assert_eq!((seen.route.as_str(), seen.query["sec_user_id"].as_str()), ("api/v1/douyin/web/handler_user_profile", SEC_UID));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["sec_user_id"].as_str()),
+        ("api/v1/douyin/web/handler_user_profile", SEC_UID)
+    );
     assert_eq!(data["profile"], json!({"nickname": "徒步的猫", "followerCount": 52340, "followingCount": 211}));
     let account = stored_account(&store, "shortvideo", SEC_UID).await;
     assert_eq!((account.account.ids.unique_id.as_deref(), account.account.likes), (Some("hikingcat"), Some(903_214)));
@@ -300,7 +329,10 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
     // query-work-list: a profile link is cut to its sec_user_id.
     let body = json!({"accountId": format!("https://www.douyin.com/user/{SEC_UID}?from_tab_name=main")});
     let (data, seen) = call(&service, &replay, "shortvideo", "query-work-list", body).await;
-    assert_eq!((seen.route.as_str(), seen.query["sec_user_id"].as_str(), seen.query["max_cursor"].as_str()), (DY_POSTS, SEC_UID, "0"));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["sec_user_id"].as_str(), seen.query["max_cursor"].as_str()),
+        (DY_POSTS, SEC_UID, "0")
+    );
     assert_eq!(
         data["items"],
         json!([{"workId": "7440000000000000001", "title": "雨后的山路 #徒步", "workUrl": "https://www.douyin.com/video/7440000000000000001"},
@@ -311,7 +343,8 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
 
     // search-work: the recorded general search (猫咪), a start date a month back = 180 days.
     let search = reply(recorded("tikhub"), DY_SEARCH, 0);
-    let works: Vec<&Value> = search["data"]["data"].as_array().unwrap().iter().filter_map(|c| c.get("aweme_info")).collect();
+    let works: Vec<&Value> =
+        search["data"]["data"].as_array().unwrap().iter().filter_map(|c| c.get("aweme_info")).collect();
     let body = json!({"keyword": "猫咪", "startDate": days_ago(30)});
     let (data, seen) = call(&service, &replay, "shortvideo", "search-work", body).await;
     assert_eq!((seen.method.as_str(), seen.route.as_str()), ("POST", DY_SEARCH));
@@ -320,16 +353,25 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
     let first = works[0];
     let kind = if first["aweme_type"] == 68 { "note" } else { "video" };
     let url = format!("https://www.douyin.com/{kind}/{}", first["aweme_id"].as_str().unwrap());
-    assert_eq!(data["items"][0], json!({"title": first["desc"], "likeCount": first["statistics"]["digg_count"], "workUrl": url}));
+    assert_eq!(
+        data["items"][0],
+        json!({"title": first["desc"], "likeCount": first["statistics"]["digg_count"], "workUrl": url})
+    );
     let work = stored_work(&store, "shortvideo", first["aweme_id"].as_str().unwrap()).await;
     assert_eq!(work.work.author_id.as_deref(), first["author"]["sec_uid"].as_str());
     let counters = work.latest.unwrap();
-    assert_eq!((counters.likes, counters.comments), (first["statistics"]["digg_count"].as_i64(), first["statistics"]["comment_count"].as_i64()));
+    assert_eq!(
+        (counters.likes, counters.comments),
+        (first["statistics"]["digg_count"].as_i64(), first["statistics"]["comment_count"].as_i64())
+    );
 
     // realtime-search: the same route with the caller's sort and page.
     let body = json!({"keyword": "猫咪", "sortType": "1", "publishTime": "7", "page": 2});
     let (data, seen) = call(&service, &replay, "shortvideo", "realtime-search", body).await;
-    assert_eq!((seen.body["sort_type"].as_str(), seen.body["publish_time"].as_str(), &seen.body["cursor"]), (Some("1"), Some("7"), &json!(20)));
+    assert_eq!(
+        (seen.body["sort_type"].as_str(), seen.body["publish_time"].as_str(), &seen.body["cursor"]),
+        (Some("1"), Some("7"), &json!(20))
+    );
     let second = works[1];
     assert_eq!(data["items"][1]["description"], second["desc"]);
     assert_eq!(data["items"][1]["likeNum"], second["statistics"]["digg_count"]);
@@ -345,7 +387,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
     assert_eq!(data["items"][0]["text"], first["text"]);
     assert_eq!(data["items"][0]["authorName"], first["user"]["nickname"]);
     assert_eq!(data["items"].as_array().unwrap().len(), page2["comments"].as_array().unwrap().len());
-    let comments = eventually("comments", || async {
+    let comments = eventually("comments", || async move {
         let page = store.list_comments("shortvideo", video, 1, 50).await.unwrap();
         (page.total > 0).then_some(page)
     })
@@ -353,39 +395,62 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
     assert_eq!(comments.total as usize, page2["comments"].as_array().unwrap().len());
 
     // shortvideo-user-works and shortvideo-work-list: the account's posts.
-    let (data, seen) = call(&service, &replay, "shortvideo", "shortvideo-user-works", json!({"account": SEC_UID})).await;
+    let (data, seen) =
+        call(&service, &replay, "shortvideo", "shortvideo-user-works", json!({"account": SEC_UID})).await;
     assert_eq!(seen.route, DY_POSTS);
-    assert_eq!(data["items"][0], json!({"title": "雨后的山路 #徒步", "likeCount": 8800, "workUrl": "https://www.douyin.com/video/7440000000000000001"}));
+    assert_eq!(
+        data["items"][0],
+        json!({"title": "雨后的山路 #徒步", "likeCount": 8800, "workUrl": "https://www.douyin.com/video/7440000000000000001"})
+    );
     let body = json!({"accountId": SEC_UID, "publishTimeEnd": "2025-11-27 08:00:00"});
     let (data, seen) = call(&service, &replay, "shortvideo", "shortvideo-work-list", body).await;
     // 2025-11-27 08:00:00 Asia/Shanghai = 2025-11-27T00:00:00Z, in ms.
     assert_eq!(seen.query["max_cursor"], "1764201600000");
-    assert_eq!(data["items"][1], json!({"title": "徒步装备图集", "accountName": "徒步的猫", "workUrl": "https://www.douyin.com/note/7440000000000000002"}));
+    assert_eq!(
+        data["items"][1],
+        json!({"title": "徒步装备图集", "accountName": "徒步的猫", "workUrl": "https://www.douyin.com/note/7440000000000000002"})
+    );
 
     // query-work: the detail fixture, flat; a lookup.
-    let (data, seen) = call(&service, &replay, "shortvideo", "query-work", json!({"videoId": "7440000000000000001"})).await;
-    assert_eq!((seen.route.as_str(), seen.query["aweme_id"].as_str()), ("api/v1/douyin/web/fetch_one_video", "7440000000000000001"));
+    let (data, seen) =
+        call(&service, &replay, "shortvideo", "query-work", json!({"videoId": "7440000000000000001"})).await;
+    assert_eq!(
+        (seen.route.as_str(), seen.query["aweme_id"].as_str()),
+        ("api/v1/douyin/web/fetch_one_video", "7440000000000000001")
+    );
     assert_eq!(
         data,
         json!({"authorName": "徒步的猫", "authorFansCount": 52340, "content": "雨后的山路 #徒步", "likeCount": 8800, "commentCount": 880,
                "collectCount": 1760, "shareCount": 440, "opusUrl": "https://www.douyin.com/video/7440000000000000001",
                "coverUrl": "https://example.invalid/v-7440000000000000001.jpg", "publishTime": "2025-11-27 07:33:20", "videoId": "7440000000000000001"})
     );
-    let work = stored_work(&store, "shortvideo", "7440000000000000001").await;
-    assert_eq!(work.work.duration_secs, Some(31));
+    // The list call above stored the work already; the detail adds its duration.
+    let duration = eventually("the work's duration", || async move {
+        store.get_work("shortvideo", "7440000000000000001").await.unwrap().and_then(|w| w.work.duration_secs)
+    })
+    .await;
+    assert_eq!(duration, 31);
 
     // The AI and playlet feeds: keyword searches on the recorded general search.
     let (data, seen) = call(&service, &replay, "shortvideo", "shortvideo-ai-feed", json!({"keyword": "AI 猫咪"})).await;
     assert_eq!((seen.body["keyword"].as_str(), seen.body["publish_time"].as_str()), (Some("AI 猫咪"), Some("0")));
     assert_eq!(data["items"][0], json!({"title": works[0]["desc"], "likeCount": works[0]["statistics"]["digg_count"]}));
-    let (data, seen) = call(&service, &replay, "shortvideo", "shortvideo-playlet-feed", json!({"keyword": "猫咪", "pageNum": 3})).await;
+    let (data, seen) =
+        call(&service, &replay, "shortvideo", "shortvideo-playlet-feed", json!({"keyword": "猫咪", "pageNum": 3}))
+            .await;
     assert_eq!((seen.body["keyword"].as_str(), &seen.body["cursor"]), (Some("猫咪 短剧"), &json!(40)));
     assert_eq!(data["items"].as_array().unwrap().len(), works.len());
 
     // intlshort.search-user: the TikTok user-search fixture.
     let (data, seen) = call(&service, &replay, "intlshort", "search-user", json!({"keyword": "cat"})).await;
-    assert_eq!((seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["offset"].as_str()), ("api/v1/tiktok/app/v3/fetch_user_search_result", "cat", "0"));
-    assert_eq!(data, json!({"items": [{"uniqueId": "catsofkyoto", "fans": 2450000}, {"uniqueId": "tiny.cat.club", "fans": 38100}], "total": 2}));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["keyword"].as_str(), seen.query["offset"].as_str()),
+        ("api/v1/tiktok/app/v3/fetch_user_search_result", "cat", "0")
+    );
+    assert_eq!(
+        data,
+        json!({"items": [{"uniqueId": "catsofkyoto", "fans": 2450000}, {"uniqueId": "tiny.cat.club", "fans": 38100}], "total": 2})
+    );
     let account = stored_account(&store, "intlshort", "6900000000000000001").await;
     assert_eq!(account.account.ids.unique_id.as_deref(), Some("catsofkyoto"));
 }
@@ -394,7 +459,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
 async fn the_syncs_page_through_the_vendor_and_store_the_works_uncharged() {
     let replay = tikhub().await;
     let (service, _files) = pack_service("tikhub", &replay).await;
-    let store = store_of(&service).await;
+    let store = &store_of(&service).await;
 
     for (platform, slug, body, route, user, works) in [
         (
