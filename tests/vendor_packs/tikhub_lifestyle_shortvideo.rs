@@ -520,3 +520,28 @@ async fn a_mapped_operation_answers_over_grpc() {
     assert_eq!((seen[0].query["aweme_id"].as_str(), seen[0].query["cursor"].as_str()), (video.as_str(), "0"));
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS - spec_price("shortvideo", "comments"));
 }
+
+#[tokio::test]
+async fn a_mapped_operation_answers_over_mcp() {
+    let replay = tikhub().await;
+    let (service, _files) = pack_service("tikhub", &replay).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "intlshort_search-user", "arguments": {"keyword": "cat"}}});
+    let response = service
+        .http
+        .post(format!("{}/mcp", service.base))
+        .bearer_auth(crate::common::KEY)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .json(&call)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let answer: Value = response.json().await.unwrap();
+    let envelope = &answer["result"]["structuredContent"];
+    assert_eq!(envelope["success"], true, "{answer}");
+    assert_eq!(envelope["data"]["items"][0], json!({"uniqueId": "catsofkyoto", "fans": 2450000}));
+    assert_eq!(replay.seen()[0].route, "api/v1/tiktok/app/v3/fetch_user_search_result");
+    assert_eq!(points(&service).await, BOOTSTRAP_POINTS - spec_price("intlshort", "search-user"));
+}
