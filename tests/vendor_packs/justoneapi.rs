@@ -11,7 +11,10 @@ use serde_json::json;
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{BOOTSTRAP_POINTS, success};
 use crate::pack_service;
-use crate::tikhub_lifestyle_shortvideo::{call, finished_task, points, reply, store_of, stored_account, stored_work};
+use crate::tikhub_lifestyle_shortvideo::{
+    call, eventually, finished_task, points, reply, store_of, stored_account, stored_work,
+};
+use core_service::store::ContentStore;
 
 const NOTE_LIST: &str = "api/xiaohongshu/get-user-note-list/v4";
 const NOTE_SEARCH: &str = "api/xiaohongshu/search-note/v4";
@@ -51,13 +54,16 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
     assert_eq!(data["items"][0]["workId"], first["id"]);
     assert_eq!(data["items"][0]["workLikedCount"], first["liked_count"]);
     assert_eq!(data["items"][0]["workPublishTime"], "2025-11-20 08:53:20");
-    let note = stored_work(&store, "lifestyle", first["id"].as_str().unwrap()).await;
+    let note = stored_work(store, "lifestyle", first["id"].as_str().unwrap()).await;
     assert_eq!(note.latest.unwrap().likes, first["liked_count"].as_i64());
 
     let body = json!({"keyword": "露营", "page": 2, "startDate": (chrono::Utc::now() - chrono::Duration::days(3)).format("%Y-%m-%d").to_string()});
     let (data, seen) = call(&service, &replay, "lifestyle", "search-work", body).await;
     assert_eq!((seen.query["page"].as_str(), seen.query["timeFilter"].as_str()), ("2", "一周内"));
-    assert_eq!(data["items"][1], json!({"title": "露营灯怎么选", "likedCount": 88, "authorNickname": "山野营地"}));
+    assert_eq!(
+        data["items"][1],
+        json!({"title": "露营灯怎么选", "likedCount": 88, "authorNickname": "山野营地", "totalScore": 0.0})
+    );
 
     let (data, seen) =
         call(&service, &replay, "lifestyle", "crawl-work", json!({"keyword": "露营", "sortType": "time_descending"}))
@@ -65,15 +71,13 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
     assert_eq!((seen.query["sortType"].as_str(), seen.query["timeFilter"].as_str()), ("time_descending", "不限"));
     assert_eq!(data["items"][0], json!({"title": "周末湖边露营", "likedCount": 1520, "authorNickname": "露营小队长"}));
 
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "lifestyle",
-        "lifestyle-ai-feed",
-        json!({"keyword": "露营", "startTime": "", "endTime": ""}),
-    )
-    .await;
-    assert_eq!(seen.query["keyword"], "露营 AI");
+    let body = json!({"keyword": "露营", "startTime": "2025-01-01 00:00:00", "endTime": "2025-01-31 23:59:59"});
+    let (data, seen) = call(&service, &replay, "lifestyle", "lifestyle-ai-feed", body).await;
+    assert_eq!(
+        (seen.query["keyword"].as_str(), seen.query["timeFilter"].as_str()),
+        ("露营 AI", "不限"),
+        "a start over half a year back"
+    );
     assert_eq!(data["items"][0], json!({"title": "周末湖边露营", "likeCount": 1520}));
     let (data, seen) =
         call(&service, &replay, "lifestyle", "lifestyle-playlet-feed", json!({"keyword": "露营", "pageNum": 2})).await;
@@ -83,7 +87,7 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
     let (data, seen) = call(&service, &replay, "lifestyle", "search-user", json!({"keyword": "露营"})).await;
     assert_eq!(seen.route, "api/xiaohongshu/search-user/v2");
     assert_eq!(data["items"][0], json!({"accountName": "露营小队长", "accountFans": 12000, "accountId": "camp2024"}));
-    stored_account(&store, "lifestyle", "64a0c0de000000001f00aa02").await;
+    stored_account(store, "lifestyle", "64a0c0de000000001f00aa02").await;
 
     let (data, seen) =
         call(&service, &replay, "lifestyle", "query-account", json!({"accountId": "64a0c0de000000001f00aa01"})).await;
@@ -95,8 +99,13 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
         data["account"],
         json!({"accountName": "露营小队长", "accountFans": 12034, "accountTotalWorks": 86, "intro": "周末去露营", "likedCount": 45012, "collectedCount": 9031, "region": "浙江"})
     );
-    let account = stored_account(&store, "lifestyle", "64a0c0de000000001f00aa01").await;
-    assert_eq!((account.account.likes, account.account.collects), (Some(45012), Some(9031)));
+    // The searches above stored the account already; the profile adds its likes and collects.
+    let counters = eventually("the profile's counters", || async move {
+        let account = store.get_account("lifestyle", "64a0c0de000000001f00aa01").await.unwrap()?.account;
+        account.likes.map(|likes| (likes, account.collects, account.fans))
+    })
+    .await;
+    assert_eq!(counters, (45012, Some(9031), Some(12034)));
 }
 
 #[tokio::test]
@@ -109,14 +118,14 @@ async fn douyin_and_bilibili_operations_answer_from_just_one_api() {
     assert_token(&seen);
     assert_eq!((seen.route.as_str(), seen.query["page"].as_str()), ("api/douyin/search-user/v2", "2"));
     assert_eq!(data["items"][1], json!({"accountId": "31415926", "uid": "88000000002", "followerCount": 1200}));
-    stored_account(&store, "shortvideo", "MS4wLjABAAAAfixtureSecUid0002").await;
+    stored_account(store, "shortvideo", "MS4wLjABAAAAfixtureSecUid0002").await;
 
     let search = reply(fixtures("justoneapi"), VIDEO_SEARCH, 0)["data"]["data"].clone();
     let (data, seen) = call(&service, &replay, "shortvideo", "search-work", json!({"keyword": "徒步"})).await;
     assert_eq!((seen.route.as_str(), seen.query["publishTime"].as_str()), (VIDEO_SEARCH, "_0"));
     assert_eq!(data["items"][0]["likeCount"], search[0]["aweme_info"]["statistics"]["digg_count"]);
     assert_eq!(data["items"][1]["workUrl"], "https://www.douyin.com/note/7440000000000000002");
-    let work = stored_work(&store, "shortvideo", "7440000000000000002").await;
+    let work = stored_work(store, "shortvideo", "7440000000000000002").await;
     assert_eq!(work.latest.unwrap().likes, Some(1300));
 
     let body = json!({"keyword": "徒步", "sortType": "2", "publishTime": "180", "page": 3});
@@ -182,7 +191,7 @@ async fn douyin_and_bilibili_operations_answer_from_just_one_api() {
         (&data["item"]["title"], &data["item"]["playCount"], &data["item"]["authorName"]),
         (&json!("一起去看海"), &json!(10234), &json!("看海的人"))
     );
-    let video = stored_work(&store, "videosite", "BV1fx411c7Aa").await;
+    let video = stored_work(store, "videosite", "BV1fx411c7Aa").await;
     assert_eq!((video.work.duration_secs, video.latest.unwrap().views), (Some(185), Some(10234)));
     let (data, seen) = call(&service, &replay, "videosite", "search-work", json!({"keyword": "看海"})).await;
     assert_eq!((seen.route.as_str(), seen.query["order"].as_str()), ("api/bilibili/search-video/v2", "totalrank"));
@@ -215,8 +224,8 @@ async fn the_syncs_page_through_just_one_api_and_store_the_works_uncharged() {
     assert_eq!(asked[0].query["userId"], user);
     assert_eq!(asked[1].query["lastCursor"], notes.last().unwrap()["cursor"].as_str().unwrap());
     assert_token(&asked[1]);
-    stored_account(&store, "lifestyle", user).await;
-    let note = stored_work(&store, "lifestyle", notes[0]["id"].as_str().unwrap()).await;
+    stored_account(store, "lifestyle", user).await;
+    let note = stored_work(store, "lifestyle", notes[0]["id"].as_str().unwrap()).await;
     let latest = note.latest.unwrap();
     assert_eq!((latest.likes, latest.collects), (notes[0]["likes"].as_i64(), notes[0]["collected_count"].as_i64()));
     assert_eq!(note.work.published_at.unwrap().timestamp(), notes[0]["create_time"].as_i64().unwrap());
@@ -233,7 +242,7 @@ async fn the_syncs_page_through_just_one_api_and_store_the_works_uncharged() {
     );
     let asked: Vec<Seen> = replay.seen().into_iter().filter(|s| s.route == VIDEO_LIST).collect();
     assert_eq!(asked[1].query["maxCursor"], "1764000000000");
-    let work = stored_work(&store, "shortvideo", "7430000000000000003").await;
+    let work = stored_work(store, "shortvideo", "7430000000000000003").await;
     assert_eq!(work.work.author_id.as_deref(), Some(SEC_UID));
 
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS, "syncs are never charged");

@@ -175,11 +175,11 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     assert_eq!(item["workPublishTime"], published.format("%Y-%m-%d %H:%M:%S").to_string(), "Asia/Shanghai");
     // Written back: the author (keyed by user id, with the display number), the note and its counters.
     let id = first["id"].as_str().unwrap();
-    let note = stored_work(&store, "lifestyle", id).await;
+    let note = stored_work(store, "lifestyle", id).await;
     assert_eq!(note.work.title, first["title"].as_str().unwrap());
     assert_eq!(note.work.author_id.as_deref(), first["user"]["userid"].as_str());
     assert_eq!(note.latest.unwrap().likes, first["liked_count"].as_i64());
-    let author = stored_account(&store, "lifestyle", first["user"]["userid"].as_str().unwrap()).await;
+    let author = stored_account(store, "lifestyle", first["user"]["userid"].as_str().unwrap()).await;
     assert_eq!(author.account.ids.red_id.as_deref(), first["user"]["red_id"].as_str());
 
     // search-user: the fixture of the web user search; fans given as "1.2万".
@@ -190,7 +190,7 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
         json!([{"accountName": "露营小队长", "accountFans": 12000, "accountId": "camp2024"},
                {"accountName": "山野营地", "accountFans": 873, "accountId": "95173"}])
     );
-    let account = stored_account(&store, "lifestyle", "64a0c0de000000001f00aa01").await;
+    let account = stored_account(store, "lifestyle", "64a0c0de000000001f00aa01").await;
     assert_eq!((account.account.fans, account.account.works), (Some(12000), Some(86)));
 
     // query-account: the recorded profile (user_id as the account id); a lookup.
@@ -207,7 +207,7 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
                "intro": profile["desc"], "likedCount": profile["note_num_stat"]["liked"], "collectedCount": profile["note_num_stat"]["collected"],
                "region": profile["ip_location"]})
     );
-    let account = stored_account(&store, "lifestyle", user_id).await;
+    let account = stored_account(store, "lifestyle", user_id).await;
     assert_eq!(account.account.nickname, profile["nickname"].as_str().unwrap());
     assert_eq!(account.account.ids.red_id.as_deref(), profile["red_id"].as_str());
     assert_eq!(account.latest.expect("an account snapshot").fans, profile["fans"].as_i64());
@@ -221,10 +221,13 @@ async fn xiaohongshu_operations_answer_from_the_vendor_and_are_written_back() {
     let first = &page2["data"]["data"]["items"][0]["note"];
     assert_eq!(
         data["items"][0],
-        json!({"title": first["title"], "likedCount": first["liked_count"], "authorNickname": first["user"]["nickname"]})
+        json!({"title": first["title"], "likedCount": first["liked_count"], "authorNickname": first["user"]["nickname"], "totalScore": 0.0}),
+        "TikHub gives no score"
     );
-    assert_eq!(data["items"].as_array().unwrap().len(), page2["data"]["data"]["items"].as_array().unwrap().len());
-    let note = stored_work(&store, "lifestyle", first["id"].as_str().unwrap()).await;
+    let page2_notes =
+        page2["data"]["data"]["items"].as_array().unwrap().iter().filter(|i| i["model_type"] == "note").count();
+    assert_eq!(data["items"].as_array().unwrap().len(), page2_notes, "the notes of the page, not its other cards");
+    let note = stored_work(store, "lifestyle", first["id"].as_str().unwrap()).await;
     assert_eq!(note.latest.unwrap().collects, first["collected_count"].as_i64());
 
     // crawl-work: the same route, page 1, the caller's sort passed on.
@@ -311,7 +314,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
         ("api/v1/douyin/web/handler_user_profile", SEC_UID)
     );
     assert_eq!(data["profile"], json!({"nickname": "徒步的猫", "followerCount": 52340, "followingCount": 211}));
-    let account = stored_account(&store, "shortvideo", SEC_UID).await;
+    let account = stored_account(store, "shortvideo", SEC_UID).await;
     assert_eq!((account.account.ids.unique_id.as_deref(), account.account.likes), (Some("hikingcat"), Some(903_214)));
     assert_eq!(account.latest.expect("an account snapshot").fans, Some(52340));
 
@@ -324,7 +327,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
         json!([{"accountId": "hikingcat", "uid": "88000000001", "followerCount": 52340},
                {"accountId": "31415926", "uid": "88000000002", "followerCount": 1200}])
     );
-    stored_account(&store, "shortvideo", "MS4wLjABAAAAfixtureSecUid0002").await;
+    stored_account(store, "shortvideo", "MS4wLjABAAAAfixtureSecUid0002").await;
 
     // query-work-list: a profile link is cut to its sec_user_id.
     let body = json!({"accountId": format!("https://www.douyin.com/user/{SEC_UID}?from_tab_name=main")});
@@ -338,7 +341,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
         json!([{"workId": "7440000000000000001", "title": "雨后的山路 #徒步", "workUrl": "https://www.douyin.com/video/7440000000000000001"},
                {"workId": "7440000000000000002", "title": "徒步装备图集", "workUrl": "https://www.douyin.com/note/7440000000000000002"}])
     );
-    let work = stored_work(&store, "shortvideo", "7440000000000000002").await;
+    let work = stored_work(store, "shortvideo", "7440000000000000002").await;
     assert_eq!((work.work.work_type.as_deref(), work.latest.unwrap().likes), (Some("note"), Some(1300)));
 
     // search-work: the recorded general search (猫咪), a start date a month back = 180 days.
@@ -357,7 +360,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
         data["items"][0],
         json!({"title": first["desc"], "likeCount": first["statistics"]["digg_count"], "workUrl": url})
     );
-    let work = stored_work(&store, "shortvideo", first["aweme_id"].as_str().unwrap()).await;
+    let work = stored_work(store, "shortvideo", first["aweme_id"].as_str().unwrap()).await;
     assert_eq!(work.work.author_id.as_deref(), first["author"]["sec_uid"].as_str());
     let counters = work.latest.unwrap();
     assert_eq!(
@@ -451,7 +454,7 @@ async fn douyin_and_tiktok_operations_answer_from_the_vendor_and_are_written_bac
         data,
         json!({"items": [{"uniqueId": "catsofkyoto", "fans": 2450000}, {"uniqueId": "tiny.cat.club", "fans": 38100}], "total": 2})
     );
-    let account = stored_account(&store, "intlshort", "6900000000000000001").await;
+    let account = stored_account(store, "intlshort", "6900000000000000001").await;
     assert_eq!(account.account.ids.unique_id.as_deref(), Some("catsofkyoto"));
 }
 
@@ -490,13 +493,13 @@ async fn the_syncs_page_through_the_vendor_and_store_the_works_uncharged() {
         let cursor = if platform == "lifestyle" { "cursor" } else { "max_cursor" };
         let expected = if platform == "lifestyle" { "6650aa000000000012030b02" } else { "1764000000000" };
         assert_eq!(asked[1].query[cursor], expected, "{platform}: page 2 asked with page 1's cursor");
-        stored_account(&store, platform, user).await;
+        stored_account(store, platform, user).await;
         for work in works {
-            let stored = stored_work(&store, platform, work).await;
+            let stored = stored_work(store, platform, work).await;
             assert_eq!(stored.work.author_id.as_deref(), Some(user));
         }
     }
-    let note = stored_work(&store, "lifestyle", "6650ab000000000012030b01").await;
+    let note = stored_work(store, "lifestyle", "6650ab000000000012030b01").await;
     assert_eq!(note.latest.unwrap().likes, Some(15000), "1.5万 read as a number");
     assert_eq!(points(&service).await, BOOTSTRAP_POINTS, "syncs are never charged");
 }
