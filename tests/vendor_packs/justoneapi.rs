@@ -147,6 +147,22 @@ async fn douyin_and_bilibili_operations_answer_from_just_one_api() {
     assert_eq!(seen.query["keyword"], "徒步 短剧");
     assert_eq!(data["items"].as_array().unwrap().len(), 2);
 
+    // comments: the endpoint pages by number; the comments are written back.
+    let (data, seen) =
+        call(&service, &replay, "shortvideo", "comments", json!({"videoId": "7440000000000000001", "page": 2})).await;
+    assert_eq!(
+        (seen.route.as_str(), seen.query["awemeId"].as_str(), seen.query["page"].as_str()),
+        ("api/douyin/get-video-comment/v1", "7440000000000000001", "2")
+    );
+    assert_eq!(data["total"], 57);
+    assert_eq!(data["items"][0], json!({"text": "这条山路好美", "likeCount": 35, "authorName": "爱爬山的鱼"}));
+    assert_eq!(data["items"][1]["text"], "求路线");
+    let comments = eventually("comments", || async move {
+        let page = store.list_comments("shortvideo", "7440000000000000001", 1, 50).await.unwrap();
+        (page.total > 0).then_some(page)
+    })
+    .await;
+    assert_eq!((comments.total, comments.items[0].author_name.as_deref()), (2, Some("爱爬山的鱼")));
     let (data, seen) =
         call(&service, &replay, "shortvideo", "query-work", json!({"videoId": "7440000000000000001"})).await;
     assert_eq!(
