@@ -9,12 +9,13 @@
 use serde_json::json;
 
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
-use crate::common::{BOOTSTRAP_POINTS, success};
+use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use crate::pack_service;
 use crate::tikhub_lifestyle_shortvideo::{
     call, eventually, finished_task, points, reply, store_of, stored_account, stored_work,
 };
 use core_service::store::ContentStore;
+use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
 
 const NOTE_LIST: &str = "api/xiaohongshu/get-user-note-list/v4";
 const NOTE_SEARCH: &str = "api/xiaohongshu/search-note/v4";
@@ -106,6 +107,26 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
     })
     .await;
     assert_eq!(counters, (45012, Some(9031), Some(12034)));
+
+    // comments: under maintenance as the spec lists it; lifted by an admin, the first page of the note's comments.
+    let lift =
+        SetMaintenanceRequest { operation_key: "lifestyle.comments".into(), maintenance: false, note: String::new() };
+    admin(&service).await.set_maintenance(with_token(lift, ADMIN_TOKEN)).await.unwrap();
+    let body = json!({"noteId": "6650ab000000000012030b01", "cursor": "ignored"});
+    let (data, seen) = call(&service, &replay, "lifestyle", "comments", body).await;
+    assert_eq!(seen.route, "api/xiaohongshu/get-note-comment/v4");
+    assert_eq!(seen.query["noteId"], "6650ab000000000012030b01");
+    assert!(!seen.query.contains_key("cursor") && !seen.query.contains_key("lastCursor"), "V4 has no paging");
+    assert_eq!(
+        data,
+        json!({"items": [{"content": "湖边这个营地在哪里", "likeCount": 12}, {"content": "装备好齐全", "likeCount": 3}], "total": 31})
+    );
+    let comments = eventually("comments", || async move {
+        let page = store.list_comments("lifestyle", "6650ab000000000012030b01", 1, 50).await.unwrap();
+        (page.total > 0).then_some(page)
+    })
+    .await;
+    assert_eq!((comments.total, comments.items[0].likes), (2, Some(12)));
 }
 
 #[tokio::test]
