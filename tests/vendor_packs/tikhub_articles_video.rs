@@ -65,9 +65,22 @@ async fn written_work(store: &SqliteStore, platform: &str, id: &str) -> WorkReco
 
 /// The stored account, once written back (10 s at most).
 async fn written_account(store: &SqliteStore, platform: &str, id: &str) -> AccountRecord {
+    written_account_where(store, platform, id, |_| true).await
+}
+
+/// The stored account once `ready` holds for it (10 s at most): a later
+/// write-back may complete an account an earlier one stored.
+async fn written_account_where(
+    store: &SqliteStore,
+    platform: &str,
+    id: &str,
+    ready: impl Fn(&AccountRecord) -> bool,
+) -> AccountRecord {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
-        if let Some(account) = store.get_account(platform, id).await.unwrap() {
+        if let Some(account) = store.get_account(platform, id).await.unwrap()
+            && ready(&account)
+        {
             return account;
         }
         assert!(std::time::Instant::now() < deadline, "{platform} account {id} was never written back");
@@ -85,6 +98,28 @@ fn query(seen: &Seen) -> Vec<(&str, &str)> {
 async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() {
     let (service, replay, _files) = tikhub().await;
     let store = store_of(&service).await;
+
+    // The feeds add their topic to the keyword.
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/apis/videosite/videosite-playlet-feed/call",
+        json!({"keyword": "火影忍者", "pageSize": 42}),
+        6,
+    )
+    .await;
+    assert_eq!(seen.query["keyword"], "火影忍者 短剧");
+    assert_eq!(data["items"][1], json!({"title": "一口气看完，火影忍者1-720集！10亿人的青春", "likeCount": 514803}));
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/apis/videosite/videosite-ai-feed/call",
+        json!({"keywords": ["火影", "忍者"], "pageNum": 1, "pageSize": 42}),
+        6,
+    )
+    .await;
+    assert_eq!(seen.query["keyword"], "火影 忍者 AI");
+    assert_eq!(data["items"].as_array().unwrap().len(), 42);
 
     // The recorded general search (火影忍者, 42 a page): rows, total, write-back.
     let (data, seen) = call(
@@ -122,28 +157,6 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     .await;
     assert_eq!(seen.query["order"], "pubdate");
 
-    // The feeds add their topic to the keyword.
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "/api/apis/videosite/videosite-playlet-feed/call",
-        json!({"keyword": "火影忍者", "pageSize": 42}),
-        6,
-    )
-    .await;
-    assert_eq!(seen.query["keyword"], "火影忍者 短剧");
-    assert_eq!(data["items"][1], json!({"title": "一口气看完，火影忍者1-720集！10亿人的青春", "likeCount": 514803}));
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "/api/apis/videosite/videosite-ai-feed/call",
-        json!({"keywords": ["火影", "忍者"], "pageNum": 1, "pageSize": 42}),
-        6,
-    )
-    .await;
-    assert_eq!(seen.query["keyword"], "火影 忍者 AI");
-    assert_eq!(data["items"].as_array().unwrap().len(), 42);
-
     // A work link is reduced to its BV id.
     let (data, seen) = call(
         &service,
@@ -169,31 +182,6 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
         ("露营装备清单（样例）", Some(json!({"coin": 678, "danmaku": 321})))
     );
 
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "/api/apis/videosite/search-user/call",
-        json!({"keyword": "露营", "order": "follower"}),
-        4,
-    )
-    .await;
-    assert_eq!(seen.route, "api/v1/bilibili/app/fetch_search_by_type");
-    assert_eq!(seen.query["search_type"], "user");
-    assert_eq!(data["items"], json!([{"uid": "700000001", "fansNum": 45678}, {"uid": "700000002", "fansNum": 1200}]));
-    let account = written_account(&store, "videosite", "700000002").await;
-    assert_eq!((account.account.nickname.as_str(), account.account.fans), ("另一位UP主", Some(1200)));
-
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/videosite/query-account/call", json!({"mid": "700000001"}), 4).await;
-    assert_eq!(
-        (seen.route.as_str(), query(&seen)),
-        ("api/v1/bilibili/app/fetch_user_info", vec![("user_id", "700000001")])
-    );
-    assert_eq!(
-        data["account"],
-        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证"})
-    );
-
     // A space link is reduced to its mid; categories come from the reply's type list.
     let (data, seen) = call(
         &service,
@@ -211,12 +199,51 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     );
     let work = written_work(&store, "videosite", "BV1fixtureA2").await;
     assert_eq!((work.work.duration_secs, work.latest.unwrap().views), (Some(182), Some(800)));
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/videosite/query-account/call", json!({"mid": "700000001"}), 4).await;
+    assert_eq!(
+        (seen.route.as_str(), query(&seen)),
+        ("api/v1/bilibili/app/fetch_user_info", vec![("user_id", "700000001")])
+    );
+    assert_eq!(
+        data["account"],
+        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证"})
+    );
+
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/apis/videosite/search-user/call",
+        json!({"keyword": "露营", "order": "follower"}),
+        4,
+    )
+    .await;
+    assert_eq!(seen.route, "api/v1/bilibili/app/fetch_search_by_type");
+    assert_eq!(seen.query["search_type"], "user");
+    assert_eq!(data["items"], json!([{"uid": "700000001", "fansNum": 45678}, {"uid": "700000002", "fansNum": 1200}]));
+    let account = written_account(&store, "videosite", "700000002").await;
+    assert_eq!((account.account.nickname.as_str(), account.account.fans), ("另一位UP主", Some(1200)));
 }
 
 #[tokio::test]
 async fn wechat_channels_operations_answer_from_the_recorded_search_and_the_fixtures() {
     let (service, replay, _files) = tikhub().await;
     let store = store_of(&service).await;
+
+    // The Channels AI feed skill over the recorded default search (陈皮): the first #topic of each description.
+    let (data, seen) =
+        call(&service, &replay, "/api/skills/channels-ai-feed/invoke", json!({"keyword": "陈皮"}), 6).await;
+    assert_eq!(seen.route, "api/v1/wechat_channels/fetch_default_search");
+    assert_eq!(
+        data["items"][0],
+        json!({"title": "买陈皮踩过坑的评论区扣1！4招速辨真假不踩雷", "likeCount": 487, "topic": "召唤茶友"})
+    );
+
+    // The AI feed: the same search with AI added.
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/channels/channels-ai-feed/call", json!({"keyword": "陈皮"}), 6).await;
+    assert_eq!(seen.body["keywords"], "陈皮 AI");
+    assert_eq!(data["items"][1], json!({"title": "陈皮配茯苓，蛋白尿你不用慌，我就说一次。", "likeCount": 711}));
 
     // The recorded default search (陈皮): a read-only POST with the keyword in the body.
     let (data, seen) =
@@ -246,12 +273,6 @@ async fn wechat_channels_operations_answer_from_the_recorded_search_and_the_fixt
     let author = work.work.author_id.unwrap();
     assert_eq!(written_account(&store, "channels", &author).await.account.nickname, "分享正宗新会陈皮");
 
-    // The AI feed: the same search with AI added.
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/channels/channels-ai-feed/call", json!({"keyword": "陈皮"}), 6).await;
-    assert_eq!(seen.body["keywords"], "陈皮 AI");
-    assert_eq!(data["items"][1], json!({"title": "陈皮配茯苓，蛋白尿你不用慌，我就说一次。", "likeCount": 711}));
-
     let (data, seen) =
         call(&service, &replay, "/api/apis/channels/search-user/call", json!({"accountName": "陈皮"}), 4).await;
     assert_eq!(
@@ -279,21 +300,29 @@ async fn wechat_channels_operations_answer_from_the_recorded_search_and_the_fixt
     );
     let work = written_work(&store, "channels", "14800000000000000001").await;
     assert_eq!((work.work.duration_secs, work.latest.unwrap().likes), (Some(75), Some(321)));
-
-    // The skill over the same search: the first #topic of each description.
-    let (data, seen) =
-        call(&service, &replay, "/api/skills/channels-ai-feed/invoke", json!({"keyword": "陈皮"}), 6).await;
-    assert_eq!(seen.route, "api/v1/wechat_channels/fetch_default_search");
-    assert_eq!(
-        data["items"][0],
-        json!({"title": "买陈皮踩过坑的评论区扣1！4招速辨真假不踩雷", "likeCount": 487, "topic": "召唤茶友"})
-    );
 }
 
 #[tokio::test]
 async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
     let (service, replay, _files) = tikhub().await;
     let store = store_of(&service).await;
+
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/clipapp/clipapp-ai-feed/call", json!({"keywords": ["露营"]}), 6).await;
+    assert_eq!(seen.query["keyword"], "露营 AI");
+    assert_eq!(
+        data["items"],
+        json!([{"title": "样例快手露营视频", "likeCount": 1520}, {"title": "第二条样例", "likeCount": 12}])
+    );
+
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/clipapp/query-work/call", json!({"photoId": "5200000000000001"}), 4).await;
+    assert_eq!(query(&seen), [("photo_id", "5200000000000001")]);
+    assert_eq!(
+        (&data["caption"], &data["viewCount"], &data["publishTime"]),
+        (&json!("样例快手露营视频"), &json!(63901), &json!("2025-11-28 11:20:00"))
+    );
+    assert_eq!(data["coverUrl"], "https://example.invalid/ks/cover-1.jpg");
 
     let (data, seen) =
         call(&service, &replay, "/api/apis/clipapp/search-work/call", json!({"keyword": "露营"}), 4).await;
@@ -315,14 +344,6 @@ async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
     );
 
     let (data, seen) =
-        call(&service, &replay, "/api/apis/clipapp/clipapp-ai-feed/call", json!({"keywords": ["露营"]}), 6).await;
-    assert_eq!(seen.query["keyword"], "露营 AI");
-    assert_eq!(
-        data["items"],
-        json!([{"title": "样例快手露营视频", "likeCount": 1520}, {"title": "第二条样例", "likeCount": 12}])
-    );
-
-    let (data, seen) =
         call(&service, &replay, "/api/apis/clipapp/search-user/call", json!({"accountName": "露营"}), 4).await;
     assert_eq!(seen.route, "api/v1/kuaishou/app/search_user_v2");
     assert_eq!(data["total"], 2);
@@ -330,29 +351,8 @@ async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
         data["items"][0],
         json!({"nickname": "样例快手号", "kwaiId": "ks_fixture_a", "signature": "样例简介", "headUrl": "https://example.invalid/ks/head-1.jpg"})
     );
-    assert_eq!(written_account(&store, "clipapp", "3100000002").await.account.fans, Some(12));
-
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/clipapp/query-work/call", json!({"photoId": "5200000000000001"}), 4).await;
-    assert_eq!(query(&seen), [("photo_id", "5200000000000001")]);
-    assert_eq!(
-        (&data["caption"], &data["viewCount"], &data["publishTime"]),
-        (&json!("样例快手露营视频"), &json!(63901), &json!("2025-11-28 11:20:00"))
-    );
-    assert_eq!(data["coverUrl"], "https://example.invalid/ks/cover-1.jpg");
-
-    let (data, seen) = call(&service, &replay, "/api/apis/microblog/search/call", json!({"keyword": "露营"}), 4).await;
-    assert_eq!(query(&seen), [("keyword", "露营"), ("page", "1"), ("search_type", "1")]);
-    assert_eq!(data["total"], 57);
-    assert_eq!(
-        data["items"][0],
-        json!({"postId": "5200000000000101", "text": "样例#露营#微博正文", "authorName": "样例微博号", "authorId": "6000000001",
-               "likeCount": 120, "repostCount": 4, "commentCount": 30, "publishTime": "2026-11-27 09:30:05",
-               "url": "https://m.weibo.cn/detail/5200000000000101"})
-    );
-    assert_eq!(data["items"].as_array().unwrap().len(), 2, "cards without a post are skipped");
-    let work = written_work(&store, "microblog", "5200000000000102").await;
-    assert_eq!((work.work.author_id.as_deref(), work.latest.unwrap().likes), (Some("6000000002"), Some(3)));
+    let account = written_account_where(&store, "clipapp", "3100000002", |a| a.account.fans.is_some()).await;
+    assert_eq!(account.account.fans, Some(12));
 
     // Without a post id the link's last segment is the id.
     let (data, seen) = call(
@@ -369,6 +369,18 @@ async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
     );
     assert_eq!((&data["item"]["text"], &data["item"]["commentCount"]), (&json!("样例微博详情正文"), &json!(30)));
     assert_eq!(written_account(&store, "microblog", "6000000001").await.account.fans, Some(9000));
+    let (data, seen) = call(&service, &replay, "/api/apis/microblog/search/call", json!({"keyword": "露营"}), 4).await;
+    assert_eq!(query(&seen), [("keyword", "露营"), ("page", "1"), ("search_type", "1")]);
+    assert_eq!(data["total"], 57);
+    assert_eq!(
+        data["items"][0],
+        json!({"postId": "5200000000000101", "text": "样例#露营#微博正文", "authorName": "样例微博号", "authorId": "6000000001",
+               "likeCount": 120, "repostCount": 4, "commentCount": 30, "publishTime": "2026-11-27 09:30:05",
+               "url": "https://m.weibo.cn/detail/5200000000000101"})
+    );
+    assert_eq!(data["items"].as_array().unwrap().len(), 2, "cards without a post are skipped");
+    let work = written_work(&store, "microblog", "5200000000000102").await;
+    assert_eq!((work.work.author_id.as_deref(), work.latest.unwrap().likes), (Some("6000000002"), Some(3)));
 }
 
 #[tokio::test]
@@ -376,63 +388,6 @@ async fn wechat_article_operations_answer_from_the_fixtures() {
     let (service, replay, _files) = tikhub().await;
     let store = store_of(&service).await;
     let link = "https://mp.weixin.qq.com/s/FixtureArticle001";
-
-    // A bare id becomes the article's link.
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/articles/query-work/call", json!({"workUuid": "FixtureArticle001"}), 4)
-            .await;
-    assert_eq!(
-        (seen.route.as_str(), query(&seen)),
-        ("api/v1/wechat_mp/web/fetch_mp_article_detail_json", vec![("url", link)])
-    );
-    assert_eq!(data["item"], json!({"title": "样例公众号文章", "accountName": "样例公众号"}));
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let article = loop {
-        if let Some(work) = store.get_work("articles", "FixtureArticle001").await.unwrap() {
-            break work;
-        }
-        assert!(std::time::Instant::now() < deadline, "the article was never written back");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert_eq!(
-        (article.work.title.as_str(), article.work.author_id.as_deref()),
-        ("样例公众号文章", Some("gh_fixture000001"))
-    );
-
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/articles/article-metrics/call", json!({"workUuid": link}), 4).await;
-    assert_eq!(query(&seen), [("comment_id", "0"), ("url", link)]);
-    assert_eq!(
-        data,
-        json!({"workUuid": "FixtureArticle001", "readCount": 100001, "likeCount": 654, "shareCount": 87, "watchCount": 321, "commentCount": 12})
-    );
-    let counters = written_work(&store, "articles", "FixtureArticle001").await.latest.unwrap();
-    assert_eq!((counters.views, counters.watch, counters.likes), (Some(100001), Some(321), Some(654)));
-
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "/api/apis/articles/article-comments/call",
-        json!({"workUuid": "FixtureArticle001"}),
-        6,
-    )
-    .await;
-    assert_eq!(query(&seen), [("buffer", ""), ("comment_id", ""), ("url", link)]);
-    assert_eq!(data["total"], 2);
-    assert_eq!(
-        data["items"][0],
-        json!({"content": "写得很好", "likeCount": 15, "authorName": "样例读者甲", "commentTime": "2025-11-28 12:20:00"})
-    );
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let page = store.list_comments("articles", "FixtureArticle001", 1, 20).await.unwrap();
-        if page.total == 2 {
-            assert_eq!((page.items[0].text.as_str(), page.items[0].likes), ("写得很好", Some(15)));
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the comments were never written back");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 
     // Page 2 is WeChat's offset 10: the fixture's second page.
     let (data, seen) = call(
@@ -459,6 +414,63 @@ async fn wechat_article_operations_answer_from_the_fixtures() {
         written_account(&store, "articles", "MzFixtureBiz==").await.account.ids.account_id.as_deref(),
         Some("gh_fixture000001")
     );
+
+    // A bare id becomes the article's link.
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/articles/query-work/call", json!({"workUuid": "FixtureArticle001"}), 4)
+            .await;
+    assert_eq!(
+        (seen.route.as_str(), query(&seen)),
+        ("api/v1/wechat_mp/web/fetch_mp_article_detail_json", vec![("url", link)])
+    );
+    assert_eq!(data["item"], json!({"title": "样例公众号文章", "accountName": "样例公众号"}));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let article = loop {
+        if let Some(work) = store.get_work("articles", "FixtureArticle001").await.unwrap() {
+            break work;
+        }
+        assert!(std::time::Instant::now() < deadline, "the article was never written back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        (article.work.title.as_str(), article.work.author_id.as_deref()),
+        ("样例公众号文章", Some("gh_fixture000001"))
+    );
+
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/apis/articles/article-comments/call",
+        json!({"workUuid": "FixtureArticle001"}),
+        6,
+    )
+    .await;
+    assert_eq!(query(&seen), [("buffer", ""), ("comment_id", ""), ("url", link)]);
+    assert_eq!(data["total"], 2);
+    assert_eq!(
+        data["items"][0],
+        json!({"content": "写得很好", "likeCount": 15, "authorName": "样例读者甲", "commentTime": "2025-11-28 12:20:00"})
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let page = store.list_comments("articles", "FixtureArticle001", 1, 20).await.unwrap();
+        if page.total == 2 {
+            assert_eq!((page.items[0].text.as_str(), page.items[0].likes), ("写得很好", Some(15)));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the comments were never written back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/articles/article-metrics/call", json!({"workUuid": link}), 4).await;
+    assert_eq!(query(&seen), [("comment_id", "0"), ("url", link)]);
+    assert_eq!(
+        data,
+        json!({"workUuid": "FixtureArticle001", "readCount": 100001, "likeCount": 654, "shareCount": 87, "watchCount": 321, "commentCount": 12})
+    );
+    let counters = written_work(&store, "articles", "FixtureArticle001").await.latest.unwrap();
+    assert_eq!((counters.views, counters.watch, counters.likes), (Some(100001), Some(321), Some(654)));
 }
 
 #[tokio::test]
