@@ -207,7 +207,8 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     );
     assert_eq!(
         data["account"],
-        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证"})
+        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证",
+               "category": "", "totalPlayCount": 0, "totalLikeCount": 0})
     );
 
     let (data, seen) = call(
@@ -332,7 +333,7 @@ async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
     );
     assert_eq!(
         data["items"][0],
-        json!({"caption": "样例快手露营视频", "nickname": "样例快手号", "likeCount": 1520, "commentCount": 68, "viewCount": 63901,
+        json!({"caption": "样例快手露营视频", "nickname": "样例快手号", "authorFans": 0, "likeCount": 1520, "commentCount": 68, "viewCount": 63901,
                "publishTime": "2025-11-28 11:20:00", "photoId": "5200000000000001",
                "coverUrl": "https://example.invalid/ks/cover-1.jpg", "videoUrl": "https://example.invalid/ks/video-1.mp4"})
     );
@@ -349,7 +350,7 @@ async fn kuaishou_and_weibo_operations_answer_from_the_fixtures() {
     assert_eq!(data["total"], 2);
     assert_eq!(
         data["items"][0],
-        json!({"nickname": "样例快手号", "kwaiId": "ks_fixture_a", "signature": "样例简介", "headUrl": "https://example.invalid/ks/head-1.jpg"})
+        json!({"nickname": "样例快手号", "kwaiId": "ks_fixture_a", "signature": "样例简介", "headUrl": "https://example.invalid/ks/head-1.jpg", "coverImgUrl": ""})
     );
     let account = written_account_where(&store, "clipapp", "3100000002", |a| a.account.fans.is_some()).await;
     assert_eq!(account.account.fans, Some(12));
@@ -399,7 +400,10 @@ async fn wechat_article_operations_answer_from_the_fixtures() {
     )
     .await;
     assert_eq!(query(&seen), [("ghid", "gh_fixture000001"), ("offset", "10")]);
-    assert_eq!(data["items"], json!([{"title": "更早的样例文章", "publishTime": "2025-11-27 07:33:20"}]));
+    assert_eq!(
+        data["items"],
+        json!([{"title": "更早的样例文章", "publishTime": "2025-11-27 07:33:20", "clicksCount": 0}])
+    );
     let (data, _) = call(
         &service,
         &replay,
