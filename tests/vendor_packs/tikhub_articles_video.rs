@@ -136,6 +136,12 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     let items = data["items"].as_array().unwrap();
     assert_eq!(items.len(), 42);
     assert_eq!(items[0], json!({"title": "【火-影-忍-者】全720集 4K超清未删减完整版 reaction", "likeCount": 782}));
+    // Highlight tags and HTML entities are removed from the titles.
+    assert_eq!(items[8]["title"], "《忍战4K26》<忍战中期3>秽土火影加入战场、木叶新三忍登场、十尾人柱力诞生");
+    assert_eq!(
+        written_work(&store, "videosite", "BV1ct421u7EJ").await.work.title,
+        "《忍战4K28》<忍战中期4>十尾人柱力带土VS四位火影外加鸣人佐助"
+    );
     let work = written_work(&store, "videosite", "BV19wFGzzEPZ").await;
     assert_eq!(work.work.author_id.as_deref(), Some("3691001075993433"));
     assert_eq!(work.work.category.as_deref(), Some("综艺"));
