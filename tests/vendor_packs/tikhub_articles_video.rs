@@ -6,6 +6,10 @@
 //! fixtures of `tests/fixtures/vendors/tikhub` otherwise. Each call checks
 //! the answer's rows against the reply, the price charged once, the request
 //! TikHub received and the records written back to the store.
+//!
+//! Within a test, feeds and lookups come before the calls whose write-back
+//! would store what they read, so that a chain reading the store first
+//! (docs/vendors.md "Default chains") still asks the vendor.
 
 use std::time::Duration;
 
@@ -163,6 +167,36 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     .await;
     assert_eq!(seen.query["order"], "pubdate");
 
+    let (data, seen) =
+        call(&service, &replay, "/api/apis/videosite/query-account/call", json!({"mid": "700000001"}), 4).await;
+    assert_eq!(
+        (seen.route.as_str(), query(&seen)),
+        ("api/v1/bilibili/app/fetch_user_info", vec![("user_id", "700000001")])
+    );
+    assert_eq!(
+        data["account"],
+        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证",
+               "category": "", "totalPlayCount": 0, "totalLikeCount": 0})
+    );
+
+    // A space link is reduced to its mid; categories come from the reply's type list.
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/apis/videosite/videosite-user-works/call",
+        json!({"mid": "https://space.bilibili.com/700000001"}),
+        4,
+    )
+    .await;
+    assert_eq!(query(&seen), [("order", "pubdate"), ("pn", "1"), ("uid", "700000001")]);
+    assert_eq!(
+        data["items"],
+        json!([{"title": "样例视频一", "url": "https://www.bilibili.com/video/BV1fixtureA1", "categoryName": "生活"},
+               {"title": "样例视频二", "url": "https://www.bilibili.com/video/BV1fixtureA2", "categoryName": "单机游戏"}])
+    );
+    let work = written_work(&store, "videosite", "BV1fixtureA2").await;
+    assert_eq!((work.work.duration_secs, work.latest.unwrap().views), (Some(182), Some(800)));
+
     // A work link is reduced to its BV id.
     let (data, seen) = call(
         &service,
@@ -186,35 +220,6 @@ async fn bilibili_operations_answer_from_the_recorded_search_and_the_fixtures() 
     assert_eq!(
         (work.work.title.as_str(), work.latest.unwrap().extra),
         ("露营装备清单（样例）", Some(json!({"coin": 678, "danmaku": 321})))
-    );
-
-    // A space link is reduced to its mid; categories come from the reply's type list.
-    let (data, seen) = call(
-        &service,
-        &replay,
-        "/api/apis/videosite/videosite-user-works/call",
-        json!({"mid": "https://space.bilibili.com/700000001"}),
-        4,
-    )
-    .await;
-    assert_eq!(query(&seen), [("order", "pubdate"), ("pn", "1"), ("uid", "700000001")]);
-    assert_eq!(
-        data["items"],
-        json!([{"title": "样例视频一", "url": "https://www.bilibili.com/video/BV1fixtureA1", "categoryName": "生活"},
-               {"title": "样例视频二", "url": "https://www.bilibili.com/video/BV1fixtureA2", "categoryName": "单机游戏"}])
-    );
-    let work = written_work(&store, "videosite", "BV1fixtureA2").await;
-    assert_eq!((work.work.duration_secs, work.latest.unwrap().views), (Some(182), Some(800)));
-    let (data, seen) =
-        call(&service, &replay, "/api/apis/videosite/query-account/call", json!({"mid": "700000001"}), 4).await;
-    assert_eq!(
-        (seen.route.as_str(), query(&seen)),
-        ("api/v1/bilibili/app/fetch_user_info", vec![("user_id", "700000001")])
-    );
-    assert_eq!(
-        data["account"],
-        json!({"name": "样例UP主", "mid": "700000001", "follower": 45678, "nickname": "样例UP主", "certification": "样例认证",
-               "category": "", "totalPlayCount": 0, "totalLikeCount": 0})
     );
 
     let (data, seen) = call(
