@@ -10,6 +10,8 @@ pub mod chain;
 pub mod filter;
 pub mod mapping;
 pub mod packs;
+pub mod routes;
+pub mod single_flight;
 pub mod vendor;
 
 pub use vendor::Vendor;

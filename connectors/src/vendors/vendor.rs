@@ -54,6 +54,10 @@ pub struct MappedOperation {
     input: MessageDescriptor,
     output: MessageDescriptor,
     cache: Option<AnswerCache>,
+    /// The route's own rate limit (`rate_limit_per_second` of the mapping).
+    limiter: Option<Limiter>,
+    /// Identical concurrent calls share one request.
+    flight: super::single_flight::SingleFlight,
 }
 
 impl MappedOperation {
@@ -81,6 +85,16 @@ impl std::fmt::Debug for Vendor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Vendor").field("name", &self.name).finish_non_exhaustive()
     }
+}
+
+/// The limiter of `rate_limit_per_second` (`None`: no limit).
+fn limiter(rate: Option<u32>, place: &str) -> anyhow::Result<Option<Limiter>> {
+    rate.map(|rate| {
+        let rate =
+            NonZeroU32::new(rate).ok_or_else(|| anyhow::anyhow!("{place}: rate_limit_per_second must be above 0"))?;
+        Ok(governor::RateLimiter::direct(governor::Quota::per_second(rate)))
+    })
+    .transpose()
 }
 
 /// A jq filter, or a start-up error naming where it is.
@@ -142,14 +156,7 @@ impl Vendor {
         if let Some(retries) = file.retries {
             builder = builder.retries(retries);
         }
-        let limiter = match file.rate_limit_per_second {
-            None => None,
-            Some(rate) => {
-                let rate = NonZeroU32::new(rate)
-                    .ok_or_else(|| anyhow::anyhow!("vendor {name}: rate_limit_per_second must be above 0"))?;
-                Some(governor::RateLimiter::direct(governor::Quota::per_second(rate)))
-            }
-        };
+        let limiter = limiter(file.rate_limit_per_second, &format!("vendor {name}"))?;
         let mut operations = HashMap::new();
         for (key, mapping) in &file.operations {
             let info = registry
@@ -221,11 +228,31 @@ impl Vendor {
         op: &MappedOperation,
         request: Bytes,
     ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
+        use super::single_flight::Turn;
         if let Some(cache) = &op.cache
             && let Some(answer) = cache.get(&request).await
         {
             return Ok((answer, Vec::new()));
         }
+        let leader = match op.flight.turn(&request) {
+            Turn::Lead(leader) => leader,
+            Turn::Follow(follower) => match follower.outcome().await {
+                Some(outcome) => return outcome.map(|answer| (answer, Vec::new())),
+                // The first caller was cancelled: ask on our own.
+                None => return self.call_fresh(op, request).await,
+            },
+        };
+        let outcome = self.call_fresh(op, request).await;
+        leader.done(&outcome.as_ref().map(|(answer, _)| answer.clone()).map_err(Clone::clone));
+        outcome
+    }
+
+    /// Asks the vendor and keeps the answer in the cache.
+    async fn call_fresh(
+        &self,
+        op: &MappedOperation,
+        request: Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
         let (answer, records) = self.call_uncached(op, &request).await?;
         if let Some(cache) = &op.cache {
             cache.put(request, &answer).await;
@@ -290,7 +317,7 @@ impl Vendor {
                 Some(UpstreamDetail { code: Some("circuit_open".into()), message: "circuit breaker open".into() }),
             ));
         }
-        if let Some(limiter) = &self.limiter {
+        for limiter in [&self.limiter, &op.limiter].into_iter().flatten() {
             limiter.until_ready().await;
         }
         let what = format!("vendor {}", self.name);
@@ -493,6 +520,7 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         );
     }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
+    let limiter = limiter(mapping.rate_limit_per_second, place)?;
     Ok(MappedOperation {
         path_fields,
         query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
@@ -511,6 +539,8 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         input,
         output: info.method.output(),
         cache: None,
+        limiter,
+        flight: Default::default(),
     })
 }
 
