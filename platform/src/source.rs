@@ -353,10 +353,13 @@ mod tests {
         let (down, other, store) =
             (fixed("upstream:a", None), fixed("upstream:b", found("b")), fixed("store", found("s")));
         let chain = SourceChain::new(vec![down.clone(), other.clone(), store.clone()]);
-        let ctx = ctx();
-        assert_eq!(chain.call(&ctx, Bytes::new()).await.unwrap(), "b");
+        let first = ctx();
+        assert_eq!(chain.call(&first, Bytes::new()).await.unwrap(), "b");
         assert_eq!(store.asked.load(std::sync::atomic::Ordering::SeqCst), 0, "the first found answer wins");
-        assert_eq!(ctx.warnings.list(), ["upstream:a failed (upstream:a is down); this answer comes from upstream:b"]);
+        assert_eq!(
+            first.warnings.list(),
+            ["upstream:a failed (upstream:a is down); this answer comes from upstream:b"]
+        );
 
         let quiet = ctx();
         let chain = SourceChain::new(vec![other.clone(), down.clone()]);
@@ -388,14 +391,14 @@ mod tests {
         let chain = fresh(fixed("upstream:a", found("new")));
         assert_eq!(chain.describe(), "store:fresh,upstream:a");
         assert_eq!(chain.call(&ctx(), Bytes::new()).await.unwrap(), "new");
-        let ctx = ctx();
-        assert_eq!(fresh(fixed("upstream:a", None)).call(&ctx, Bytes::new()).await.unwrap(), "old");
+        let warned = ctx();
+        assert_eq!(fresh(fixed("upstream:a", None)).call(&warned, Bytes::new()).await.unwrap(), "old");
         assert!(
-            ctx.warnings.list()[0]
+            warned.warnings.list()[0]
                 .starts_with("upstream:a failed (upstream:a is down); this answer comes from the store")
         );
         let missing = fixed("upstream:a", Some(Answer::NotFound("gone".into())));
-        assert_eq!(fresh(missing).call(&self::ctx(), Bytes::new()).await.unwrap(), "old");
+        assert_eq!(fresh(missing).call(&ctx(), Bytes::new()).await.unwrap(), "old");
     }
 
     #[test]
