@@ -160,6 +160,9 @@ impl Core {
             Some(data.store.clone()),
         )?;
         registry.set_fallbacks(sources.fallbacks.clone());
+        metrics.register_collector(Box::new(mediaops_connectors::vendors::metrics::VendorMetrics(
+            sources.vendors.clone(),
+        )));
         let trend = mediaops_ops::trend::Trends::new(data.clone());
         trend_service::register(&mut registry, &Arc::new(mediaops_ops::services::trend::Trend(trend.clone())))?;
         multi_service::register(&mut registry, &Arc::new(mediaops_ops::services::multi::Multi(data.clone())))?;

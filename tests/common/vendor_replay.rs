@@ -150,7 +150,7 @@ fn fits(reply: &Value, query: &HashMap<String, String>) -> bool {
     params.iter().all(|(name, value)| match (query.get(name), value) {
         (None, _) => true,
         (Some(sent), Value::String(recorded)) => sent == recorded,
-        (Some(sent), recorded) => *sent == recorded.to_string(),
+        (Some(sent), recorded) => serde_json::to_string(recorded).is_ok_and(|recorded| recorded == *sent),
     })
 }
 

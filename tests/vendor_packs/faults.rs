@@ -60,6 +60,13 @@ async fn enabling_the_pack_routes_a_search_to_the_vendor_first() {
     let (status, body) = search(&service, "火影").await;
     success(status, &body);
     assert_eq!(replay.seen().len(), 1);
+    // Both show in the vendor metrics (docs/metrics.md "Vendors").
+    let metrics = service.http.get(format!("{}/metrics", service.grpc)).send().await.unwrap().text().await.unwrap();
+    let series = |name: &str| {
+        let prefix = format!("mediaops_{name}_total{{vendor=\"tikhub\",operation=\"videosite.search-work\"}} ");
+        metrics.lines().find_map(|l| l.strip_prefix(&prefix).map(str::to_owned)).unwrap_or_else(|| panic!("{prefix}"))
+    };
+    assert_eq!((series("vendor_requests"), series("vendor_cache_hits")), ("1".to_owned(), "1".to_owned()));
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod chain;
 pub mod filter;
 pub mod mapping;
+pub mod metrics;
 pub mod packs;
 pub mod routes;
 pub mod single_flight;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -58,6 +59,42 @@ pub struct MappedOperation {
     limiter: Option<Limiter>,
     /// Identical concurrent calls share one request.
     flight: super::single_flight::SingleFlight,
+    /// The operation key.
+    key: String,
+    /// What one request costs, in the vendor's currency.
+    cost_per_call: Option<f64>,
+    /// Requests sent.
+    requests: AtomicU64,
+    /// Calls answered by the cache.
+    cache_hits: AtomicU64,
+    /// Calls that shared another call's request.
+    shared: AtomicU64,
+}
+
+/// One route's counters ([`Vendor::usage`]; docs/metrics.md "Vendors").
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteUsage {
+    /// The vendor's name.
+    pub vendor: String,
+    /// The operation key.
+    pub operation: String,
+    /// Requests sent.
+    pub requests: u64,
+    /// Calls answered by the answer cache (no request, no cost).
+    pub cache_hits: u64,
+    /// Calls that shared an identical concurrent call's request.
+    pub shared: u64,
+    /// The route's `cost_per_call`.
+    pub cost_per_call: Option<f64>,
+    /// The pack's `currency` (empty when it names none).
+    pub currency: String,
+}
+
+impl RouteUsage {
+    /// `requests × cost_per_call` (0 without a price).
+    pub fn spend(&self) -> f64 {
+        self.cost_per_call.unwrap_or(0.0) * self.requests as f64
+    }
 }
 
 impl MappedOperation {
@@ -79,6 +116,8 @@ pub struct Vendor {
     success: Vec<String>,
     errors: Vec<ErrorRule>,
     operations: HashMap<String, Arc<MappedOperation>>,
+    /// The currency of the routes' `cost_per_call`.
+    currency: String,
 }
 
 impl std::fmt::Debug for Vendor {
@@ -165,6 +204,7 @@ impl Vendor {
                 .ok_or_else(|| anyhow::anyhow!("vendor {name}: operation {key} does not exist"))?;
             let place = format!("vendor {name}, operation {key}");
             let mut operation = map_operation(mapping, info, &place)?;
+            operation.key.clone_from(key);
             operation.cache = cache.cache(&name, key, Duration::from_secs(mapping.cache_ttl_secs));
             operations.insert(key.clone(), Arc::new(operation));
         }
@@ -183,6 +223,7 @@ impl Vendor {
             success: file.reply.success,
             errors: file.reply.errors,
             operations,
+            currency: file.currency.unwrap_or_default(),
             name,
         })
     }
@@ -200,6 +241,25 @@ impl Vendor {
     /// The mapping of `operation_key`, if this vendor has one.
     pub fn operation(&self, operation_key: &str) -> Option<Arc<MappedOperation>> {
         self.operations.get(operation_key).cloned()
+    }
+
+    /// Each mapped operation's counters, by operation key.
+    pub fn usage(&self) -> Vec<RouteUsage> {
+        let mut rows: Vec<RouteUsage> = self
+            .operations
+            .values()
+            .map(|op| RouteUsage {
+                vendor: self.name.clone(),
+                operation: op.key.clone(),
+                requests: op.requests.load(Ordering::Relaxed),
+                cache_hits: op.cache_hits.load(Ordering::Relaxed),
+                shared: op.shared.load(Ordering::Relaxed),
+                cost_per_call: op.cost_per_call,
+                currency: self.currency.clone(),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.operation.cmp(&b.operation));
+        rows
     }
 
     /// Whether the circuit is open now (the vendor is failing).
@@ -232,12 +292,16 @@ impl Vendor {
         if let Some(cache) = &op.cache
             && let Some(answer) = cache.get(&request).await
         {
+            op.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok((answer, Vec::new()));
         }
         let leader = match op.flight.turn(&request) {
             Turn::Lead(leader) => leader,
             Turn::Follow(follower) => match follower.outcome().await {
-                Some(outcome) => return outcome.map(|answer| (answer, Vec::new())),
+                Some(outcome) => {
+                    op.shared.fetch_add(1, Ordering::Relaxed);
+                    return outcome.map(|answer| (answer, Vec::new()));
+                }
                 // The first caller was cancelled: ask on our own.
                 None => return self.call_fresh(op, request).await,
             },
@@ -321,6 +385,7 @@ impl Vendor {
             limiter.until_ready().await;
         }
         let what = format!("vendor {}", self.name);
+        op.requests.fetch_add(1, Ordering::Relaxed);
         let reply = match self.connector.send(http, op.retry).await {
             Ok(response) => self.connector.bytes(response).await,
             Err(e) => Err(e),
@@ -541,6 +606,11 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         cache: None,
         limiter,
         flight: Default::default(),
+        key: String::new(),
+        cost_per_call: mapping.cost_per_call,
+        requests: AtomicU64::new(0),
+        cache_hits: AtomicU64::new(0),
+        shared: AtomicU64::new(0),
     })
 }
 
