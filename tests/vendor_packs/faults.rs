@@ -2,7 +2,8 @@
 //! chains"): 4xx, 5xx, 429, timeouts, malformed JSON and unsuccessful
 //! business codes, each with its documented status and the charge released;
 //! a search whose vendor fails, or whose vendor's circuit is open, is
-//! answered from the store with a warning that says so.
+//! answered from the store with a warning that says so; a lookup reads the
+//! store while its record is fresh, else the vendor, else the older record.
 //!
 //! The searched operation is TikHub's `videosite.search-work`, whose route
 //! is read from the pack, answered by the recorded Bilibili search.
@@ -169,4 +170,52 @@ async fn while_the_vendors_circuit_is_open_a_search_is_answered_from_the_store()
     let (status, body) = search(&service, "no-such-keyword-anywhere").await;
     assert_eq!(failure(status, &body, 502, "upstream_unavailable")["upstream"]["code"], "circuit_open");
     assert_eq!(points(&service).await, before);
+}
+
+/// The TikHub route of `videosite.query-work` (a lookup), from the pack.
+fn lookup_route() -> String {
+    let pack = core_service::vendors::packs::pack("tikhub").unwrap();
+    let file = core_service::vendors::packs::parse(pack).unwrap();
+    file.operations["videosite.query-work"].path.trim_start_matches('/').to_owned()
+}
+
+#[tokio::test]
+async fn a_lookup_reads_the_store_while_its_record_is_fresh_else_the_vendor() {
+    // No recording of this route: the fake vendor answers 404 (a 502).
+    let replay = VendorReplay::start(&[recorded("tikhub")], &[]).await;
+    let route = lookup_route();
+    let data_dir = tempfile::tempdir().unwrap();
+    // The archived feed of 2023: older than any max_age_secs.
+    import_bilibili_feed(data_dir.path(), &["2023-10-27"]).await;
+    let store = core_service::store::sqlite::SqliteStore::open(&data_dir.path().join("store.sqlite")).await.unwrap();
+    let fresh = core_service::store::import::jsonl::parse_value(json!({
+        "type": "workSnapshot", "platform": "videosite", "platformId": "BV1cM41197ui",
+        "capturedAt": chrono::Utc::now().to_rfc3339(), "likes": 7, "views": 70,
+    }))
+    .unwrap();
+    use core_service::store::ContentStore;
+    assert!(store.write(&[fresh]).await.unwrap().iter().all(Result::is_ok));
+    drop(store);
+    let (service, _files) = pack_service_with("tikhub", &replay, data_dir, quick("failures = 0")).await;
+    let lookup = |bv: &'static str| service.post("/api/apis/videosite/query-work/call", json!({"bvId": bv}));
+
+    // Captured just now: the store answers, the vendor is not asked.
+    let (status, body) = lookup("BV1cM41197ui").await;
+    assert_eq!(success(status, &body)["item"]["likeCount"], 7, "{body}");
+    assert!(body.get("warnings").is_none(), "{body}");
+    assert!(replay.seen().iter().all(|s| s.route != route), "a fresh record needs no vendor");
+
+    // A record of 2023 only: the vendor is asked; it fails, so the older
+    // stored record answers, with a warning that says so.
+    let stale = {
+        let feed =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili/2023-10-27/list.json");
+        let list: Value = serde_json::from_str(&std::fs::read_to_string(feed).unwrap()).unwrap();
+        list["list"][1]["bvid"].as_str().unwrap().to_owned()
+    };
+    let (status, body) = service.post("/api/apis/videosite/query-work/call", json!({"bvId": stale})).await;
+    assert_eq!(success(status, &body)["item"]["bvId"], stale.as_str(), "{body}");
+    assert_eq!(replay.seen().iter().filter(|s| s.route == route).count(), 1, "a stale record asks the vendor");
+    let warning = body["warnings"][0].as_str().unwrap_or_else(|| panic!("a warning: {body}"));
+    assert!(warning.contains("upstream:tikhub failed") && warning.contains("2023-10-2"), "{warning}");
 }
