@@ -8,6 +8,7 @@
 //! (core-service needs the types, this package needs core-service).
 
 pub mod operations;
+pub mod sources;
 
 use std::net::SocketAddr;
 

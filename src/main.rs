@@ -43,6 +43,14 @@ enum Command {
     },
     /// Print every operation with its path, price and build status (Markdown).
     Operations,
+    /// Print where each data API's answers come from under the current
+    /// settings: its chain (store, store:fresh, upstream:<vendor>) and the
+    /// enabled packs that map it (docs/vendors.md "Packs").
+    Sources {
+        /// A JSON list of `{"operationKey", "kind", "chain": [...], "packs": [...]}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// API keys: create, disable, list.
     #[command(subcommand)]
     Keys(admin_cli::KeysCommand),
@@ -117,6 +125,26 @@ async fn run() -> anyhow::Result<()> {
             let ledger = std::sync::Arc::new(core_service::billing::embedded::EmbeddedLedger::open(dir.path())?);
             let opened = core_service::Core::open_with_ledger(&settings, ledger, |_| Ok(())).await?;
             print!("{}", mediaops::operations::markdown(opened.registry()));
+            Ok(())
+        }
+        Command::Sources { json } => {
+            // A throwaway core without vendors (no keys needed) tells which
+            // operations the store answers through a chain.
+            let dir = tempfile::tempdir()?;
+            let settings = CoreSettings {
+                data_dir: dir.path().to_path_buf(),
+                bootstrap_key: None,
+                vendors: Default::default(),
+                ..core.clone()
+            };
+            let ledger = std::sync::Arc::new(core_service::billing::embedded::EmbeddedLedger::open(dir.path())?);
+            let opened = core_service::Core::open_with_ledger(&settings, ledger, |_| Ok(())).await?;
+            let lines = mediaops::sources::lines(&core.vendors, opened.registry())?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&lines)?);
+            } else {
+                print!("{}", mediaops::sources::table(&lines));
+            }
             Ok(())
         }
         Command::Keys(command) => admin_cli::keys(&core, command).await,

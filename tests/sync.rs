@@ -133,6 +133,7 @@ fn with_vendor(core: &mut CoreSettings, file: std::path::PathBuf, sync: SyncSett
     core.vendors = VendorSettings {
         files: vec![file],
         sources: [("lifestyle.lifestyle-sync-notes".to_owned(), "upstream:fakehub".to_owned())].into(),
+        ..VendorSettings::default()
     };
     core.sync = sync;
 }

@@ -115,6 +115,7 @@ async fn service(sources: &[(&str, &str)]) -> (Service, Seen, tempfile::TempDir)
     let vendors = VendorSettings {
         files: vec![mapping(files.path(), &base)],
         sources: sources.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        ..VendorSettings::default()
     };
     let dir = tempfile::tempdir().unwrap();
     common::import_bilibili_feed(dir.path(), &["2023-10-27"]).await;
@@ -245,7 +246,8 @@ async fn bad_mappings_and_chains_are_refused_at_start() {
         (variant("path.toml", "path = \"/video\"", "path = \"/video/{noSuchField}\""), vec![], "noSuchField"),
         (good.clone(), vec![("videosite.search-work", "upstream:other")], "no vendor file names other"),
         (good.clone(), vec![("videosite.search-user", "upstream:fakehub")], "does not map"),
-        (good.clone(), vec![("videosite.search-work", "upstream:fakehub,store")], "store comes first"),
+        (good.clone(), vec![("videosite.search-work", "upstream:fakehub,store:fresh")], "store:fresh comes first"),
+        (good.clone(), vec![("videosite.search-work", "store,upstream:fakehub,store")], "the store comes once"),
         (good.clone(), vec![("articles.render", "upstream:fakehub")], "does not map"),
     ];
     for (file, sources, expected) in cases {
@@ -254,6 +256,7 @@ async fn bad_mappings_and_chains_are_refused_at_start() {
             vendors: VendorSettings {
                 files: vec![file],
                 sources: sources.into_iter().map(|(k, v): (&str, &str)| (k.to_owned(), v.to_owned())).collect(),
+                ..VendorSettings::default()
             },
             ..core_service::CoreSettings::default()
         };
@@ -306,7 +309,7 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
 fn the_packs_load() {
     let registry = core_service::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
     let outbound = core_service::outbound::OutboundSettings::default();
-    let env = |name: &str| ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN"].contains(&name).then(|| "example-key".to_owned());
+    let env = |name: &str| ["TIKHUB_API_KEY", "JUSTONEAPI_TOKEN"].contains(&name).then(|| "example-key".to_owned());
     for pack in core_service::vendors::packs::PACKS {
         let file = core_service::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
         let vendor = core_service::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())

@@ -146,7 +146,7 @@ impl Core {
         );
         let env = |name: &str| std::env::var(name).ok();
         let cache = match &settings.redis_url {
-            Some(url) if !settings.vendors.files.is_empty() => {
+            Some(url) if !settings.vendors.files.is_empty() || !settings.vendors.packs.is_empty() => {
                 mediaops_connectors::vendors::cache::CacheBackend::redis(url, &settings.redis_prefix).await?
             }
             _ => mediaops_connectors::vendors::cache::CacheBackend::Memory,
@@ -159,8 +159,10 @@ impl Core {
             &cache,
             Some(data.store.clone()),
         )?;
-        maintenance.watch_vendors(sources.upstream_only());
         registry.set_fallbacks(sources.fallbacks.clone());
+        metrics.register_collector(Box::new(mediaops_connectors::vendors::metrics::VendorMetrics(
+            sources.vendors.clone(),
+        )));
         let trend = mediaops_ops::trend::Trends::new(data.clone());
         trend_service::register(&mut registry, &Arc::new(mediaops_ops::services::trend::Trend(trend.clone())))?;
         multi_service::register(&mut registry, &Arc::new(mediaops_ops::services::multi::Multi(data.clone())))?;
@@ -268,7 +270,7 @@ impl Core {
         let studio = mediaops_ops::services::article_studio::Studio { articles, wechat };
         article_studio_service::register(&mut registry, &Arc::new(studio))?;
         extra(&mut registry)?;
-        sources.finish(&mut registry)?;
+        maintenance.watch_vendors(sources.finish(&mut registry)?);
 
         let limits = Limits {
             reservation_ttl: std::time::Duration::from_secs(settings.reservation_ttl_secs),

@@ -148,7 +148,13 @@ pub fn sources<T: Serialize + DeserializeOwned + Default>(
     let toml = Figment::from(if file.required { Toml::file_exact(&file.path) } else { Toml::file(&file.path) });
     let table: serde_json::Value = toml.extract()?;
     unknown_keys::refuse::<T>(&file.path, &table, others).map_err(anyhow::Error::msg)?;
-    Ok(Figment::from(Serialized::defaults(T::default())).merge(toml).merge(Env::prefixed("MEDIAOPS_").split("__")))
+    Ok(Figment::from(Serialized::defaults(T::default())).merge(toml).merge(variables("MEDIAOPS_")))
+}
+
+/// The variables starting with `prefix`, `__` nesting a key; values parse
+/// as TOML-like values (`'["tikhub"]'` is an array).
+fn variables(prefix: &str) -> Env {
+    Env::prefixed(prefix).split("__")
 }
 
 impl CoreSettings {
@@ -237,6 +243,30 @@ mod tests {
         )
         .unwrap();
         assert!(CoreSettings::load(Some(&file)).unwrap_err().to_string().contains("twice"));
+    }
+
+    #[test]
+    fn packs_and_base_urls_load_from_the_environment() {
+        // A prefix of this test's own, so no other test sees the variables.
+        let prefix = "MEDIAOPS_TEST_PACKS_";
+        // SAFETY: only this test reads variables with this prefix.
+        unsafe {
+            std::env::set_var(format!("{prefix}VENDORS__PACKS"), r#"["tikhub", "justoneapi"]"#);
+            std::env::set_var(format!("{prefix}VENDORS__BASE_URLS__TIKHUB"), "http://127.0.0.1:9000");
+        }
+        let settings: CoreSettings =
+            Figment::from(Serialized::defaults(CoreSettings::default())).merge(variables(prefix)).extract().unwrap();
+        assert_eq!(settings.vendors.packs, ["tikhub", "justoneapi"]);
+        assert_eq!(settings.vendors.base_urls["tikhub"], "http://127.0.0.1:9000");
+        assert!(settings.vendors.files.is_empty() && settings.vendors.sources.is_empty());
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mediaops.toml");
+        std::fs::write(&file, "[vendors]\npacks = [\"tikhub\"]\n[vendors.base_urls]\ntikhub = \"http://proxy:1\"\n")
+            .unwrap();
+        let settings = CoreSettings::load(Some(&file)).unwrap();
+        assert_eq!(settings.vendors.packs, ["tikhub"]);
+        assert_eq!(settings.vendors.base_urls["tikhub"], "http://proxy:1");
     }
 
     #[test]

@@ -39,40 +39,134 @@ pub trait Source: Send + Sync {
     async fn answer(&self, ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError>;
 }
 
-/// The sources of one operation, tried in order.
+/// One step of a chain.
+#[derive(Clone)]
+pub enum Step {
+    /// Ask this source.
+    Ask(Arc<dyn Source>),
+    /// Ask this source (the store) and take its found answer only when the
+    /// newest record it read is younger than `max_age`
+    /// ([`mediaops_store::store::freshness`]); an older found answer is kept
+    /// and answered when no later source finds anything (docs/vendors.md
+    /// "Default chains": lookups).
+    Fresh {
+        /// The store.
+        source: Arc<dyn Source>,
+        /// How old its newest record may be.
+        max_age: std::time::Duration,
+    },
+}
+
+impl Step {
+    fn source(&self) -> &Arc<dyn Source> {
+        match self {
+            Step::Ask(source) | Step::Fresh { source, .. } => source,
+        }
+    }
+
+    /// `store`, `store:fresh`, `upstream:<vendor>`.
+    pub fn name(&self) -> String {
+        match self {
+            Step::Ask(source) => source.name().to_owned(),
+            Step::Fresh { source, .. } => format!("{}:fresh", source.name()),
+        }
+    }
+}
+
+/// The sources of one operation, tried in order (docs/vendors.md "Source
+/// chains").
 #[derive(Clone)]
 pub struct SourceChain {
-    sources: Vec<Arc<dyn Source>>,
+    steps: Vec<Step>,
+}
+
+/// What a chain met before its answer.
+#[derive(Default)]
+struct Tried {
+    empty: Option<Bytes>,
+    missing: Option<String>,
+    /// The first source that failed (502) and its error.
+    failed: Option<(String, ServiceError)>,
+    /// A found answer older than its step's maximum age, with its time.
+    stale: Option<(Bytes, Option<chrono::DateTime<chrono::Utc>>)>,
 }
 
 impl SourceChain {
     /// A chain asking `sources` in order.
     pub fn new(sources: Vec<Arc<dyn Source>>) -> SourceChain {
-        SourceChain { sources }
+        SourceChain::of_steps(sources.into_iter().map(Step::Ask).collect())
     }
 
-    /// The sources' names joined with `,` (e.g. `store`), as configured.
+    /// A chain of `steps`.
+    pub fn of_steps(steps: Vec<Step>) -> SourceChain {
+        SourceChain { steps }
+    }
+
+    /// The steps' names joined with `,` (e.g. `store`), as configured.
     pub fn describe(&self) -> String {
-        self.sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(",")
+        self.steps.iter().map(Step::name).collect::<Vec<_>>().join(",")
     }
 
-    /// Runs the chain: the first [`Answer::Found`] wins; else the first
-    /// [`Answer::Empty`]; else 404 with the first miss's message.
+    /// Runs the chain: the first [`Answer::Found`] wins. A source that
+    /// fails with 502 `upstream_unavailable` (a vendor down, timing out, its
+    /// circuit open) does not end the chain: the next sources are asked
+    /// (failover between vendors, the store after a vendor), and a found
+    /// answer after a failure carries a warning naming the failed source.
+    /// Any other error ends the chain. With nothing found: the stale answer
+    /// of a [`Step::Fresh`] (warned about when a source failed); else the
+    /// first failure; else the first [`Answer::Empty`]; else 404 with the
+    /// first miss's message.
     pub async fn call(&self, ctx: &CallContext, request: Bytes) -> Result<Bytes, ServiceError> {
-        let mut empty = None;
-        let mut missing = None;
-        for source in &self.sources {
-            match source.answer(ctx, request.clone()).await? {
-                Answer::Found(found) => return Ok(found),
-                Answer::Empty(answer) => {
-                    empty.get_or_insert(answer);
+        let mut tried = Tried::default();
+        for step in &self.steps {
+            let source = step.source();
+            let (answer, newest) = match step {
+                Step::Ask(_) => (source.answer(ctx, request.clone()).await, None),
+                Step::Fresh { .. } => {
+                    mediaops_store::store::freshness::observe(source.answer(ctx, request.clone())).await
                 }
-                Answer::NotFound(message) => {
-                    missing.get_or_insert(message);
+            };
+            match answer {
+                Ok(Answer::Found(found)) => match step {
+                    Step::Fresh { max_age, .. } if !is_fresh(newest, *max_age) => {
+                        tried.stale.get_or_insert((found, newest));
+                    }
+                    _ => {
+                        if let Some((failed, error)) = &tried.failed {
+                            ctx.warn(format!(
+                                "{failed} failed ({}); this answer comes from {}",
+                                error.message,
+                                source.name()
+                            ));
+                        }
+                        return Ok(found);
+                    }
+                },
+                Ok(Answer::Empty(answer)) => {
+                    tried.empty.get_or_insert(answer);
                 }
+                Ok(Answer::NotFound(message)) => {
+                    tried.missing.get_or_insert(message);
+                }
+                Err(error) if error.code == ErrorCode::UpstreamUnavailable => {
+                    tracing::warn!(source = source.name(), error = %error.message, "a source failed; the chain goes on");
+                    tried.failed.get_or_insert((source.name().to_owned(), error));
+                }
+                Err(error) => return Err(error),
             }
         }
-        match (empty, missing) {
+        if let Some((answer, captured)) = tried.stale {
+            if let Some((failed, error)) = &tried.failed {
+                let when =
+                    captured.map(|t| format!(" (its newest record is of {})", t.to_rfc3339())).unwrap_or_default();
+                ctx.warn(format!("{failed} failed ({}); this answer comes from the store{when}", error.message));
+            }
+            return Ok(answer);
+        }
+        if let Some((_, error)) = tried.failed {
+            return Err(error);
+        }
+        match (tried.empty, tried.missing) {
             (Some(answer), _) => Ok(answer),
             (None, Some(message)) => Err(ServiceError::not_found(message)),
             (None, None) => Err(ServiceError::internal(format!("{} has no source", ctx.operation.key()))),
@@ -80,14 +174,33 @@ impl SourceChain {
     }
 }
 
+/// Whether a record captured at `newest` is younger than `max_age` (no
+/// time: not fresh).
+fn is_fresh(newest: Option<chrono::DateTime<chrono::Utc>>, max_age: std::time::Duration) -> bool {
+    let max_age = chrono::Duration::from_std(max_age).unwrap_or(chrono::Duration::MAX);
+    newest.is_some_and(|at| chrono::Utc::now() - at < max_age)
+}
+
+/// Where an operation's built-in source (the store) sits in a configured
+/// chain ([`Fallbacks::set`]).
+#[derive(Clone)]
+pub enum Slot {
+    /// The built-in source.
+    Builtin,
+    /// The built-in source while its newest record is younger than this
+    /// ([`Step::Fresh`]).
+    BuiltinIfFresh(std::time::Duration),
+    /// Another source (a vendor).
+    Source(Arc<dyn Source>),
+}
+
 /// Extra sources per operation key, tried after the built-in one, or
 /// instead of it (`mediaops_connectors::vendors::chain` fills this from `[sources]`;
 /// empty by default).
 #[derive(Clone, Default)]
 pub struct Fallbacks {
-    by_operation: HashMap<String, Vec<Arc<dyn Source>>>,
-    /// Operations whose built-in source is left out.
-    without_builtin: std::collections::HashSet<String>,
+    /// Operation key → its chain; absent = the built-in source alone.
+    by_operation: HashMap<String, Vec<Slot>>,
     /// Operations whose chain was built (shared by clones).
     used: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
@@ -95,13 +208,21 @@ pub struct Fallbacks {
 impl Fallbacks {
     /// Adds `source` after the built-in source of `operation_key`.
     pub fn add(&mut self, operation_key: &str, source: Arc<dyn Source>) {
-        self.by_operation.entry(operation_key.to_owned()).or_default().push(source);
+        self.by_operation
+            .entry(operation_key.to_owned())
+            .or_insert_with(|| vec![Slot::Builtin])
+            .push(Slot::Source(source));
     }
 
     /// Answers `operation_key` from `sources` alone, without its built-in one.
     pub fn replace(&mut self, operation_key: &str, sources: Vec<Arc<dyn Source>>) {
-        self.by_operation.insert(operation_key.to_owned(), sources);
-        self.without_builtin.insert(operation_key.to_owned());
+        self.set(operation_key, sources.into_iter().map(Slot::Source).collect());
+    }
+
+    /// Answers `operation_key` by the chain `slots` (the built-in source
+    /// where [`Slot::Builtin`] or [`Slot::BuiltinIfFresh`] stands).
+    pub fn set(&mut self, operation_key: &str, slots: Vec<Slot>) {
+        self.by_operation.insert(operation_key.to_owned(), slots);
     }
 
     /// Whether an operation registered with these fallbacks built the chain
@@ -135,12 +256,18 @@ impl Fallbacks {
 
     fn chain(&self, first: Arc<dyn Source>, operation_key: &str) -> SourceChain {
         self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(operation_key.to_owned());
-        let mut sources = Vec::new();
-        if !self.without_builtin.contains(operation_key) {
-            sources.push(first);
-        }
-        sources.extend(self.by_operation.get(operation_key).into_iter().flatten().cloned());
-        SourceChain::new(sources)
+        let Some(slots) = self.by_operation.get(operation_key) else {
+            return SourceChain::new(vec![first]);
+        };
+        let steps = slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::Builtin => Step::Ask(first.clone()),
+                Slot::BuiltinIfFresh(max_age) => Step::Fresh { source: first.clone(), max_age: *max_age },
+                Slot::Source(source) => Step::Ask(source.clone()),
+            })
+            .collect();
+        SourceChain::of_steps(steps)
     }
 }
 
@@ -176,5 +303,109 @@ where
             Answer::Empty(m) => Answer::Empty(encode(m)),
             Answer::NotFound(message) => Answer::NotFound(message),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Principal;
+    use crate::registry::Registry;
+
+    /// A source answering `answer` (or failing with 502 when `None`).
+    struct Fixed {
+        name: &'static str,
+        answer: Option<Answer<Bytes>>,
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    fn fixed(name: &'static str, answer: Option<Answer<Bytes>>) -> Arc<Fixed> {
+        Arc::new(Fixed { name, answer, asked: Default::default() })
+    }
+
+    #[async_trait]
+    impl Source for Fixed {
+        fn name(&self) -> &str {
+            self.name
+        }
+
+        async fn answer(&self, _: &CallContext, _: Bytes) -> Result<Answer<Bytes>, ServiceError> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.answer
+                .clone()
+                .ok_or_else(|| ServiceError::upstream_unavailable(format!("{} is down", self.name), None))
+        }
+    }
+
+    fn ctx() -> CallContext {
+        let registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
+        let operation = registry.operations().next().unwrap().clone();
+        let principal = Principal { account_id: "a".into(), key_id: "k".into(), key_prefix: "mk_".into() };
+        CallContext::new("r".into(), principal, operation)
+    }
+
+    fn found(text: &'static str) -> Option<Answer<Bytes>> {
+        Some(Answer::Found(Bytes::from_static(text.as_bytes())))
+    }
+
+    #[tokio::test]
+    async fn a_failed_source_hands_over_to_the_next_with_a_warning() {
+        let (down, other, store) =
+            (fixed("upstream:a", None), fixed("upstream:b", found("b")), fixed("store", found("s")));
+        let chain = SourceChain::new(vec![down.clone(), other.clone(), store.clone()]);
+        let first = ctx();
+        assert_eq!(chain.call(&first, Bytes::new()).await.unwrap(), "b");
+        assert_eq!(store.asked.load(std::sync::atomic::Ordering::SeqCst), 0, "the first found answer wins");
+        assert_eq!(
+            first.warnings.list(),
+            ["upstream:a failed (upstream:a is down); this answer comes from upstream:b"]
+        );
+
+        let quiet = ctx();
+        let chain = SourceChain::new(vec![other.clone(), down.clone()]);
+        assert_eq!(chain.call(&quiet, Bytes::new()).await.unwrap(), "b");
+        assert!(quiet.warnings.list().is_empty());
+    }
+
+    #[tokio::test]
+    async fn after_a_failure_only_a_found_answer_counts() {
+        let empty = fixed("store", Some(Answer::Empty(Bytes::new())));
+        let chain = SourceChain::new(vec![fixed("upstream:a", None), empty]);
+        let error = chain.call(&ctx(), Bytes::new()).await.unwrap_err();
+        assert_eq!((error.code, error.message.as_str()), (ErrorCode::UpstreamUnavailable, "upstream:a is down"));
+        let missing = fixed("upstream:a", Some(Answer::NotFound("no such video".into())));
+        let chain = SourceChain::new(vec![missing, fixed("store", Some(Answer::Empty(Bytes::new())))]);
+        assert_eq!(chain.call(&ctx(), Bytes::new()).await.unwrap(), "", "a miss then an empty answer: empty");
+    }
+
+    #[tokio::test]
+    async fn a_stale_store_answer_waits_behind_the_vendor() {
+        let store = fixed("store", found("old"));
+        let fresh = |vendor: Arc<Fixed>| {
+            SourceChain::of_steps(vec![
+                Step::Fresh { source: store.clone(), max_age: std::time::Duration::from_secs(60) },
+                Step::Ask(vendor),
+            ])
+        };
+        // The fixed store reads no record: its age is unknown, so not fresh.
+        let chain = fresh(fixed("upstream:a", found("new")));
+        assert_eq!(chain.describe(), "store:fresh,upstream:a");
+        assert_eq!(chain.call(&ctx(), Bytes::new()).await.unwrap(), "new");
+        let warned = ctx();
+        assert_eq!(fresh(fixed("upstream:a", None)).call(&warned, Bytes::new()).await.unwrap(), "old");
+        assert!(
+            warned.warnings.list()[0]
+                .starts_with("upstream:a failed (upstream:a is down); this answer comes from the store")
+        );
+        let missing = fixed("upstream:a", Some(Answer::NotFound("gone".into())));
+        assert_eq!(fresh(missing).call(&ctx(), Bytes::new()).await.unwrap(), "old");
+    }
+
+    #[test]
+    fn freshness_is_the_age_of_the_newest_record() {
+        let minute = std::time::Duration::from_secs(60);
+        assert!(is_fresh(Some(chrono::Utc::now() - chrono::Duration::seconds(10)), minute));
+        assert!(!is_fresh(Some(chrono::Utc::now() - chrono::Duration::seconds(120)), minute));
+        assert!(!is_fresh(None, minute));
     }
 }

@@ -133,8 +133,7 @@ fn read_replies(root: &Path) -> Vec<(String, Value)> {
         .map(|path| {
             let route = path.parent().unwrap().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let mut reply: Value =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mut reply: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             if let Some(raw) = reply.get_mut("response_raw") {
                 reply = raw.take();
             }
@@ -151,7 +150,7 @@ fn fits(reply: &Value, query: &HashMap<String, String>) -> bool {
     params.iter().all(|(name, value)| match (query.get(name), value) {
         (None, _) => true,
         (Some(sent), Value::String(recorded)) => sent == recorded,
-        (Some(sent), recorded) => *sent == recorded.to_string(),
+        (Some(sent), recorded) => serde_json::to_string(recorded).is_ok_and(|recorded| recorded == *sent),
     })
 }
 

@@ -24,35 +24,39 @@ const VENDOR_KEY: &str = "pack-test-key";
 /// Sets the packs' key variables (the same value in every test, so the
 /// tests of this binary may run in any order and at once).
 fn set_vendor_keys() {
-    for var in ["TIKHUB_API_KEY", "JUST_ONE_API_TOKEN", "JUSTONEAPI_TOKEN"] {
+    for var in ["TIKHUB_API_KEY", "JUSTONEAPI_TOKEN"] {
         // SAFETY: every test of this binary sets the same values before it
         // starts a service, and no test reads them concurrently otherwise.
         unsafe { std::env::set_var(var, VENDOR_KEY) };
     }
 }
 
-/// A service on a fresh data directory whose every operation mapped by the
-/// pack `pack` is answered by that pack's vendor at `replay` only
-/// (`upstream:<pack>`), and the folder holding the pack's copy.
+/// A service on a fresh data directory with the pack `pack` enabled as an
+/// operator enables it (`[vendors] packs = [pack]`, the default chains of
+/// docs/vendors.md "Default chains"), its base URL set to `replay`
+/// (`[vendors.base_urls]`), and a folder for files the test may add.
 async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::TempDir) {
+    pack_service_with(pack, replay, tempfile::tempdir().unwrap(), |_, _| {}).await
+}
+
+/// [`pack_service`] on the data directory `data_dir` (e.g. with an imported
+/// store), with the vendor settings changed by `adjust` first; `adjust` gets
+/// the folder returned too (for override files: `[vendors] files`).
+async fn pack_service_with(
+    pack: &str,
+    replay: &VendorReplay,
+    data_dir: tempfile::TempDir,
+    adjust: impl FnOnce(&mut VendorSettings, &std::path::Path),
+) -> (Service, tempfile::TempDir) {
     set_vendor_keys();
-    let pack = core_service::vendors::packs::pack(pack).unwrap();
-    let file = core_service::vendors::packs::parse(pack).unwrap();
-    let text: String = pack
-        .text
-        .lines()
-        .map(|line| {
-            if line.starts_with("base_url") { format!("base_url = \"{}\"", replay.base) } else { line.to_owned() }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    assert!(core_service::vendors::packs::pack(pack).is_some(), "no pack {pack}");
     let files = tempfile::tempdir().unwrap();
-    let path = files.path().join(format!("{}.toml", pack.name));
-    std::fs::write(&path, text).unwrap();
-    let vendors = VendorSettings {
-        files: vec![path],
-        sources: file.operations.keys().map(|key| (key.clone(), format!("upstream:{}", pack.name))).collect(),
+    let mut vendors = VendorSettings {
+        packs: vec![pack.to_owned()],
+        base_urls: [(pack.to_owned(), replay.base.clone())].into(),
+        ..VendorSettings::default()
     };
-    let service = Service::start_with(tempfile::tempdir().unwrap(), |core| core.vendors = vendors).await;
+    adjust(&mut vendors, files.path());
+    let service = Service::start_with(data_dir, |core| core.vendors = vendors).await;
     (service, files)
 }

@@ -1,14 +1,15 @@
 //! Source chains from config (issue 10 item 2; docs/vendors.md "Source
-//! chains"): `[sources]` maps an operation key to `store`,
-//! `upstream:<vendor>` or `store,upstream:<vendor>` (the spec's "curated
-//! store, then a larger pool": a store miss or empty answer falls through).
+//! chains" and "Packs"): `[sources]` maps an operation key to a chain of
+//! `store`, `store:fresh` and `upstream:<vendor>` (the spec's "curated
+//! store, then a larger pool"), and every operation an enabled pack maps
+//! gets its kind's default chain ([`super::routes`]).
 //!
-//! [`Plan::build`] loads the vendor files and fills the [`Fallbacks`] the
-//! data operations are registered with; [`Plan::finish`] then registers
-//! upstream-only operations that have no store source and refuses chains
-//! that cannot be honoured.
+//! [`Plan::build`] loads the packs and vendor files and fills the
+//! [`Fallbacks`] the data operations are registered with; [`Plan::finish`]
+//! then registers upstream-only operations that have no store source and
+//! refuses chains that cannot be honoured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -16,12 +17,13 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 use super::cache::CacheBackend;
-use super::vendor::{MappedOperation, SYNC_RECEIPT, Vendor};
+use super::routes::{self, Kind, Route, Word};
+use super::vendor::{MappedOperation, Vendor};
 use crate::outbound::OutboundSettings;
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::{Answer, Fallbacks, Source, SourceChain};
+use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
 
@@ -29,10 +31,19 @@ use mediaops_store::store::model::Record;
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct VendorSettings {
-    /// Vendor mapping files (`vendors = ["ops/vendors/x.toml"]`).
+    /// The built-in vendor packs to enable (`packs = ["tikhub"]`,
+    /// `MEDIAOPS_VENDORS__PACKS='["tikhub"]'`; docs/vendors.md "Packs"):
+    /// every operation a pack maps gets its default chain.
+    pub packs: Vec<String>,
+    /// Pack name → its base URL instead of the pack's
+    /// (`MEDIAOPS_VENDORS__BASE_URLS__TIKHUB=http://127.0.0.1:9000`).
+    pub base_urls: BTreeMap<String, String>,
+    /// Vendor mapping files (`files = ["ops/vendors/x.toml"]`); a file named
+    /// like an enabled pack overrides it ([`super::packs::resolve`]).
     pub files: Vec<PathBuf>,
     /// Operation key → chain, e.g. `"shortvideo.search-work" =
-    /// "store,upstream:tikhub"`. Operations not listed keep `store`.
+    /// "store,upstream:tikhub"`. Operations not listed keep their default
+    /// chain: `store`, or their pack's ([`super::routes`]).
     pub sources: BTreeMap<String, String>,
 }
 
@@ -98,22 +109,23 @@ pub struct Plan {
     pub fallbacks: Fallbacks,
     /// Every loaded vendor.
     pub vendors: Vec<Arc<Vendor>>,
-    /// Operation key → (store first?, upstream sources).
-    chains: BTreeMap<String, (bool, Vec<Arc<dyn Source>>)>,
+    /// Every route ([`routes::routes`]), by operation key, with its vendor
+    /// sources in chain order.
+    chains: BTreeMap<String, (Route, Vec<Arc<dyn Source>>)>,
     /// Sync operation key → the vendor mapping its workers fetch through
     /// (docs/sync.md).
     pub sync: BTreeMap<String, (Arc<Vendor>, Arc<MappedOperation>)>,
 }
 
 impl Plan {
-    /// Loads every vendor file (answers cached in `cache`) and parses every
-    /// chain; answers with records are written back to `store`.
+    /// Loads the enabled packs and every vendor file
+    /// ([`super::packs::resolve`]; answers cached in `cache`) and builds
+    /// every route ([`routes::routes`]); answers with records are written
+    /// back to `store`.
     ///
     /// # Errors
-    /// A vendor file that [`Vendor::load`] refuses, two vendors of one name,
-    /// a chain naming an unknown operation or vendor, a vendor that does not
-    /// map the operation, or a chain of other words than `store` and
-    /// `upstream:<vendor>`.
+    /// An unknown pack, a vendor file that [`Vendor::from_file`] refuses,
+    /// two vendors of one name, or a chain [`routes::routes`] refuses.
     pub fn build(
         settings: &VendorSettings,
         registry: &Registry,
@@ -122,112 +134,88 @@ impl Plan {
         cache: &CacheBackend,
         store: Option<Arc<dyn ContentStore>>,
     ) -> anyhow::Result<Plan> {
+        let files = super::packs::resolve(settings)?;
+        let routes = routes::routes(settings, &files, registry)?;
         let mut vendors: BTreeMap<String, Arc<Vendor>> = BTreeMap::new();
-        for path in &settings.files {
-            let vendor = Vendor::load(path, registry, outbound, env, cache)?;
-            let name = vendor.name().to_owned();
+        for file in files {
+            let name = file.name.clone();
             anyhow::ensure!(!vendors.contains_key(&name), "two vendor files are named {name}");
+            let vendor = Vendor::from_file(file, registry, outbound, env, cache)?;
             vendors.insert(name, Arc::new(vendor));
         }
         let mut fallbacks = Fallbacks::default();
         let mut chains = BTreeMap::new();
         let mut sync = BTreeMap::new();
-        for (key, chain) in &settings.sources {
-            let info = registry
-                .operations()
-                .find(|op| op.key() == key)
-                .ok_or_else(|| anyhow::anyhow!("sources: operation {key} does not exist"))?;
-            if info.method.output().full_name() == SYNC_RECEIPT {
-                sync.insert(key.clone(), sync_vendor(key, chain, &vendors)?);
+        for route in routes {
+            let key = route.operation_key.clone();
+            let mut slots = Vec::new();
+            let mut upstream: Vec<Arc<dyn Source>> = Vec::new();
+            for word in &route.chain {
+                match word {
+                    Word::Store => slots.push(Slot::Builtin),
+                    Word::FreshStore(max_age) => slots.push(Slot::BuiltinIfFresh(*max_age)),
+                    Word::Upstream(name) => {
+                        let (vendor, operation) = mapped(&key, name, &vendors)?;
+                        if route.kind == Kind::Sync {
+                            sync.insert(key.clone(), (vendor.clone(), operation.clone()));
+                        }
+                        let source: Arc<dyn Source> =
+                            Arc::new(VendorSource { name: word.to_string(), vendor, operation, store: store.clone() });
+                        slots.push(Slot::Source(source.clone()));
+                        upstream.push(source);
+                    }
+                }
+            }
+            if route.kind == Kind::Sync {
                 continue;
             }
-            let mut store_first = false;
-            let mut upstream: Vec<Arc<dyn Source>> = Vec::new();
-            for (i, word) in chain.split(',').map(str::trim).enumerate() {
-                if word == "store" {
-                    anyhow::ensure!(i == 0, "sources.{key}: store comes first ({chain:?})");
-                    store_first = true;
-                    continue;
-                }
-                let name = word
-                    .strip_prefix("upstream:")
-                    .ok_or_else(|| anyhow::anyhow!("sources.{key}: {word:?} is neither store nor upstream:<vendor>"))?;
-                let (vendor, operation) = mapped(key, name, &vendors)?;
-                upstream.push(Arc::new(VendorSource {
-                    name: word.to_owned(),
-                    vendor,
-                    operation,
-                    store: store.clone(),
-                }));
-            }
-            anyhow::ensure!(store_first || !upstream.is_empty(), "sources.{key}: the chain is empty");
-            if store_first {
-                for source in &upstream {
-                    fallbacks.add(key, source.clone());
-                }
-            } else {
-                fallbacks.replace(key, upstream.clone());
-            }
-            chains.insert(key.clone(), (store_first, upstream));
+            fallbacks.set(&key, slots);
+            chains.insert(key, (route, upstream));
         }
         Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains, sync })
     }
 
-    /// The operations answered by vendors alone, with their vendors (for
-    /// the automatic maintenance switch).
-    pub fn upstream_only(&self) -> std::collections::HashMap<String, Vec<Arc<dyn Upstream>>> {
-        self.chains
-            .iter()
-            .filter(|(_, (store, _))| !store)
-            .map(|(key, (_, sources))| {
-                let vendors = sources
-                    .iter()
-                    .filter_map(|s| self.vendors.iter().find(|v| s.name() == format!("upstream:{}", v.name())))
-                    .map(|v| v.clone() as Arc<dyn Upstream>)
-                    .collect();
-                (key.clone(), vendors)
-            })
-            .collect()
-    }
-
-    /// After every handler is registered: registers each upstream-only
-    /// chain whose operation has no store source, and refuses a chain the
-    /// registry cannot honour.
+    /// After every handler is registered: registers each chain whose
+    /// operation has no store source (vendors only; a default chain drops
+    /// its store steps), refuses a configured chain the registry cannot
+    /// honour, and returns the operations answered by vendors alone, with
+    /// their vendors (for the automatic maintenance switch).
     ///
     /// # Errors
-    /// A chain with `store` for an operation without a store source, or any
-    /// chain for an operation whose handler does not read a source chain.
-    pub fn finish(self, registry: &mut Registry) -> anyhow::Result<()> {
-        for (key, (store, upstream)) in self.chains {
-            if self.fallbacks.was_used(&key) {
-                continue;
-            }
+    /// A configured chain with `store` for an operation without a store
+    /// source, or any configured chain for an operation whose handler does
+    /// not read a source chain.
+    pub fn finish(self, registry: &mut Registry) -> anyhow::Result<HashMap<String, Vec<Arc<dyn Upstream>>>> {
+        let mut upstream_only = HashMap::new();
+        for (key, (route, upstream)) in self.chains {
+            let vendors: Vec<Arc<dyn Upstream>> = upstream
+                .iter()
+                .filter_map(|s| self.vendors.iter().find(|v| s.name() == format!("upstream:{}", v.name())))
+                .map(|v| v.clone() as Arc<dyn Upstream>)
+                .collect();
+            let sourced = self.fallbacks.was_used(&key);
             let implemented = registry
                 .operations()
                 .find(|op| op.key() == key)
                 .is_some_and(|op| registry.is_implemented(&op.grpc_path));
-            anyhow::ensure!(
-                !implemented,
-                "sources.{key}: this operation is not answered through a source chain, so it cannot take one"
-            );
-            anyhow::ensure!(!store, "sources.{key}: this operation has no store source; use upstream:<vendor> alone");
-            registry.handle_chain(&key, Arc::new(SourceChain::new(upstream)))?;
+            let Some(chain) = routes::settle(&route, sourced, implemented)? else {
+                tracing::warn!(
+                    operation = key,
+                    packs = ?route.packs,
+                    "this operation is not answered through a source chain; its packs' mapping is not used"
+                );
+                continue;
+            };
+            if chain.iter().any(|w| !matches!(w, Word::Upstream(_))) {
+                continue; // the store is in it: not upstream-only
+            }
+            if !sourced {
+                registry.handle_chain(&key, Arc::new(SourceChain::new(upstream)))?;
+            }
+            upstream_only.insert(key, vendors);
         }
-        Ok(())
+        Ok(upstream_only)
     }
-}
-
-/// The one vendor a sync operation's chain names: `upstream:<vendor>`, a
-/// vendor that maps the operation (docs/sync.md).
-fn sync_vendor(
-    key: &str,
-    chain: &str,
-    vendors: &BTreeMap<String, Arc<Vendor>>,
-) -> anyhow::Result<(Arc<Vendor>, Arc<MappedOperation>)> {
-    let name = chain.trim().strip_prefix("upstream:").filter(|name| !name.contains(',')).ok_or_else(|| {
-        anyhow::anyhow!("sources.{key}: a sync operation fetches from one vendor: upstream:<vendor>, not {chain:?}")
-    })?;
-    mapped(key, name, vendors)
 }
 
 /// The vendor `name` and its mapping of the operation `key`.

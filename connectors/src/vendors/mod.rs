@@ -9,7 +9,10 @@ pub mod cache;
 pub mod chain;
 pub mod filter;
 pub mod mapping;
+pub mod metrics;
 pub mod packs;
+pub mod routes;
+pub mod single_flight;
 pub mod vendor;
 
 pub use vendor::Vendor;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -54,6 +55,46 @@ pub struct MappedOperation {
     input: MessageDescriptor,
     output: MessageDescriptor,
     cache: Option<AnswerCache>,
+    /// The route's own rate limit (`rate_limit_per_second` of the mapping).
+    limiter: Option<Limiter>,
+    /// Identical concurrent calls share one request.
+    flight: super::single_flight::SingleFlight,
+    /// The operation key.
+    key: String,
+    /// What one request costs, in the vendor's currency.
+    cost_per_call: Option<f64>,
+    /// Requests sent.
+    requests: AtomicU64,
+    /// Calls answered by the cache.
+    cache_hits: AtomicU64,
+    /// Calls that shared another call's request.
+    shared: AtomicU64,
+}
+
+/// One route's counters ([`Vendor::usage`]; docs/metrics.md "Vendors").
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteUsage {
+    /// The vendor's name.
+    pub vendor: String,
+    /// The operation key.
+    pub operation: String,
+    /// Requests sent.
+    pub requests: u64,
+    /// Calls answered by the answer cache (no request, no cost).
+    pub cache_hits: u64,
+    /// Calls that shared an identical concurrent call's request.
+    pub shared: u64,
+    /// The route's `cost_per_call`.
+    pub cost_per_call: Option<f64>,
+    /// The pack's `currency` (empty when it names none).
+    pub currency: String,
+}
+
+impl RouteUsage {
+    /// `requests × cost_per_call` (0 without a price).
+    pub fn spend(&self) -> f64 {
+        self.cost_per_call.unwrap_or(0.0) * self.requests as f64
+    }
 }
 
 impl MappedOperation {
@@ -75,12 +116,24 @@ pub struct Vendor {
     success: Vec<String>,
     errors: Vec<ErrorRule>,
     operations: HashMap<String, Arc<MappedOperation>>,
+    /// The currency of the routes' `cost_per_call`.
+    currency: String,
 }
 
 impl std::fmt::Debug for Vendor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Vendor").field("name", &self.name).finish_non_exhaustive()
     }
+}
+
+/// The limiter of `rate_limit_per_second` (`None`: no limit).
+fn limiter(rate: Option<u32>, place: &str) -> anyhow::Result<Option<Limiter>> {
+    rate.map(|rate| {
+        let rate =
+            NonZeroU32::new(rate).ok_or_else(|| anyhow::anyhow!("{place}: rate_limit_per_second must be above 0"))?;
+        Ok(governor::RateLimiter::direct(governor::Quota::per_second(rate)))
+    })
+    .transpose()
 }
 
 /// A jq filter, or a start-up error naming where it is.
@@ -142,14 +195,7 @@ impl Vendor {
         if let Some(retries) = file.retries {
             builder = builder.retries(retries);
         }
-        let limiter = match file.rate_limit_per_second {
-            None => None,
-            Some(rate) => {
-                let rate = NonZeroU32::new(rate)
-                    .ok_or_else(|| anyhow::anyhow!("vendor {name}: rate_limit_per_second must be above 0"))?;
-                Some(governor::RateLimiter::direct(governor::Quota::per_second(rate)))
-            }
-        };
+        let limiter = limiter(file.rate_limit_per_second, &format!("vendor {name}"))?;
         let mut operations = HashMap::new();
         for (key, mapping) in &file.operations {
             let info = registry
@@ -158,6 +204,7 @@ impl Vendor {
                 .ok_or_else(|| anyhow::anyhow!("vendor {name}: operation {key} does not exist"))?;
             let place = format!("vendor {name}, operation {key}");
             let mut operation = map_operation(mapping, info, &place)?;
+            operation.key.clone_from(key);
             operation.cache = cache.cache(&name, key, Duration::from_secs(mapping.cache_ttl_secs));
             operations.insert(key.clone(), Arc::new(operation));
         }
@@ -176,6 +223,7 @@ impl Vendor {
             success: file.reply.success,
             errors: file.reply.errors,
             operations,
+            currency: file.currency.unwrap_or_default(),
             name,
         })
     }
@@ -193,6 +241,25 @@ impl Vendor {
     /// The mapping of `operation_key`, if this vendor has one.
     pub fn operation(&self, operation_key: &str) -> Option<Arc<MappedOperation>> {
         self.operations.get(operation_key).cloned()
+    }
+
+    /// Each mapped operation's counters, by operation key.
+    pub fn usage(&self) -> Vec<RouteUsage> {
+        let mut rows: Vec<RouteUsage> = self
+            .operations
+            .values()
+            .map(|op| RouteUsage {
+                vendor: self.name.clone(),
+                operation: op.key.clone(),
+                requests: op.requests.load(Ordering::Relaxed),
+                cache_hits: op.cache_hits.load(Ordering::Relaxed),
+                shared: op.shared.load(Ordering::Relaxed),
+                cost_per_call: op.cost_per_call,
+                currency: self.currency.clone(),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.operation.cmp(&b.operation));
+        rows
     }
 
     /// Whether the circuit is open now (the vendor is failing).
@@ -221,11 +288,35 @@ impl Vendor {
         op: &MappedOperation,
         request: Bytes,
     ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
+        use super::single_flight::Turn;
         if let Some(cache) = &op.cache
             && let Some(answer) = cache.get(&request).await
         {
+            op.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok((answer, Vec::new()));
         }
+        let leader = match op.flight.turn(&request) {
+            Turn::Lead(leader) => leader,
+            Turn::Follow(follower) => match follower.outcome().await {
+                Some(outcome) => {
+                    op.shared.fetch_add(1, Ordering::Relaxed);
+                    return outcome.map(|answer| (answer, Vec::new()));
+                }
+                // The first caller was cancelled: ask on our own.
+                None => return self.call_fresh(op, request).await,
+            },
+        };
+        let outcome = self.call_fresh(op, request).await;
+        leader.done(&outcome.as_ref().map(|(answer, _)| answer.clone()).map_err(Clone::clone));
+        outcome
+    }
+
+    /// Asks the vendor and keeps the answer in the cache.
+    async fn call_fresh(
+        &self,
+        op: &MappedOperation,
+        request: Bytes,
+    ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
         let (answer, records) = self.call_uncached(op, &request).await?;
         if let Some(cache) = &op.cache {
             cache.put(request, &answer).await;
@@ -290,10 +381,11 @@ impl Vendor {
                 Some(UpstreamDetail { code: Some("circuit_open".into()), message: "circuit breaker open".into() }),
             ));
         }
-        if let Some(limiter) = &self.limiter {
+        for limiter in [&self.limiter, &op.limiter].into_iter().flatten() {
             limiter.until_ready().await;
         }
         let what = format!("vendor {}", self.name);
+        op.requests.fetch_add(1, Ordering::Relaxed);
         let reply = match self.connector.send(http, op.retry).await {
             Ok(response) => self.connector.bytes(response).await,
             Err(e) => Err(e),
@@ -493,6 +585,7 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         );
     }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
+    let limiter = limiter(mapping.rate_limit_per_second, place)?;
     Ok(MappedOperation {
         path_fields,
         query: mapping.query.as_deref().map(|c| compile(c, &format!("{place}, query"))).transpose()?,
@@ -511,6 +604,13 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         input,
         output: info.method.output(),
         cache: None,
+        limiter,
+        flight: Default::default(),
+        key: String::new(),
+        cost_per_call: mapping.cost_per_call,
+        requests: AtomicU64::new(0),
+        cache_hits: AtomicU64::new(0),
+        shared: AtomicU64::new(0),
     })
 }
 

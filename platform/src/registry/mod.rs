@@ -69,6 +69,13 @@ impl Registry {
         self.fallbacks = Some(fallbacks);
     }
 
+    /// Whether `operation_key` was registered with a source chain whose
+    /// first source is built in (the store), so configured sources can
+    /// stand before or after it ([`Fallbacks::was_used`]).
+    pub fn is_sourced(&self, operation_key: &str) -> bool {
+        self.fallbacks.as_ref().is_some_and(|f| f.was_used(operation_key))
+    }
+
     /// Registers the handler of the RPC `full_method` (`package.Service.Method`).
     ///
     /// # Errors

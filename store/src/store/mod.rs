@@ -31,6 +31,7 @@ pub mod charter;
 pub mod days;
 pub mod failure;
 pub mod feed_token;
+pub mod freshness;
 pub mod import;
 pub mod legacy;
 pub(crate) mod listing;

@@ -115,7 +115,9 @@ where
             let statement = dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", dialect.account_select()));
             let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
             if let Some(row) = row {
-                return Ok(Some(account_record(&row)?));
+                let record = account_record(&row)?;
+                super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                return Ok(Some(record));
             }
         }
         Ok(None)
@@ -127,7 +129,9 @@ where
             let statement = dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", dialect.work_select()));
             let row = sqlx::query(&statement).bind(platform).bind(id).fetch_optional(&self.pool).await?;
             if let Some(row) = row {
-                return Ok(Some(work_record(&row)?));
+                let record = work_record(&row)?;
+                super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                return Ok(Some(record));
             }
         }
         Ok(None)
@@ -140,14 +144,22 @@ where
 
     async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>> {
         match DB::DIALECT.find_works(query)? {
-            Some(listing) => run_listing(&self.pool, listing, work_record).await,
+            Some(listing) => {
+                let page = run_listing(&self.pool, listing, work_record).await?;
+                page.items.iter().for_each(|r| super::freshness::note(r.latest.as_ref().map(|s| s.captured_at)));
+                Ok(page)
+            }
             None => Ok(SearchPage::exact(0, Vec::new())),
         }
     }
 
     async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>> {
         match DB::DIALECT.find_accounts(query)? {
-            Some(listing) => run_listing(&self.pool, listing, account_record).await,
+            Some(listing) => {
+                let page = run_listing(&self.pool, listing, account_record).await?;
+                page.items.iter().for_each(|r| super::freshness::note(r.latest.as_ref().map(|s| s.captured_at)));
+                Ok(page)
+            }
             None => Ok(SearchPage::exact(0, Vec::new())),
         }
     }
