@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{VendorSettings, pack_service, pack_service_with};
+use super::{VendorSettings, pack_service_with};
 use crate::common::vendor_replay::{Fault, VendorReplay, recorded};
 use crate::common::{Service, failure, import_bilibili_feed, success};
 
@@ -48,7 +48,7 @@ async fn search(service: &Service, keyword: &str) -> (u16, Value) {
 async fn enabling_the_pack_routes_a_search_to_the_vendor_first() {
     let replay = VendorReplay::start(&[recorded("tikhub")], &[]).await;
     let route = search_route();
-    let (service, _files) = pack_service("tikhub", &replay).await;
+    let (service, _files) = pack_service_with("tikhub", &replay, tempfile::tempdir().unwrap(), |_, _| {}).await;
     let (status, body) = search(&service, "火影").await;
     assert!(!success(status, &body)["items"].as_array().unwrap().is_empty(), "{body}");
     let seen = replay.seen();

@@ -31,16 +31,25 @@ fn set_vendor_keys() {
     }
 }
 
-/// A service on a fresh data directory with the pack `pack` enabled as an
-/// operator enables it (`[vendors] packs = [pack]`, the default chains of
-/// docs/vendors.md "Default chains"), its base URL set to `replay`
-/// (`[vendors.base_urls]`), and a folder for files the test may add.
+/// A service on a fresh data directory with the pack `pack` enabled
+/// (`[vendors] packs = [pack]`, its base URL set to `replay` by
+/// `[vendors.base_urls]`) and every operation the pack maps answered by the
+/// vendor alone (`[vendors.sources]` `upstream:<pack>`), so that each call of
+/// a mapping test reaches the recorded reply even after an earlier call
+/// wrote the same record back; and a folder for files the test may add. The
+/// default chains are tested through [`pack_service_with`].
 async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::TempDir) {
-    pack_service_with(pack, replay, tempfile::tempdir().unwrap(), |_, _| {}).await
+    let file = core_service::vendors::packs::parse(core_service::vendors::packs::pack(pack).unwrap()).unwrap();
+    pack_service_with(pack, replay, tempfile::tempdir().unwrap(), |vendors, _| {
+        vendors.sources = file.operations.keys().map(|key| (key.clone(), format!("upstream:{pack}"))).collect();
+    })
+    .await
 }
 
-/// [`pack_service`] on the data directory `data_dir` (e.g. with an imported
-/// store), with the vendor settings changed by `adjust` first; `adjust` gets
+/// A service with the pack `pack` enabled as an operator enables it (the
+/// default chains of docs/vendors.md "Default chains"), its base URL set to
+/// `replay`, on the data directory `data_dir` (e.g. with an imported store),
+/// with the vendor settings changed by `adjust` first; `adjust` gets
 /// the folder returned too (for override files: `[vendors] files`).
 async fn pack_service_with(
     pack: &str,
