@@ -50,9 +50,9 @@ pub fn read(path: &Path) -> Result<Document, String> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let content = match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Content::Json(value),
-        Err(json) => match csv_rows(bytes) {
+        Err(_) => match csv_rows(bytes) {
             Some(rows) => Content::Csv(rows),
-            None => Content::Other(format!("neither JSON ({json}) nor CSV with a header row")),
+            None => Content::Other("neither JSON nor CSV with a header row".into()),
         },
     };
     Ok(Document { content, file: file_info(path) })
