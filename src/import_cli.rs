@@ -92,7 +92,9 @@ impl ImportArgs {
             "mediacrawler" => "MediaCrawler contents, comments or creators exports (docs/store.md)".into(),
             "bilibili-popular" => "Bilibili popular-feed replies, <YYYY-MM-DD>/list.json (docs/store.md)".into(),
             "hotlists" => "hot-list snapshots laid out as shared/data/hotlists/ (docs/hotlists.md)".into(),
-            "vendor-replies" => "recorded replies of routes the pack's mappings write back (docs/data-sources.md)".into(),
+            "vendor-replies" => {
+                "recorded replies of routes the pack's mappings write back (docs/data-sources.md)".into()
+            }
             name => recipe::recipe(name).map(|r| r.description.clone()).unwrap_or_default(),
         }
     }
@@ -113,9 +115,9 @@ impl ImportArgs {
             "mediacrawler" => Reader::Store(import::Format::Mediacrawler(hint)),
             "bilibili-popular" => Reader::Store(import::Format::BilibiliPopular),
             "hotlists" => Reader::Hotlists,
-            "vendor-replies" => {
-                Reader::Vendor(vendor_replies::pack(self.pack.as_deref().unwrap_or_default()).map_err(anyhow::Error::msg)?)
-            }
+            "vendor-replies" => Reader::Vendor(
+                vendor_replies::pack(self.pack.as_deref().unwrap_or_default()).map_err(anyhow::Error::msg)?,
+            ),
             name => Reader::Recipe(recipe::recipe(name).map_err(anyhow::Error::msg)?),
         })
     }
@@ -125,7 +127,16 @@ impl ImportArgs {
         if self.format == "auto" {
             anyhow::ensure!(self.pack.is_none(), "--pack is required by the vendor-replies format and only by it");
             let plan = auto::plan(&self.paths).map_err(anyhow::Error::msg)?;
-            anyhow::ensure!(!plan.0.is_empty(), "no file of a known format found in {}", path_list(&self.paths));
+            if let (true, Some(first)) = (plan.0.is_empty(), plan.1.first()) {
+                anyhow::bail!(
+                    "no file of a known format found in {} ({} files skipped; {}: {})",
+                    path_list(&self.paths),
+                    plan.1.len(),
+                    first.file,
+                    first.reason
+                );
+            }
+            anyhow::ensure!(!plan.0.is_empty(), "no file found in {}", path_list(&self.paths));
             return Ok(plan);
         }
         let reader = self.reader()?;

@@ -447,7 +447,8 @@ async fn the_readme_try_it_section_runs_in_order_against_a_started_server() {
     }
     for platform in ["lifestyle", "shortvideo", "articles", "videosite", "microblog", "clipapp"] {
         assert!(
-            find(&|p, a| p.contains(&format!("/{platform}/")) && a["data"]["items"].as_array().is_some_and(|i| !i.is_empty())),
+            find(&|p, a| p.contains(&format!("/{platform}/"))
+                && a["data"]["items"].as_array().is_some_and(|i| !i.is_empty())),
             "{platform} answers from the imported data: {context}"
         );
     }

@@ -108,10 +108,8 @@ impl Recipe {
 
     /// Whether `document` is this recipe's format (a filter error is a no).
     pub fn recognizes(&self, document: &Document) -> bool {
-        let fits = matches!(
-            (&document.content, self.read),
-            (Content::Json(_), Read::Json) | (Content::Csv(_), Read::Csv)
-        );
+        let fits =
+            matches!((&document.content, self.read), (Content::Json(_), Read::Json) | (Content::Csv(_), Read::Csv));
         let Some(doc) = document.doc().filter(|_| fits) else { return false };
         self.recognize.run(&json!({"doc": doc, "file": document.file})).is_ok_and(|v| v == Value::Bool(true))
     }
@@ -231,8 +229,19 @@ mod tests {
         .unwrap();
         assert_eq!(
             filter.run(&Value::Null).unwrap(),
-            json!([1234, null, null, 12, 74066, "2022-01-09 23:59:59", "2020-06-18T03:11:38Z",
-                   "2020-06-17T12:52:12Z", "Mz==", "ab", null])
+            json!([
+                1234,
+                null,
+                null,
+                12,
+                74066,
+                "2022-01-09 23:59:59",
+                "2020-06-18T03:11:38Z",
+                "2020-06-17T12:52:12Z",
+                "Mz==",
+                "ab",
+                null
+            ])
         );
         let bad = compile("test", "test", r#""lots" | count"#).unwrap();
         assert!(bad.run(&Value::Null).unwrap_err().contains("not a count: lots"));
@@ -244,9 +253,16 @@ mod tests {
                          "文章简介": "", "文章作者": "差评君", "文章封面": "", "是否原创": "是", "文章位置": "2", "是否付费": "否",
                          "阅读数": "53059", "在看数": "67", "点赞数": "249", "留言数": "28"});
         let records =
-            records_of("wechat-articles", row, json!({"account": "差评", "capturedAt": "2022-04-16 23:59:59"})).unwrap();
-        assert_eq!(records[0], json!({"type": "account", "platform": "articles", "platformId": "MzA==", "nickname": "差评"}));
-        assert_eq!((records[1]["platformId"].as_str(), records[1]["publishedAt"].as_str()), (Some("abc"), Some("2022-01-09 00:00:00")));
+            records_of("wechat-articles", row, json!({"account": "差评", "capturedAt": "2022-04-16 23:59:59"}))
+                .unwrap();
+        assert_eq!(
+            records[0],
+            json!({"type": "account", "platform": "articles", "platformId": "MzA==", "nickname": "差评"})
+        );
+        assert_eq!(
+            (records[1]["platformId"].as_str(), records[1]["publishedAt"].as_str()),
+            (Some("abc"), Some("2022-01-09 00:00:00"))
+        );
         assert_eq!(records[1]["description"], Value::Null, "a blank 文章简介 is no description");
         assert_eq!(records[2]["views"], 53059);
         assert_eq!(records[2]["capturedAt"], "2022-04-16 23:59:59");

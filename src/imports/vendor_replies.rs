@@ -89,7 +89,9 @@ impl VendorPack {
         let mut routes = Vec::new();
         for (key, mapping) in file.operations {
             let filter = match &mapping.store {
-                Some(code) => Some(JqFilter::compile(code).map_err(|e| format!("pack {}: {key}: store: {e}", pack.name))?),
+                Some(code) => {
+                    Some(JqFilter::compile(code).map_err(|e| format!("pack {}: {key}: store: {e}", pack.name))?)
+                }
                 None => None,
             };
             routes.push((mapping.path, key, filter));
@@ -221,9 +223,13 @@ mod tests {
         assert_eq!(r.at.unwrap().to_rfc3339(), "2026-02-06T02:05:30+00:00");
         let wrapped = serde_json::json!({"request_params": {}, "response_raw": tikhub});
         assert_eq!(reply(&wrapped).unwrap().router.as_deref(), Some("/api/v1/x"));
-        let joa = serde_json::json!({"code": 0, "data": {}, "message": null, "recordTime": "2025-12-09T17:13:13.298279721"});
+        let joa =
+            serde_json::json!({"code": 0, "data": {}, "message": null, "recordTime": "2025-12-09T17:13:13.298279721"});
         let r = reply(&joa).unwrap();
-        assert_eq!((r.pack, r.at.unwrap().to_rfc3339().as_str()), ("justoneapi", "2025-12-09T09:13:13.298279721+00:00"));
+        assert_eq!(
+            (r.pack, r.at.unwrap().to_rfc3339().as_str()),
+            ("justoneapi", "2025-12-09T09:13:13.298279721+00:00")
+        );
         assert!(reply(&serde_json::json!({"code": 0, "list": []})).is_none());
     }
 }
