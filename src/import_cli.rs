@@ -44,9 +44,6 @@ fn formats() -> Vec<PossibleValue> {
     values
 }
 
-/// Files with their readers, and the files left out with the reason.
-type Plan = (Vec<(PathBuf, Reader)>, Vec<auto::Skipped>);
-
 fn platform(name: &str) -> Result<mediacrawler::Platform, String> {
     mediacrawler::Platform::from_name(name)
         .ok_or_else(|| "one of xhs, douyin (dy), kuaishou (ks), bilibili (bili), weibo (wb)".to_owned())
@@ -123,7 +120,7 @@ impl ImportArgs {
     }
 
     /// The files to import with their readers, and those left out.
-    fn plan(&self) -> anyhow::Result<Plan> {
+    fn plan(&self) -> anyhow::Result<auto::Plan> {
         if self.format == "auto" {
             anyhow::ensure!(self.pack.is_none(), "--pack is required by the vendor-replies format and only by it");
             let plan = auto::plan(&self.paths).map_err(anyhow::Error::msg)?;

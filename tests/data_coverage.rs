@@ -6,8 +6,9 @@
 //!
 //! - the real clock (a fresh machine today);
 //! - `MEDIAOPS_NOW=2024-06-22`, the day after the hot-list archive;
-//! - per platform, the day after its newest imported snapshot (the data's
-//!   own "today", so the rankings' default windows fall on it).
+//! - per platform, two days after its newest imported snapshot day (the
+//!   data's own "today", past the daily rankings' two-day lag, so their
+//!   default windows fall on it).
 //!
 //! The test prints one line per operation (answer under each clock: rows,
 //! `0` = an empty success, or the HTTP status and error code) and the
@@ -42,23 +43,28 @@ struct Sample {
     account_uid: String,
     /// A work of the platform with stored comments (from the comment files).
     commented_work: String,
-    /// The day after the platform's newest imported snapshot (`YYYY-MM-DD`).
-    data_today: Option<String>,
+    /// The platform's newest imported snapshot day (`YYYY-MM-DD`).
+    data_day: Option<String>,
 }
 
-/// The day after each platform's newest imported snapshot (crawls/README.md,
-/// vendor-replies/README.md): the Douyin reply of 2020-06-18, the Kuaishou
-/// CSV's newest video 2022-01-11, the newest WeChat article 2022-05-30, the
-/// MediaCrawler exports of 2025-05-20, the Xiaohongshu creator snapshots of
-/// 2025-11-17.
-const DATA_TODAY: &[(&str, &str)] = &[
-    ("shortvideo", "2020-06-19"),
-    ("clipapp", "2022-01-12"),
-    ("articles", "2022-05-31"),
-    ("videosite", "2025-05-21"),
-    ("microblog", "2025-05-21"),
-    ("lifestyle", "2025-11-18"),
+/// Each platform's newest imported snapshot day (crawls/README.md): the
+/// Douyin reply of 2020-06-18, the Kuaishou CSV's newest video 2022-01-11,
+/// the newest WeChat article 2022-05-30, the MediaCrawler exports of
+/// 2025-05-20, the Xiaohongshu creator snapshots of 2025-11-17. The data
+/// clock of a platform is two days later (the daily rankings' lag).
+const DATA_DAY: &[(&str, &str)] = &[
+    ("shortvideo", "2020-06-18"),
+    ("clipapp", "2022-01-11"),
+    ("articles", "2022-05-30"),
+    ("videosite", "2025-05-20"),
+    ("microblog", "2025-05-20"),
+    ("lifestyle", "2025-11-17"),
 ];
+
+/// `day` plus `days` days.
+fn shift(day: &str, days: i64) -> String {
+    (chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap() + chrono::Duration::days(days)).to_string()
+}
 
 /// The first row's value of `column` in a CSV of the shared data.
 fn first_csv_value(path: &str, column: &str, pattern: &str) -> String {
@@ -81,6 +87,7 @@ const KEYWORDS: &[(&str, &str)] = &[
     ("clipapp", "王者荣耀"),
     ("channels", "陈皮"),
     ("intlshort", "cat"),
+    ("trend", "高考"),
 ];
 
 fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -119,7 +126,7 @@ async fn samples(dir: &Path) -> BTreeMap<String, Sample> {
                 sample.account_uid = account.account.ids.uid.clone().unwrap_or_else(|| sample.account.clone());
             }
         }
-        sample.data_today = DATA_TODAY.iter().find(|(p, _)| p == platform).map(|(_, d)| (*d).to_owned());
+        sample.data_day = DATA_DAY.iter().find(|(p, _)| p == platform).map(|(_, d)| (*d).to_owned());
         sample.commented_work = match *platform {
             "articles" => first_csv_value("crawls/wechat-mp-csv/公众号连岳留言数据.csv", "文章链接", "sn="),
             "shortvideo" => {
@@ -190,19 +197,18 @@ fn platform_of(key: &str) -> &'static str {
 
 /// A request for `op` from the platform's sample: every property the
 /// schema names that the sample can fill (keywords, work and account ids,
-/// names), dates from the platform's data (the day before its data's
-/// "today", a start a week before, an end two days before: the article
-/// boards lag two days), the platform `articles` where one is asked for,
+/// names), dates from the platform's data (its newest day; a required
+/// window is the week ending on it), the platform `articles` where a name
+/// is asked for,
 /// other required select fields as their first example; the rest left to
 /// the defaults.
 fn request(op: &Operation, sample: &Sample, today: &str) -> Value {
     let mut body = serde_json::Map::new();
     let required: Vec<&str> =
         op.schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-    let day = |back: u64| {
-        let today = sample.data_today.as_deref().unwrap_or(today);
-        (chrono::NaiveDate::parse_from_str(today, "%Y-%m-%d").unwrap() - chrono::Days::new(back)).to_string()
-    };
+    // The platform's newest data day, else the clock's yesterday.
+    let newest = sample.data_day.clone().unwrap_or_else(|| shift(today, -1));
+    let day = |back: i64| shift(&newest, -back);
     let Some(properties) = op.schema["properties"].as_object() else { return Value::Object(body) };
     // Searches of accounts look for the name (its letters and digits);
     // feeds list their topic without a keyword; comment listings read a
@@ -219,17 +225,17 @@ fn request(op: &Operation, sample: &Sample, today: &str) -> Value {
         let is_array = schema["type"] == "array";
         let text = |v: &str| if is_array { json!([v]) } else { json!(v) };
         let pattern = schema["pattern"].as_str().or_else(|| schema["items"]["pattern"].as_str()).unwrap_or_default();
-        let date = |back: u64| if pattern.contains("\\d{2}:") { format!("{} 00:00:00", day(back)) } else { day(back) };
+        let date = |back: i64| if pattern.contains("\\d{2}:") { format!("{} 00:00:00", day(back)) } else { day(back) };
         let value = if ["keyword", "keywords", "query", "q", "word", "topic", "text"].contains(&lower.as_str()) {
             Some(text(keyword))
-        } else if lower == "platform" {
+        } else if lower == "platform" && schema["type"] == "string" {
             Some(text("articles"))
         } else if ["date", "rankdate"].contains(&lower.as_str()) {
-            Some(text(&date(1)))
-        } else if ["startdate", "starttime"].contains(&lower.as_str()) {
-            Some(text(&date(8)))
-        } else if ["enddate", "endtime"].contains(&lower.as_str()) {
-            Some(text(&date(2)))
+            Some(text(&date(0)))
+        } else if lower.starts_with("start") && required.contains(&name.as_str()) {
+            Some(text(&date(6)))
+        } else if lower.starts_with("end") && required.contains(&name.as_str()) {
+            Some(text(&date(0)))
         } else if lower.contains("name") || lower == "nickname" {
             Some(text(&sample.account_name))
         } else if lower.contains("url") || lower.contains("link") || lower.contains("share") {
@@ -252,7 +258,7 @@ fn request(op: &Operation, sample: &Sample, today: &str) -> Value {
         } else if !required.contains(&name.as_str()) {
             None
         } else if pattern.contains("\\d{4}") || lower.contains("date") || lower.contains("time") {
-            Some(text(&date(1)))
+            Some(text(&date(0)))
         } else if let Some(example) = schema["examples"].as_array().and_then(|e| e.first()) {
             Some(if is_array { json!([example]) } else { example.clone() })
         } else if schema["type"] == "string" {
@@ -357,7 +363,8 @@ async fn every_operation_answers_from_the_imported_data() {
     let mut dir = dir;
     let mut clocks: Vec<(String, Option<String>)> =
         vec![("real".into(), None), ("2024-06-22".into(), Some("2024-06-22".into()))];
-    let data_days: std::collections::BTreeSet<String> = samples.values().filter_map(|s| s.data_today.clone()).collect();
+    let data_days: std::collections::BTreeSet<String> =
+        samples.values().filter_map(|s| s.data_day.as_deref().map(|d| shift(d, 2))).collect();
     clocks.extend(data_days.into_iter().map(|d| (format!("data {d}"), Some(d))));
     for (index, (label, now)) in clocks.iter().enumerate() {
         let service = start(dir, now.clone()).await;
@@ -367,7 +374,7 @@ async fn every_operation_answers_from_the_imported_data() {
             let platform = platform_of(&op.key);
             let sample = &samples[platform];
             // A data clock is for the platforms whose newest day it follows.
-            if index >= 2 && sample.data_today.as_ref() != now.as_ref() {
+            if index >= 2 && sample.data_day.as_deref().map(|d| shift(d, 2)) != *now {
                 table.entry(op.key.clone()).or_default().push(Err("-".into()));
                 continue;
             }

@@ -36,6 +36,9 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// Files with their readers, and the files left out with the reason.
+pub type Plan = (Vec<(PathBuf, Reader)>, Vec<Skipped>);
+
 /// Column names only MediaCrawler's rows have (one is enough, with a path
 /// that names the platform and kind).
 const MEDIACRAWLER_COLUMNS: &[&str] =
@@ -46,7 +49,7 @@ const MEDIACRAWLER_COLUMNS: &[&str] =
 ///
 /// # Errors
 /// A path that does not exist or a directory that cannot be listed.
-pub fn plan(paths: &[PathBuf]) -> Result<(Vec<(PathBuf, Reader)>, Vec<Skipped>), String> {
+pub fn plan(paths: &[PathBuf]) -> Result<Plan, String> {
     let (mut readers, mut skipped) = (Vec::new(), Vec::new());
     for file in all_files(paths)? {
         match recognise(&file) {

@@ -43,6 +43,10 @@ pub struct VendorPack {
     routes: Vec<(String, String, Option<JqFilter>)>,
 }
 
+/// The operations whose write-back covers a reply: (operation key, its
+/// `store` filter).
+pub type Covering<'a> = Vec<(&'a str, &'a JqFilter)>;
+
 /// A recorded reply: the vendor's reply itself, its route and its time.
 #[derive(Debug)]
 pub struct Reply {
@@ -105,7 +109,7 @@ impl VendorPack {
     /// # Errors
     /// Why none does: no mapping of the route, or mappings without a `store`
     /// filter (named).
-    pub fn covering(&self, reply: &Reply, path: &Path) -> Result<Vec<(&str, &JqFilter)>, String> {
+    pub fn covering(&self, reply: &Reply, path: &Path) -> Result<Covering<'_>, String> {
         let folder = path.parent().and_then(|p| p.file_name()).and_then(|f| f.to_str()).unwrap_or_default();
         let route = reply.router.clone().unwrap_or_else(|| format!("(folder {folder})"));
         let mapped: Vec<&(String, String, Option<JqFilter>)> = self
@@ -119,7 +123,7 @@ impl VendorPack {
         if mapped.is_empty() {
             return Err(format!("route {route}: no mapping of pack {} covers it", self.name));
         }
-        let covering: Vec<(&str, &JqFilter)> =
+        let covering: Covering<'_> =
             mapped.iter().filter_map(|(_, key, f)| f.as_ref().map(|f| (key.as_str(), f))).collect();
         if covering.is_empty() {
             let keys: Vec<&str> = mapped.iter().map(|(_, key, _)| key.as_str()).collect();
@@ -132,7 +136,7 @@ impl VendorPack {
     ///
     /// # Errors
     /// Not a reply of this pack's vendor, or not covered ([`Self::covering`]).
-    pub fn plan(&self, path: &Path) -> Result<(Reply, Vec<(&str, &JqFilter)>), String> {
+    pub fn plan(&self, path: &Path) -> Result<(Reply, Covering<'_>), String> {
         let text = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
         let doc: Value = serde_json::from_slice(&text).map_err(|e| format!("not JSON: {e}"))?;
         let reply = reply(&doc).filter(|r| r.pack == self.name).ok_or_else(|| format!("not a {} reply", self.name))?;
