@@ -7,6 +7,7 @@
 //! the package cycle that putting them in this root package would make
 //! (core-service needs the types, this package needs core-service).
 
+pub mod imports;
 pub mod operations;
 pub mod sources;
 

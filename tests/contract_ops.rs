@@ -433,6 +433,25 @@ async fn the_readme_try_it_section_runs_in_order_against_a_started_server() {
     assert!(out.lines().any(|l| l == "149"), "the check cost 1 point: {context}");
     assert_eq!(out.to_ascii_lowercase().matches("idempotent-replayed: true").count(), 1, "{context}");
     assert!(find(&|p, a| p.contains("query-work") && a["success"] == true), "the imported work: {context}");
+    // `import auto ../shared/data` rejects nothing, and the prune after it
+    // finds nothing to remove (docs/store.md "Retention").
+    let cli = std::fs::read_to_string(work.path().join("cli.out")).unwrap();
+    let printed: Vec<serde_json::Value> =
+        serde_json::Deserializer::from_str(&cli).into_iter().collect::<Result<_, _>>().unwrap();
+    let import = printed.iter().find(|v| v.get("formats").is_some()).expect("the import's report");
+    assert_eq!(import["rejected"], 0, "{import}");
+    assert!(import["written"].as_u64().unwrap() > 40_000, "{import}");
+    let prune = printed.iter().find(|v| v.get("keepFrom").is_some()).expect("the dry run's report");
+    for field in ["workSnapshots", "accountSnapshots", "workDays", "accountDays"] {
+        assert_eq!(prune[field], 0, "{field}: {prune}");
+    }
+    for platform in ["lifestyle", "shortvideo", "articles", "videosite", "microblog", "clipapp"] {
+        assert!(
+            find(&|p, a| p.contains(&format!("/{platform}/"))
+                && a["data"]["items"].as_array().is_some_and(|i| !i.is_empty())),
+            "{platform} answers from the imported data: {context}"
+        );
+    }
     assert!(find(&|p, a| p.contains("render") && a["success"] == true), "render: {context}");
 
     // `$KEY` is the bootstrap key throughout (set once), so grpcurl's

@@ -8,7 +8,7 @@
 //!   identical snapshot tables, per-day aggregates (`work_days`,
 //!   `account_days`, row by row) and newest figures of the works;
 //! - a prune keeps every window inside the retention answering as before,
-//!   keeps an old entity's newest day, and leaves the aggregates a fresh
+//!   keeps the whole series of an entity that stopped before it, and leaves the aggregates a fresh
 //!   backfill would compute; a dry run removes nothing and counts the same.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
@@ -388,7 +388,7 @@ async fn check_prune(store: &dyn ContentStore, mut raw: Raw) {
     let old_rows: Vec<String> = raw
         .lines("SELECT captured_at FROM work_snapshots WHERE work = (SELECT id FROM works WHERE platform_id = 'w-old')")
         .await;
-    assert_eq!(old_rows.len(), 2, "its whole newest day (11-02) is kept, 11-01 is gone: {old_rows:?}");
+    assert_eq!(old_rows.len(), 3, "a series that stopped before the retention (11-02) is kept whole: {old_rows:?}");
     let removed = |before: &[String], after: &[String]| (before.len() - after.len()) as u64;
     let tables_after = raw.dump().await;
     assert_eq!(removed(&tables_before[0], &tables_after[0]), done.work_days);

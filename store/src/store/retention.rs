@@ -2,10 +2,15 @@
 //! than `MEDIAOPS_SNAPSHOT_RETENTION_DAYS` days are pruned, so the store's
 //! hot size is bounded.
 //!
-//! What is kept: every snapshot captured on or after the Asia/Shanghai day
-//! `today − days` (`keep_from`), and, for every account and work, all the
-//! snapshots of its newest day however old (a lookup still shows its last
-//! known counters; `works.latest_*` stay true). The per-day aggregates
+//! Retention is for the series the service keeps writing (its own
+//! collection, sync jobs, vendor write-back): what is kept is every snapshot
+//! captured on or after the Asia/Shanghai day `today − days` (`keep_from`),
+//! for every account and work all the snapshots of its newest day however
+//! old (a lookup still shows its last known counters; `works.latest_*` stay
+//! true), and **every** snapshot of an account or work whose newest
+//! snapshot is older than `keep_from`: a series that stopped before the
+//! retention window (imported history, a creator no longer followed) is
+//! history, not a growing series, and is never pruned. The per-day aggregates
 //! (`work_days`, `account_days`, docs/rankings.md "Store") follow: the rows
 //! of the removed days go, and the row after a removed one loses its
 //! `prev_*` — exactly what the migration's backfill computes from the
@@ -144,13 +149,14 @@ impl Statements {
     fn of(dialect: Dialect, t: &DayTable) -> Statements {
         let DayTable { days, snapshots, key, counters: [c1, c2], .. } = *t;
         let no_next = dialect.no_next_day();
-        // Before the cut-off and before the entity's newest day.
+        // Before the cut-off, of an entity still written inside the
+        // retention (its newest snapshot on or after the cut-off, so its
+        // newest day is kept too): a series that stopped before it, such as
+        // imported history, is kept whole.
         let old_snapshot = format!(
-            "captured_at < $1 AND {} < (SELECT {} FROM {snapshots} m WHERE m.{key} = {snapshots}.{key})",
-            dialect.shanghai_day("captured_at"),
-            dialect.shanghai_day("max(m.captured_at)")
+            "captured_at < $1 AND (SELECT max(m.captured_at) FROM {snapshots} m WHERE m.{key} = {snapshots}.{key}) >= $1"
         );
-        let old_day = format!("day < $1 AND next_day <> {no_next}");
+        let old_day = format!("day < $1 AND (SELECT max(m.day) FROM {days} m WHERE m.{key} = {days}.{key}) >= $1");
         let p = |s: String| dialect.placeholders(s);
         Statements {
             unlink: p(format!(
