@@ -85,13 +85,19 @@ impl Settlement {
         self.settled = true;
         let outcome = if self.replay { "replayed" } else { "ok" };
         let mut points = 0;
-        if let Some(hold) = self.ctx.hold.take() {
-            points = hold.points;
-            let record = self.usage_record(points, outcome);
-            if let Err(e) = self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
-                // The work is done; an uncommitted reservation expires and
-                // is released, so the call ends up free rather than lost.
-                tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; an uncommitted reservation will be released");
+        if let Some(hold) = self.ctx.hold.close() {
+            let record = self.usage_record(hold.points, outcome);
+            match self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
+                Ok(true) => points = hold.points,
+                Ok(false) => {
+                    tracing::warn!(request_id = self.ctx.request_id, "the reservation had expired: the call is free");
+                }
+                // The work is done; the ledger releases a reservation whose
+                // commit got no answer, so the call ends up free rather
+                // than lost (or charged, if the commit ran after all).
+                Err(e) => {
+                    tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; the reservation is released");
+                }
             }
         } else {
             self.record(points, outcome).await;
@@ -116,13 +122,25 @@ impl Settlement {
     /// record the usage. The caller logs and counts the failure.
     pub async fn failed(mut self, error: &ServiceError) {
         self.settled = true;
+        if error.code == mediaops_proto::error_code::ErrorCode::BillingUnavailable {
+            // The ledger is down or slow: waiting for it here would only
+            // delay the 503 past its bound (docs/billing.md "Failing
+            // closed"). The bookkeeping goes on behind the answer.
+            let code = error.code.as_str();
+            tokio::spawn(async move {
+                self.release().await;
+                self.finish_idempotency(None).await;
+                self.record(0, code).await;
+            });
+            return;
+        }
         self.release().await;
         self.finish_idempotency(None).await;
         self.record(0, error.code.as_str()).await;
     }
 
     async fn release(&self) {
-        if let Some(hold) = self.ctx.hold.take()
+        if let Some(hold) = self.ctx.hold.close()
             && let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await
         {
             tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
