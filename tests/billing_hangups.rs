@@ -98,8 +98,11 @@ impl Deployment {
             Ledger::Redis { url, prefix } => {
                 let client = redis::Client::open(url.as_str()).unwrap();
                 let mut redis = client.get_multiplexed_async_connection().await.unwrap();
-                let held: usize =
-                    redis::cmd("HLEN").arg(format!("{prefix}:{{bootstrap}}:res")).query_async(&mut redis).await.unwrap();
+                let held: usize = redis::cmd("HLEN")
+                    .arg(format!("{prefix}:{{bootstrap}}:res"))
+                    .query_async(&mut redis)
+                    .await
+                    .unwrap();
                 held
             }
             Ledger::Embedded => {
@@ -196,9 +199,8 @@ fn complete_responses(buffer: &[u8]) -> (Vec<(u16, String)>, usize) {
     while let Some(head_end) = buffer[at..].windows(4).position(|w| w == b"\r\n\r\n") {
         let head = String::from_utf8_lossy(&buffer[at..at + head_end]).to_ascii_lowercase();
         let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-        let header = |name: &str| {
-            head.lines().find_map(|l| l.strip_prefix(&format!("{name}:")).map(|v| v.trim().to_owned()))
-        };
+        let header =
+            |name: &str| head.lines().find_map(|l| l.strip_prefix(&format!("{name}:")).map(|v| v.trim().to_owned()));
         let length: usize = header("content-length").and_then(|v| v.parse().ok()).expect("a content-length");
         let end = at + head_end + 4 + length;
         if buffer.len() < end {
@@ -297,8 +299,11 @@ async fn hang_ups(deployment: &Deployment, name: &str) {
     let held_at_once = deployment.holds().await;
     let held = deployment.holds_after_settling().await;
     let charged = before - deployment.balance().await;
-    let usage: Vec<Value> =
-        deployment.usage().into_iter().filter(|r| r["requestId"].as_str().is_some_and(|id| id.starts_with("hangup-"))).collect();
+    let usage: Vec<Value> = deployment
+        .usage()
+        .into_iter()
+        .filter(|r| r["requestId"].as_str().is_some_and(|id| id.starts_with("hangup-")))
+        .collect();
     let (ok, usage_points) = charged_calls(&usage);
     let cancelled = usage.iter().filter(|r| r["outcome"] == "cancelled").count();
     let (written, lost) = deployment.deliveries("hangup-");
@@ -374,7 +379,8 @@ impl OwnRedis {
     }
 
     fn signal(&self, signal: &str) {
-        let status = std::process::Command::new("kill").args([&format!("-{signal}"), &self.child.id().to_string()]).status();
+        let status =
+            std::process::Command::new("kill").args([&format!("-{signal}"), &self.child.id().to_string()]).status();
         assert!(status.is_ok_and(|s| s.success()), "kill -{signal} redis-server failed");
     }
 }
@@ -470,8 +476,12 @@ async fn a_frozen_redis_fails_calls_within_its_bound_and_the_ledger_is_exact_aft
     let server_times: std::collections::BTreeMap<String, Duration> = deployment
         .log_events()
         .into_iter()
-        .filter(|e| e["code"] == "billing_unavailable" && e["request_id"].as_str().is_some_and(|id| id.starts_with("frozen-")))
-        .filter_map(|e| Some((e["request_id"].as_str()?.to_owned(), Duration::from_secs_f64(e["elapsed_ms"].as_f64()? / 1e3))))
+        .filter(|e| {
+            e["code"] == "billing_unavailable" && e["request_id"].as_str().is_some_and(|id| id.starts_with("frozen-"))
+        })
+        .filter_map(|e| {
+            Some((e["request_id"].as_str()?.to_owned(), Duration::from_secs_f64(e["elapsed_ms"].as_f64()? / 1e3)))
+        })
         .collect();
     let server_slowest = server_times.values().max().copied().unwrap_or_default();
     let others: Vec<(u16, &str)> =
@@ -488,11 +498,75 @@ async fn a_frozen_redis_fails_calls_within_its_bound_and_the_ledger_is_exact_aft
     for answer in &unavailable {
         assert_eq!(answer.code, "billing_unavailable", "{}", answer.id);
         let server = server_times.get(&answer.id).unwrap_or_else(|| panic!("{}: no log line of the core", answer.id));
-        assert!(*server <= FROZEN_ANSWER_BOUND, "{} answered 503 after {server:?} (at the client {:?})", answer.id, answer.elapsed);
+        assert!(
+            *server <= FROZEN_ANSWER_BOUND,
+            "{} answered 503 after {server:?} (at the client {:?})",
+            answer.id,
+            answer.elapsed
+        );
     }
     assert!(others.is_empty(), "{others:?}");
     assert_eq!(held, 0, "reservations were left behind by the freeze");
     assert_eq!(charged, usage_points, "the ledger and the usage log disagree");
     assert_eq!(charged, PRICE * charged_ids.len() as i64);
     assert!(charged_ids.is_subset(&oks), "calls were charged without a 200: {:?}", charged_ids.difference(&oks));
+}
+
+/// The one-process `serve` stops its gateway first, then its core: the
+/// core's drain line counts the calls in flight when the signal came, not
+/// when the core's own stop began (after the gateway had drained them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_drain_line_of_one_process_counts_the_calls_in_flight_at_the_signal() {
+    // The images API answers (500) after 3 s: calls to wait on.
+    let slow = common::process::slow_upstream(Duration::from_secs(3));
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut env = log_env();
+    env.extend([
+        ("MEDIAOPS_IMAGES__BASE_URL", slow),
+        ("MEDIAOPS_IMAGES__API_KEY", "sk-test".to_owned()),
+        ("MEDIAOPS_SHUTDOWN_NOTICE_SECS", "0".to_owned()),
+    ]);
+    let mut process = Process::spawn(data_dir.path(), Spawn { args: vec![], env: env.clone() });
+    let deployment = Deployment {
+        rest: process.rest().to_owned(),
+        processes: Vec::new(),
+        env,
+        data_dir: tempfile::tempdir().unwrap(),
+        ledger: Ledger::Embedded,
+    };
+    let url = format!("{}/api/skills/image-gen/invoke", deployment.rest);
+    let calls: Vec<_> = (0..4)
+        .map(|_| {
+            let request = reqwest::Client::new().post(&url).bearer_auth(KEY).json(&json!({"prompt": "露营"}));
+            tokio::spawn(request.send())
+        })
+        .collect();
+    // All four hold their 10 points: they are in flight.
+    wait_for_balance(&deployment, common::BOOTSTRAP_POINTS - 40).await;
+    process.signal("TERM");
+    assert!(process.wait_exit(Duration::from_secs(60)).is_some_and(|s| s.success()), "serve did not stop cleanly");
+    for call in calls {
+        let _ = call.await.unwrap();
+    }
+    let log: Vec<Value> = process.log().iter().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let drained = log.iter().find(|e| e["message"].as_str().is_some_and(|m| m.starts_with("drained:")));
+    let drained = drained.unwrap_or_else(|| panic!("no drain line in {log:#?}"));
+    println!("one process, SIGTERM with 4 calls in flight: {}", drained["message"]);
+    // The four slow calls, and perhaps the last balance call, whose usage
+    // record may still be under way.
+    let in_flight = drained["in_flight_at_signal"].as_u64().unwrap();
+    assert!((4..=5).contains(&in_flight), "{drained}");
+}
+
+/// Waits (at most 30 s) until the bootstrap balance is `points`.
+async fn wait_for_balance(deployment: &Deployment, points: i64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let balance = deployment.balance().await;
+        if balance == points {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the balance stayed {balance}, not {points}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

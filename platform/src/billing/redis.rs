@@ -127,9 +127,14 @@ impl Unsettled {
                         invocation.key(key);
                     }
                     invocation.key(account_key(&prefix, &account_id, "res-cancelled"));
-                    let released: Result<i64, _> = invocation.arg(&id).arg(until_ms).invoke_async(&mut redis.clone()).await;
+                    let released: Result<i64, _> =
+                        invocation.arg(&id).arg(until_ms).invoke_async(&mut redis.clone()).await;
                     match released {
-                        Ok(1) => tracing::info!(account = account_id, reservation = id, "released a reservation Redis ran late"),
+                        Ok(1) => tracing::info!(
+                            account = account_id,
+                            reservation = id,
+                            "released a reservation Redis ran late"
+                        ),
                         Ok(_) => {}
                         Err(_) => unsettled.push(&account_id, &id, until_ms),
                     }
@@ -142,7 +147,11 @@ impl Unsettled {
 /// The balance, reservations and expiry keys of an account, in the order
 /// the scripts take them.
 fn reservation_keys(prefix: &str, account_id: &str) -> [String; 3] {
-    [account_key(prefix, account_id, "balance"), account_key(prefix, account_id, "res"), account_key(prefix, account_id, "resexp")]
+    [
+        account_key(prefix, account_id, "balance"),
+        account_key(prefix, account_id, "res"),
+        account_key(prefix, account_id, "resexp"),
+    ]
 }
 
 /// `P:{<account id>}:<what>`: a key of one account, hash-tagged so every
@@ -369,7 +378,14 @@ impl Ledger for RedisLedger {
         let keys = [balance, held, expiry, self.account(account_id, "res-cancelled")];
         let mut pipe = redis::pipe();
         pipe.sadd(self.res_accounts(), account_id).ignore();
-        pipe.cmd("EVALSHA").arg(self.reserve.get_hash()).arg(keys.len()).arg(&keys).arg(points).arg(id).arg(now).arg(expires);
+        pipe.cmd("EVALSHA")
+            .arg(self.reserve.get_hash())
+            .arg(keys.len())
+            .arg(&keys)
+            .arg(points)
+            .arg(id)
+            .arg(now)
+            .arg(expires);
         let reply = match pipe.query_async::<((i64, i64),)>(&mut redis).await {
             Ok((reply,)) => Ok(reply),
             Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {

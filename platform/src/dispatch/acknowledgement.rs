@@ -59,7 +59,8 @@ where
 {
     let body: Boxed = Box::pin(MapError(Box::pin(body)));
     let stream = Arc::new(Mutex::new(Stream { body, ended: !acknowledging }));
-    let first = FirstMessage { stream: stream.clone(), split: acknowledging, length: None, seen: 0, prefix: Vec::new() };
+    let first =
+        FirstMessage { stream: stream.clone(), split: acknowledging, length: None, seen: 0, prefix: Vec::new() };
     (first, AckWaiter { stream })
 }
 
@@ -161,5 +162,82 @@ where
 
     fn size_hint(&self) -> SizeHint {
         self.0.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// A request body: `frames`, then its end, or nothing more if `open`.
+    struct Frames {
+        frames: VecDeque<Result<Frame<Bytes>, std::io::Error>>,
+        open: bool,
+    }
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+            match self.frames.pop_front() {
+                Some(frame) => Poll::Ready(Some(frame)),
+                None if self.open => Poll::Pending,
+                None => Poll::Ready(None),
+            }
+        }
+    }
+
+    /// One gRPC message of `payload` bytes, split over two frames.
+    fn message(payload: usize) -> Vec<Result<Frame<Bytes>, std::io::Error>> {
+        let mut bytes = vec![0u8];
+        bytes.extend_from_slice(&(payload as u32).to_be_bytes());
+        bytes.extend(std::iter::repeat_n(7u8, payload));
+        let rest = bytes.split_off(3);
+        vec![Ok(Frame::data(Bytes::from(bytes))), Ok(Frame::data(Bytes::from(rest)))]
+    }
+
+    async fn read_all(mut body: FirstMessage) -> usize {
+        let mut read = 0;
+        while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            read += frame.unwrap().into_data().map_or(0, |d| d.len());
+        }
+        read
+    }
+
+    #[tokio::test]
+    async fn the_message_ends_the_body_and_the_stream_end_acknowledges() {
+        let (first, waiter) = split(Frames { frames: message(10).into(), open: false }, true);
+        assert_eq!(read_all(first).await, 15);
+        assert!(waiter.delivered().await);
+    }
+
+    #[tokio::test]
+    async fn a_reset_stream_is_no_acknowledgement() {
+        let mut frames: VecDeque<_> = message(10).into();
+        frames.push_back(Err(std::io::Error::other("stream reset")));
+        let (first, waiter) = split(Frames { frames, open: false }, true);
+        assert_eq!(read_all(first).await, 15);
+        assert!(!waiter.delivered().await);
+    }
+
+    #[tokio::test]
+    async fn tonic_sees_the_end_while_the_caller_keeps_its_stream_open() {
+        let (first, waiter) = split(Frames { frames: message(3).into(), open: true }, true);
+        assert_eq!(read_all(first).await, 8);
+        let silent = tokio::time::timeout(Duration::from_millis(50), waiter.delivered()).await;
+        assert!(silent.is_err(), "no verdict while the caller says nothing");
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_does_not_acknowledge_is_delivered_at_once() {
+        let (first, waiter) = split(Frames { frames: message(3).into(), open: true }, false);
+        assert!(waiter.delivered().await);
+        drop(first);
     }
 }
