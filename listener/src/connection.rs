@@ -17,7 +17,7 @@ use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-use crate::body::{Holding, TimedBody};
+use crate::body::TimedBody;
 use crate::delivery::{Delivering, Flushes, Transport, Watched, Watching, WhenWritten};
 use crate::settings::ListenerSettings;
 
@@ -141,13 +141,8 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
         let answer = self.router.clone().oneshot(request);
         Box::pin(async move {
             let mut response = answer.await?;
-            let body = match response.extensions_mut().remove::<WhenWritten>() {
-                Some(written) => {
-                    response.map(|body| Body::new(Holding::new(Delivering::new(body, written, transport), in_flight)))
-                }
-                None => response.map(|body| Body::new(Holding::new(body, in_flight))),
-            };
-            Ok(body)
+            let written = response.extensions_mut().remove::<WhenWritten>();
+            Ok(response.map(|body| Body::new(Delivering::new(body, written, transport, in_flight))))
         })
     }
 }

@@ -29,7 +29,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// `Clone`); only the first call runs. The listener calls it with `false`
 /// when the body is dropped before its end.
 #[derive(Clone)]
-pub struct WhenWritten(Arc<Mutex<Option<Box<dyn FnOnce(bool) + Send>>>>);
+pub struct WhenWritten(Arc<Mutex<Option<Then>>>);
+
+/// What a [`WhenWritten`] runs.
+type Then = Box<dyn FnOnce(bool) + Send>;
 
 impl WhenWritten {
     /// Calls `then(written)` once the answer's fate is known.
@@ -168,17 +171,20 @@ pub(crate) enum Transport {
     Http2,
 }
 
-/// A response body that reports, through its [`WhenWritten`], whether it
+/// A response body that keeps `held` alive until it has been sent (or the
+/// connection dropped it: the listener counts requests in flight this
+/// way) and reports, through its [`WhenWritten`] if it has one, whether it
 /// was written whole; see the module docs.
-pub(crate) struct Delivering<B: Body> {
+pub(crate) struct Delivering<B: Body, H> {
     inner: B,
     written: Option<WhenWritten>,
     transport: Transport,
+    _held: H,
 }
 
-impl<B: Body> Delivering<B> {
-    pub(crate) fn new(inner: B, written: WhenWritten, transport: Transport) -> Delivering<B> {
-        Delivering { inner, written: Some(written), transport }
+impl<B: Body, H> Delivering<B, H> {
+    pub(crate) fn new(inner: B, written: Option<WhenWritten>, transport: Transport, held: H) -> Delivering<B, H> {
+        Delivering { inner, written, transport, _held: held }
     }
 
     /// The last frame was taken.
@@ -197,7 +203,7 @@ impl<B: Body> Delivering<B> {
     }
 }
 
-impl<B: Body> Drop for Delivering<B> {
+impl<B: Body, H> Drop for Delivering<B, H> {
     /// A body that was empty from the start is never polled: it counts as
     /// taken when the server drops it. Any other body dropped before its end
     /// was not written whole.
@@ -210,7 +216,7 @@ impl<B: Body> Drop for Delivering<B> {
     }
 }
 
-impl<B: Body + Unpin> Body for Delivering<B> {
+impl<B: Body + Unpin, H: Unpin> Body for Delivering<B, H> {
     type Data = B::Data;
     type Error = B::Error;
 
@@ -273,7 +279,7 @@ mod tests {
     fn a_body_dropped_before_its_end_was_not_written_and_says_so_once() {
         let (written, seen) = recorder();
         let clone = written.clone();
-        drop(Delivering::new(axum::body::Body::from("x"), written, Transport::Http2));
+        drop(Delivering::new(axum::body::Body::from("x"), Some(written), Transport::Http2, ()));
         clone.fire(true);
         assert_eq!(seen.load(Ordering::SeqCst), 2);
     }
@@ -282,7 +288,7 @@ mod tests {
     fn an_empty_body_dropped_unpolled_waits_for_the_flush() {
         let flushes = Flushes::default();
         let (written, seen) = recorder();
-        drop(Delivering::new(axum::body::Body::empty(), written, Transport::Http1(flushes.clone())));
+        drop(Delivering::new(axum::body::Body::empty(), Some(written), Transport::Http1(flushes.clone()), ()));
         assert_eq!(seen.load(Ordering::SeqCst), 0);
         flushes.settle(true, false);
         assert_eq!(seen.load(Ordering::SeqCst), 1);

@@ -32,9 +32,8 @@
 //! behind once it resumes.
 
 use std::collections::HashMap;
-use std::time::Duration;
-
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use redis::{AsyncCommands, Script, Value};
 
@@ -76,7 +75,7 @@ impl Drop for RedisLedger {
 }
 
 /// How often [`Unsettled`] reservations are released again.
-const RETRY_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+const RETRY_EVERY: Duration = Duration::from_secs(1);
 
 /// Reservations kept for a retry at most; past that the oldest are left to
 /// their time to live (and a warning says so).
@@ -110,7 +109,8 @@ impl Unsettled {
     }
 
     /// Releases them again every [`RETRY_EVERY`], for as long as the
-    /// returned task runs.
+    /// returned task runs. A round stops at the first failure (Redis is
+    /// still away: each try would wait its 2 s) and keeps the rest.
     fn retry(&self, redis: Bounded, prefix: String) -> tokio::task::JoinHandle<()> {
         let cancel = Script::new(include_str!("lua/cancel.lua"));
         let unsettled = self.clone();
@@ -118,10 +118,8 @@ impl Unsettled {
             loop {
                 tokio::time::sleep(RETRY_EVERY).await;
                 let now = now_ms();
-                for (account_id, id, until_ms) in unsettled.take() {
-                    if until_ms < now {
-                        continue;
-                    }
+                let mut pending = unsettled.take().into_iter().filter(|(_, _, until_ms)| *until_ms >= now);
+                while let Some((account_id, id, until_ms)) = pending.next() {
                     let mut invocation = cancel.prepare_invoke();
                     for key in reservation_keys(&prefix, &account_id) {
                         invocation.key(key);
@@ -136,7 +134,13 @@ impl Unsettled {
                             "released a reservation Redis ran late"
                         ),
                         Ok(_) => {}
-                        Err(_) => unsettled.push(&account_id, &id, until_ms),
+                        Err(_) => {
+                            for (account_id, id, until_ms) in std::iter::once((account_id, id, until_ms)).chain(pending)
+                            {
+                                unsettled.push(&account_id, &id, until_ms);
+                            }
+                            break;
+                        }
                     }
                 }
             }

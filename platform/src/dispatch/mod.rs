@@ -314,10 +314,9 @@ impl Pipeline {
             let reserved = ledger.reserve(&hold.account_id, &hold.reservation_id, hold.points, ttl).await;
             if let Ok(Reserved::Held { .. }) = &reserved
                 && let Err(hold) = slot.put(hold)
+                && let Err(e) = ledger.release(&hold.account_id, &hold.reservation_id).await
             {
-                if let Err(e) = ledger.release(&hold.account_id, &hold.reservation_id).await {
-                    tracing::warn!(request_id, error = %e, "the release of a call gone away failed; its reservation expires");
-                }
+                tracing::warn!(request_id, error = %e, "the release of a call gone away failed; the ledger retries it");
             }
             reserved
         });

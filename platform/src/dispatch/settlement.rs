@@ -143,7 +143,7 @@ impl Settlement {
         if let Some(hold) = self.ctx.hold.close()
             && let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await
         {
-            tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
+            tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the ledger releases it again once it answers, or it expires");
         }
     }
 
