@@ -7,7 +7,7 @@
 //! write failed, the connection closed first).
 //!
 //! - HTTP/1.1: the answer's last frame is taken from its body, then hyper
-//!   writes its buffer to the socket and flushes ([`Watched`]); the first
+//!   writes its buffer to the socket and flushes (`Watched`); the first
 //!   flush that succeeds after the last frame was taken means every byte of
 //!   the answer went to the kernel. A write error, or a connection dropped
 //!   before that flush, means it did not.

@@ -133,7 +133,8 @@ fn read_replies(root: &Path) -> Vec<(String, Value)> {
         .map(|path| {
             let route = path.parent().unwrap().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let mut reply: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mut reply: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             if let Some(raw) = reply.get_mut("response_raw") {
                 reply = raw.take();
             }

@@ -41,11 +41,9 @@ async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::
     let text: String = pack
         .text
         .lines()
-        .map(
-            |line| {
-                if line.starts_with("base_url") { format!("base_url = \"{}\"", replay.base) } else { line.to_owned() }
-            },
-        )
+        .map(|line| {
+            if line.starts_with("base_url") { format!("base_url = \"{}\"", replay.base) } else { line.to_owned() }
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let files = tempfile::tempdir().unwrap();

@@ -28,7 +28,7 @@
 //! reservation whose fate is unknown (its reserve, commit or release timed
 //! out: Redis may still run it when it resumes) is released again in the
 //! background, every second, until Redis answers or the reservation's time
-//! to live has passed ([`Unsettled`]), so a frozen Redis leaves no hold
+//! to live has passed (`Unsettled`), so a frozen Redis leaves no hold
 //! behind once it resumes.
 
 use std::collections::HashMap;
@@ -373,7 +373,7 @@ impl Ledger for RedisLedger {
     /// One round trip: the sweeper's index and the reserve script in one
     /// pipeline (again through the script, which loads it, after a Redis
     /// that lost its scripts). A reserve without an answer may still run
-    /// when Redis resumes: it is released again later ([`Unsettled`]).
+    /// when Redis resumes: it is released again later (`Unsettled`).
     async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
         let mut redis = self.redis.clone();
         let now = now_ms();

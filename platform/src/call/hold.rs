@@ -20,7 +20,7 @@ pub struct Hold {
 /// the handler returns, unless the handler [`HoldSlot::take`]s it: then the
 /// handler owns the settlement. Empty for free calls.
 ///
-/// Settling closes the slot ([`HoldSlot::close`]): a reservation that
+/// Settling closes the slot (`HoldSlot::close`): a reservation that
 /// completes after its call was settled (the caller went away while the
 /// ledger was reserving) finds the slot closed and is released by whoever
 /// reserved it, so no hold outlives its call.

@@ -121,7 +121,8 @@ impl Pipeline {
             Err(error) => (None, None, Err(error)),
         };
         match outcome {
-            Ok(Answer { bytes, settlement }) => {
+            Ok(Answer { bytes, mut settlement }) => {
+                settlement.store_answer(&bytes).await;
                 let mut response = tonic::Response::new(bytes.clone());
                 insert_request_id(response.metadata_mut(), &request_id);
                 if let Some(verdict) = &verdict {

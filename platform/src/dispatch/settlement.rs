@@ -44,6 +44,9 @@ pub struct Settlement {
     /// Counts the call in flight until it is settled (also when it is
     /// dropped and released in the background).
     in_flight: Option<InFlightGuard>,
+    /// The answer is stored under the `Idempotency-Key` already
+    /// ([`Settlement::store_answer`]).
+    answer_stored: bool,
 }
 
 impl Settlement {
@@ -57,7 +60,17 @@ impl Settlement {
         started: Instant,
     ) -> Settlement {
         let in_flight = Some(metrics.in_flight.enter());
-        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false, in_flight }
+        Settlement {
+            ledger,
+            metrics,
+            ctx,
+            idempotency_key,
+            replay: false,
+            started,
+            settled: false,
+            in_flight,
+            answer_stored: false,
+        }
     }
 
     /// The settlement of an answer replayed under its `Idempotency-Key`:
@@ -77,6 +90,19 @@ impl Settlement {
     /// The call's context (warnings, task id).
     pub fn context(&self) -> &CallContext {
         &self.ctx
+    }
+
+    /// Stores the successful `answer` under the call's `Idempotency-Key`
+    /// before it is sent, so a retry the client makes as soon as it has the
+    /// answer gets it replayed rather than 409 "still running". If the
+    /// answer is then not delivered, the key is forgotten again with the
+    /// release (a retry runs; one that came in between got the answer
+    /// replayed, free).
+    pub async fn store_answer(&mut self, answer: &Bytes) {
+        if self.idempotency_key.is_some() && !self.replay {
+            self.finish_idempotency(Some(answer)).await;
+            self.answer_stored = true;
+        }
     }
 
     /// The answer went out whole: commit the hold and keep `answer` under
@@ -102,7 +128,9 @@ impl Settlement {
         } else {
             self.record(points, outcome).await;
         }
-        self.finish_idempotency(Some(answer)).await;
+        if !self.answer_stored {
+            self.finish_idempotency(Some(answer)).await;
+        }
         let elapsed = self.started.elapsed();
         self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
         tracing::info!(
@@ -211,6 +239,7 @@ impl Drop for Settlement {
             started: self.started,
             settled: true,
             in_flight: self.in_flight.take(),
+            answer_stored: self.answer_stored,
         };
         runtime.spawn(unsettled.abandon());
     }
