@@ -61,7 +61,13 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
         let _ = rx.wait_for(|stop| *stop).await;
     };
 
-    let serving = core_service.start().await?.with_notice(std::time::Duration::ZERO);
+    // The core stops after the gateway has drained; its drain figures
+    // count from the signal, when the gateway's stop begins.
+    let serving = core_service
+        .start()
+        .await?
+        .with_notice(std::time::Duration::ZERO)
+        .counting_from(on_stop(gateway_stopped.clone()));
     let client = rest_gateway::CoreClient::in_process(serving.service());
     let draining = mediaops_listener::Draining::new();
     let router = rest_gateway::router(client, gateway, draining.clone())?;

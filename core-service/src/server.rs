@@ -5,6 +5,7 @@
 //! (docs/metrics.md).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -381,6 +382,7 @@ impl Core {
             in_flight,
             callback,
             listener: self.listener,
+            stop_began: None,
         })
     }
 }
@@ -406,6 +408,10 @@ pub struct Serving {
     in_flight: Arc<mediaops_platform::dispatch::in_flight::InFlight>,
     callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     listener: mediaops_listener::ListenerSettings,
+    /// When the stop began, if before this server's own `shutdown` (the
+    /// one-process binary stops its gateway first): the drained figures
+    /// count from there.
+    stop_began: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
 impl Serving {
@@ -423,6 +429,15 @@ impl Serving {
         self
     }
 
+    /// Counts the calls in flight at the stop from `began` (the signal)
+    /// rather than from [`Serving::serve`]'s `shutdown`, which the
+    /// one-process binary resolves only after its gateway has drained: the
+    /// drain log line then says how many calls were in flight at the signal.
+    pub fn counting_from(mut self, began: impl Future<Output = ()> + Send + 'static) -> Serving {
+        self.stop_began = Some(Box::pin(began));
+        self
+    }
+
     /// Serves on `listener` until `shutdown` resolves, then stops (issue 16
     /// item 3): reports NOT_SERVING on `grpc.health.v1` and keeps accepting
     /// for `shutdown_notice_secs`; stops accepting; lets in-flight calls
@@ -430,21 +445,38 @@ impl Serving {
     /// until every call that holds points is settled or released; stops
     /// what runs beside the calls. One log line gives the drained figures.
     pub async fn serve(
-        self,
+        mut self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
         let in_flight = self.in_flight.clone();
         let at_signal = Arc::new(std::sync::Mutex::new(None));
-        let noted = at_signal.clone();
+        // The figures at the first of: the stop's beginning, this server's
+        // own shutdown.
+        let note = {
+            let (in_flight, noted) = (in_flight.clone(), at_signal.clone());
+            move || {
+                noted.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert((in_flight.count(), in_flight.settled()));
+            }
+        };
+        let noting = self.stop_began.take().map(|began| {
+            let note = note.clone();
+            tokio::spawn(async move {
+                began.await;
+                note();
+            })
+        });
         let shutdown = async move {
             shutdown.await;
-            *noted.lock().unwrap_or_else(|e| e.into_inner()) = Some((in_flight.count(), in_flight.settled()));
+            note();
         };
         // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
         let served =
             mediaops_listener::serve(listener, self.router, &self.listener, "gRPC", shutdown, &self.draining).await;
         let all_settled = self.in_flight.wait_idle(self.listener.shutdown_grace()).await;
+        if let Some(noting) = noting {
+            noting.abort();
+        }
         let (in_flight_then, settled_then) =
             at_signal.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
         let drained = self.in_flight.settled().saturating_sub(settled_then);

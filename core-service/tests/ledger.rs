@@ -48,6 +48,7 @@ conformance!(
     expired_reservations_are_released,
     idempotency_lifecycle,
     usage_counts_and_log,
+    a_commit_logs_what_it_charged,
     concurrent_reservations_never_overdraw,
     account_rate_limits_are_kept,
 );
@@ -186,6 +187,32 @@ mod cases {
         let log = ledger.usage_log("acct_u", 2).await.unwrap();
         assert_eq!(log, vec![record(3, "upstream_unavailable"), record(2, "ok")], "newest first");
         assert!(ledger.usage_log("acct_nobody", 10).await.unwrap().is_empty());
+    }
+
+    /// `commit_and_record` logs the points it charged: 0 when the
+    /// reservation was released first (a commit Redis ran late), so the
+    /// usage log always adds up to the balance.
+    pub async fn a_commit_logs_what_it_charged(ledger: &dyn Ledger) {
+        ledger.grant("acct_l", 10).await.unwrap();
+        let record = |id: &str| UsageRecord {
+            request_id: id.into(),
+            account_id: "acct_l".into(),
+            operation_key: "tool.check-banned-words".into(),
+            points: 3,
+            outcome: "ok".into(),
+            at: "2026-11-28T00:00:00Z".into(),
+        };
+        for id in ["kept", "released"] {
+            assert!(matches!(ledger.reserve("acct_l", id, 3, TTL).await.unwrap(), Reserved::Held { .. }));
+        }
+        assert!(ledger.release("acct_l", "released").await.unwrap());
+        assert!(ledger.commit_and_record("acct_l", "kept", &record("kept")).await.unwrap());
+        assert!(!ledger.commit_and_record("acct_l", "released", &record("released")).await.unwrap());
+        assert_eq!(ledger.balance("acct_l").await.unwrap(), Some(7));
+        let log = ledger.usage_log("acct_l", 10).await.unwrap();
+        assert_eq!(log, vec![UsageRecord { points: 0, ..record("released") }, record("kept")]);
+        let counts = ledger.account_usage_counts("acct_l").await.unwrap();
+        assert_eq!(counts.get("tool.check-banned-words"), Some(&2), "both calls succeeded");
     }
 
     pub async fn concurrent_reservations_never_overdraw(ledger: &dyn Ledger) {

@@ -1,6 +1,5 @@
-//! Body wrappers of the listener: a request body with a read deadline
-//! ([`TimedBody`]) and a response body that holds a value until it is sent
-//! or dropped ([`Holding`], used to count requests in flight).
+//! The request body wrapper of the listener: a read deadline
+//! ([`TimedBody`]). The response side is `crate::delivery::Delivering`.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -75,36 +74,6 @@ where
             Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTimeout { secs: self.secs })))),
             Poll::Pending => Poll::Pending,
         }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-/// A response body that keeps `held` alive until the body has been sent
-/// (or the connection dropped it).
-pub struct Holding<B, H> {
-    inner: B,
-    _held: H,
-}
-
-impl<B, H> Holding<B, H> {
-    pub fn new(inner: B, held: H) -> Self {
-        Holding { inner, _held: held }
-    }
-}
-
-impl<B: Body + Unpin, H: Unpin> Body for Holding<B, H> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {

@@ -17,7 +17,8 @@ use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-use crate::body::{Holding, TimedBody};
+use crate::body::TimedBody;
+use crate::delivery::{Delivering, Flushes, Transport, Watched, Watching, WhenWritten};
 use crate::settings::ListenerSettings;
 
 /// How long a connection closed by a timeout may take to say goodbye
@@ -108,12 +109,16 @@ impl Drop for InFlight {
 }
 
 /// The hyper service of one connection: `router` with a read deadline on
-/// every request body and the request counted until its response is sent.
+/// every request body, the request counted until its response is sent, and
+/// a response's [`WhenWritten`] told whether it was written
+/// ([`crate::delivery`]).
 #[derive(Clone)]
 struct Tracked {
     router: axum::Router,
     activity: Arc<Activity>,
     body_read_timeout: Duration,
+    /// What the connection's socket has flushed (HTTP/1.1).
+    flushes: Flushes,
 }
 
 type Answer = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
@@ -127,11 +132,17 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
         let in_flight = self.activity.begin();
         let deadline = Instant::now() + self.body_read_timeout;
         let secs = self.body_read_timeout.as_secs();
-        let request = request.map(|body| Body::new(TimedBody::new(body, deadline, secs)));
+        let transport = match request.version() {
+            http::Version::HTTP_2 => Transport::Http2,
+            _ => Transport::Http1(self.flushes.clone()),
+        };
+        let mut request = request.map(|body| Body::new(TimedBody::new(body, deadline, secs)));
+        request.extensions_mut().insert(Watching);
         let answer = self.router.clone().oneshot(request);
         Box::pin(async move {
-            let response = answer.await?;
-            Ok(response.map(|body| Body::new(Holding::new(body, in_flight))))
+            let mut response = answer.await?;
+            let written = response.extensions_mut().remove::<WhenWritten>();
+            Ok(response.map(|body| Body::new(Delivering::new(body, written, transport, in_flight))))
         })
     }
 }
@@ -145,8 +156,14 @@ pub(crate) async fn serve(
     mut phase: watch::Receiver<Phase>,
 ) {
     let activity = Activity::new();
-    let service = Tracked { router, activity: activity.clone(), body_read_timeout: settings.body_read_timeout() };
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    let flushes = Flushes::default();
+    let service = Tracked {
+        router,
+        activity: activity.clone(),
+        body_read_timeout: settings.body_read_timeout(),
+        flushes: flushes.clone(),
+    };
+    let connection = builder.serve_connection(TokioIo::new(Watched::new(stream, flushes)), service);
     tokio::pin!(connection);
     // Set once the connection was asked to close: when to drop it if it
     // has not closed by then (`None`: wait for its requests).

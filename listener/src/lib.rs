@@ -7,12 +7,15 @@
 //!   header/body/idle timeouts and a graceful drain ([`ListenerSettings`]).
 //! - [`shutdown_signal`]: resolves on SIGINT or SIGTERM.
 //! - [`Draining`]: the notice phase of a stop, which readiness reports.
+//! - [`delivery`]: whether an answer was written to the transport, for a
+//!   handler that puts a [`WhenWritten`] in its response.
 //! - [`body_timeout`]: tells a too-slow request body from other body errors
 //!   (the gateway answers it with 408 `request_timeout`).
 
 mod body;
 pub mod config_file;
 mod connection;
+pub mod delivery;
 mod draining;
 mod serve;
 pub mod settings;
@@ -21,6 +24,7 @@ pub mod unknown_keys;
 
 pub use body::{BodyTimeout, body_timeout};
 pub use config_file::ConfigFile;
+pub use delivery::{Watching, WhenWritten};
 pub use draining::Draining;
 pub use serve::serve;
 pub use settings::ListenerSettings;

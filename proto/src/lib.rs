@@ -8,6 +8,7 @@
 
 pub mod bearer;
 pub mod codec;
+pub mod delivery;
 pub mod error;
 pub mod error_code;
 pub mod excerpt;

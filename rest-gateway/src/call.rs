@@ -20,6 +20,7 @@ use prost_reflect::DynamicMessage;
 use serde_json::{Map, Value as Json};
 
 use crate::core_client::{AnswerNotes, CallMetadata};
+use crate::delivery::Delivery;
 use crate::envelope::{self, ApiError};
 
 /// Path parameters of the matched route, e.g. `[("id", "brand")]`.
@@ -36,8 +37,13 @@ pub async fn handle(
     request: axum::extract::Request,
 ) -> Response {
     let request_id = envelope::request_id(request.headers());
+    let watched = request.extensions().get::<mediaops_listener::Watching>().is_some();
     match run(&state, &route, params, request, &request_id).await {
-        Ok((data, notes)) => envelope::success(&request_id, encode::JsonMessage(&data), &notes),
+        Ok((data, notes, delivery)) => {
+            let mut response = envelope::success(&request_id, encode::JsonMessage(&data), &notes);
+            delivery.attach(watched, &mut response);
+            response
+        }
         Err(error) => {
             log_failure(&request_id, &route, &error);
             envelope::failure(&request_id, &error)
@@ -63,7 +69,7 @@ async fn run(
     params: Option<PathParams>,
     request: axum::extract::Request,
     request_id: &str,
-) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
+) -> Result<(DynamicMessage, AnswerNotes, Delivery), ApiError> {
     let (parts, body) = request.into_parts();
     // The key's form first (spec 5), the other headers once the body is read
     // (an answer sent before the body is read can reset the connection).
@@ -144,7 +150,8 @@ pub fn authorization(headers: &HeaderMap) -> Result<&str, ApiError> {
 /// whole request message as JSON, fields by JSON or proto name) → request
 /// message (400 naming the field, paths relative to the message) → the
 /// core's call of `route` (authentication, rate limit, validation, charge,
-/// the operation) → the response message and what the core noted of it.
+/// the operation) → the response message, what the core noted of it, and
+/// the [`Delivery`] to settle once the answer reached the client.
 ///
 /// # Errors
 /// The [`ApiError`] the client sees: a bad field, or the core's error.
@@ -153,9 +160,9 @@ pub async fn invoke(
     route: &Route,
     object: Map<String, Json>,
     metadata: &CallMetadata<'_>,
-) -> Result<(DynamicMessage, AnswerNotes), ApiError> {
+) -> Result<(DynamicMessage, AnswerNotes, Delivery), ApiError> {
     let message = decode::decode(&route.input, &Json::Object(object), &state.rules)?;
-    let (response, notes) = state
+    let (response, notes, delivery) = state
         .core
         .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), metadata)
         .await
@@ -163,7 +170,7 @@ pub async fn invoke(
     let data = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
         ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
     })?;
-    Ok((data, notes))
+    Ok((data, notes, delivery))
 }
 
 /// The `Idempotency-Key` header, if it keeps the rule

@@ -5,6 +5,9 @@
 use bytes::Bytes;
 use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
+use mediaops_proto::delivery::{ACK_METADATA, ACK_VALUE};
+
+use crate::delivery::{AckGate, Delivery};
 use std::str::FromStr;
 use tonic::metadata::MetadataValue;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -71,7 +74,8 @@ impl CoreClient {
     pub fn connect(core_addr: &str, refresh: crate::core_set::Refresh) -> anyhow::Result<CoreClient> {
         let targets = crate::core_set::parse_targets(core_addr)?;
         let channel = crate::core_set::balanced_channel(targets, refresh);
-        Ok(CoreClient { service: CoreService::new(channel.map_err(|e| TransportError(e.into()))) })
+        let service = channel.map_request(crate::delivery::gate).map_err(|e| TransportError(e.into()));
+        Ok(CoreClient { service: CoreService::new(service) })
     }
 
     /// A client that hands each call straight to `service`, the core's gRPC
@@ -89,21 +93,26 @@ impl CoreClient {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<tower::BoxError>,
     {
-        let service =
-            service.map_response(|response| response.map(tonic::body::Body::new)).map_err(|e| TransportError(e.into()));
+        let service = service
+            .map_request(crate::delivery::gate)
+            .map_response(|response| response.map(tonic::body::Body::new))
+            .map_err(|e| TransportError(e.into()));
         CoreClient { service: CoreService::new(service) }
     }
 
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
     /// caller's `authorization`, the request id and, when given, the
     /// `Idempotency-Key` and `traceparent` travel as metadata.
-    /// One call: the encoded response and its [`AnswerNotes`].
+    /// One call: the encoded response, its [`AnswerNotes`], and the
+    /// [`Delivery`] that tells the core whether the answer reached the
+    /// client: the core charges the call only then (docs/billing.md "When a
+    /// call is charged").
     pub async fn unary(
         &self,
         grpc_path: &str,
         body: Bytes,
         call: &CallMetadata<'_>,
-    ) -> Result<(Bytes, AnswerNotes), tonic::Status> {
+    ) -> Result<(Bytes, AnswerNotes, Delivery), tonic::Status> {
         let mut grpc = tonic::client::Grpc::new(self.service.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
@@ -120,7 +129,10 @@ impl CoreClient {
                 metadata.insert(name, value);
             }
         }
-        let response = grpc.unary(request, path, BytesCodec).await?;
+        request.metadata_mut().insert(ACK_METADATA, MetadataValue::from_static(ACK_VALUE));
+        let (ack, gate) = tokio::sync::oneshot::channel();
+        request.extensions_mut().insert(AckGate::new(gate));
+        let response = grpc.server_streaming(request, path, BytesCodec).await?;
         let warnings = response
             .metadata()
             .get_all_bin(mediaops_proto::warnings::METADATA)
@@ -132,7 +144,10 @@ impl CoreClient {
             response.metadata().get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let replayed = response.metadata().get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
         let rate_limit = mediaops_proto::rate_limit::from_metadata(response.metadata());
-        Ok((response.into_inner(), AnswerNotes { warnings, task_id, replayed, rate_limit }))
+        let mut stream = response.into_inner();
+        let answer = stream.message().await?.ok_or_else(|| tonic::Status::internal("the core answered no message"))?;
+        let delivery = Delivery::new(ack, stream, call.request_id);
+        Ok((answer, AnswerNotes { warnings, task_id, replayed, rate_limit }, delivery))
     }
 
     /// The core's overall `grpc.health.v1` status.

@@ -113,11 +113,14 @@ async fn read(
         traceparent: crate::traceparent::from_headers(headers),
     };
     let request = ReadFeedRequest { feed: feed.to_owned() };
-    let (bytes, _) = state
+    let (bytes, _, delivery) = state
         .core
         .unary(READ_FEED, Bytes::from(request.encode_to_vec()), &metadata)
         .await
         .map_err(|status| ApiError::from_status(&status))?;
+    // The XML is built from the answer here: settled as soon as the
+    // gateway has it.
+    delivery.written(true);
     FeedDocument::decode(bytes)
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the core answered a malformed FeedDocument: {e}")))
 }

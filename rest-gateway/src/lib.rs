@@ -6,6 +6,7 @@
 pub mod call;
 pub mod core_client;
 pub mod core_set;
+pub mod delivery;
 pub mod envelope;
 pub mod etag;
 pub mod feeds;

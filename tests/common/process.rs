@@ -63,6 +63,12 @@ pub fn redis_prefix(test: &str) -> String {
     format!("mo_test_{test}_{}", uuid::Uuid::new_v4().simple())
 }
 
+/// The `mediaops` binary the tests start: this build's, or the one named by
+/// `MEDIAOPS_TEST_BIN` (to measure another build with the same tests).
+pub fn binary() -> String {
+    std::env::var("MEDIAOPS_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_mediaops").to_owned())
+}
+
 /// A running `mediaops` process; killed when dropped.
 pub struct Process {
     child: Child,
@@ -90,7 +96,7 @@ impl Process {
     /// admin token on free loopback ports and waits for its "listening"
     /// lines (both ports for `serve`, one for `core` and `gateway`).
     pub fn spawn(data_dir: &std::path::Path, spawn: Spawn<'_>) -> Process {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mediaops"));
+        let mut command = Command::new(binary());
         command
             .args(&spawn.args)
             .env("MEDIAOPS_DATA_DIR", data_dir)
@@ -200,7 +206,7 @@ impl Drop for Process {
 /// Runs `mediaops <args>` (an admin command: keys, points, usage) with
 /// `env` on `data_dir` and returns its JSON output.
 pub fn cli(data_dir: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> serde_json::Value {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mediaops"));
+    let mut command = Command::new(binary());
     command.args(args).env("MEDIAOPS_DATA_DIR", data_dir).env("RUST_LOG", "warn").stdin(Stdio::null());
     for (name, value) in env {
         command.env(name, value);

@@ -99,7 +99,7 @@ impl Caches {
 /// # Errors
 /// Redis failed.
 pub async fn publish(
-    redis: &mut redis::aio::ConnectionManager,
+    redis: &mut (impl redis::aio::ConnectionLike + Send),
     prefix: &str,
     event: Event<'_>,
 ) -> redis::RedisResult<()> {

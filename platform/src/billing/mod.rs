@@ -115,15 +115,18 @@ pub trait Ledger: Send + Sync + 'static {
     /// was already settled or had expired.
     async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError>;
     /// [`Ledger::commit`] and [`Ledger::record_usage`] of a delivered call:
-    /// the Redis ledger sends both in one round trip (issue 22 item 3).
-    /// Whether the reservation was committed.
+    /// the Redis ledger makes both one script in one round trip. The usage
+    /// line says what the commit charged: `record`'s points, or 0 when the
+    /// reservation was already released or expired. Whether the
+    /// reservation was committed.
     ///
     /// # Errors
     /// Either step failed (the commit's outcome is then unknown: the
-    /// reservation expires and is released unless it was committed).
+    /// reservation is released, unless it was committed).
     async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
         let committed = self.commit(account_id, id).await?;
-        self.record_usage(record).await?;
+        let points = if committed { record.points } else { 0 };
+        self.record_usage(&UsageRecord { points, ..record.clone() }).await?;
         Ok(committed)
     }
     /// Returns the held points (the call failed). False if already settled.

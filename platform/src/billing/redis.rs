@@ -7,6 +7,7 @@
 //! | `P:accounts` | set | account ids |
 //! | `P:{acct}:balance` | string | points |
 //! | `P:{acct}:res` / `P:{acct}:resexp` | hash / zset | held points / expiry (ms) per reservation id |
+//! | `P:{acct}:res-cancelled` | zset | reservations released before their reserve ran (a reserve Redis runs late holds nothing), until ms |
 //! | `P:res-accounts` | set | accounts that may hold reservations (the sweeper's index) |
 //! | `P:{acct}:idem:<sha256>` | hash | `fingerprint`, `response` of an idempotent request |
 //! | `P:usage-counts` | hash | successful calls per operation |
@@ -21,11 +22,19 @@
 //! Every debit decision is one Lua script over the account's keys, which
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin
 //! operations on keys touch several slots and are not atomic as a whole.
+//!
+//! Every command is answered within 2 s or fails
+//! ([`crate::redis_connection::Bounded`]); a reserve is one round trip. A
+//! reservation whose fate is unknown (its reserve, commit or release timed
+//! out: Redis may still run it when it resumes) is released again in the
+//! background, every second, until Redis answers or the reservation's time
+//! to live has passed (`Unsettled`), so a frozen Redis leaves no hold
+//! behind once it resumes.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
@@ -34,7 +43,7 @@ use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::error::ServiceError;
 use crate::quota::{Limit, Quota};
-use crate::redis_connection::RESPONSE_TIMEOUT;
+use crate::redis_connection::{Bounded, RESPONSE_TIMEOUT};
 
 /// The per-account hash of an account's own limit (`P:{acct}:rate-limit`),
 /// read by `crate::rate_limit::redis`.
@@ -42,22 +51,111 @@ pub const LIMIT: &str = "rate-limit";
 
 /// The Redis [`Ledger`].
 pub struct RedisLedger {
-    redis: ConnectionManager,
+    redis: Bounded,
     prefix: String,
     reserve: Script,
     settle: Script,
+    commit: Script,
     sweep: Script,
     idempotency_begin: Script,
     /// Keys and limits read lately, while subscribed to the event channel.
     caches: Caches,
     /// The subscription task, stopped with the ledger.
     subscription: tokio::task::AbortHandle,
+    /// Reservations to release again, and the task that does it.
+    unsettled: Unsettled,
+    retrying: tokio::task::AbortHandle,
 }
 
 impl Drop for RedisLedger {
     fn drop(&mut self) {
         self.subscription.abort();
+        self.retrying.abort();
     }
+}
+
+/// How often [`Unsettled`] reservations are released again.
+const RETRY_EVERY: Duration = Duration::from_secs(1);
+
+/// Reservations kept for a retry at most; past that the oldest are left to
+/// their time to live (and a warning says so).
+const MAX_UNSETTLED: usize = 100_000;
+
+/// One reservation to release again: `(account, reservation id, give up at
+/// ms)`.
+type Pending = (String, String, i64);
+
+/// Reservations whose reserve, commit or release did not get an answer
+/// from Redis: Redis may have run it, or may still run it once it answers
+/// again. Each is released again every [`RETRY_EVERY`] until Redis answers
+/// or its time to live has passed, when the expiry releases it anyway
+/// (`lua/cancel.lua`: a settled one is left as it is, and one not there yet
+/// is marked cancelled, so a reserve Redis runs after that holds nothing).
+#[derive(Clone, Default)]
+struct Unsettled(Arc<Mutex<Vec<Pending>>>);
+
+impl Unsettled {
+    fn push(&self, account_id: &str, id: &str, until_ms: i64) {
+        let mut pending = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_UNSETTLED {
+            pending.remove(0);
+            tracing::warn!("too many reservations wait for Redis; the oldest is left to its time to live");
+        }
+        pending.push((account_id.to_owned(), id.to_owned(), until_ms));
+    }
+
+    fn take(&self) -> Vec<Pending> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Releases them again every [`RETRY_EVERY`], for as long as the
+    /// returned task runs. A round stops at the first failure (Redis is
+    /// still away: each try would wait its 2 s) and keeps the rest.
+    fn retry(&self, redis: Bounded, prefix: String) -> tokio::task::JoinHandle<()> {
+        let cancel = Script::new(include_str!("lua/cancel.lua"));
+        let unsettled = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RETRY_EVERY).await;
+                let now = now_ms();
+                let mut pending = unsettled.take().into_iter().filter(|(_, _, until_ms)| *until_ms >= now);
+                while let Some((account_id, id, until_ms)) = pending.next() {
+                    let mut invocation = cancel.prepare_invoke();
+                    for key in reservation_keys(&prefix, &account_id) {
+                        invocation.key(key);
+                    }
+                    invocation.key(account_key(&prefix, &account_id, "res-cancelled"));
+                    let released: Result<i64, _> =
+                        invocation.arg(&id).arg(until_ms).invoke_async(&mut redis.clone()).await;
+                    match released {
+                        Ok(1) => tracing::info!(
+                            account = account_id,
+                            reservation = id,
+                            "released a reservation Redis ran late"
+                        ),
+                        Ok(_) => {}
+                        Err(_) => {
+                            for (account_id, id, until_ms) in std::iter::once((account_id, id, until_ms)).chain(pending)
+                            {
+                                unsettled.push(&account_id, &id, until_ms);
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// The balance, reservations and expiry keys of an account, in the order
+/// the scripts take them.
+fn reservation_keys(prefix: &str, account_id: &str) -> [String; 3] {
+    [
+        account_key(prefix, account_id, "balance"),
+        account_key(prefix, account_id, "res"),
+        account_key(prefix, account_id, "resexp"),
+    ]
 }
 
 /// `P:{<account id>}:<what>`: a key of one account, hash-tagged so every
@@ -80,13 +178,18 @@ impl RedisLedger {
         let caches = Caches::default();
         let client = redis::Client::open(url)?;
         let subscription = super::ledger_events::subscribe(client, prefix, caches.clone()).abort_handle();
+        let unsettled = Unsettled::default();
+        let retrying = unsettled.retry(redis.clone(), prefix.to_owned()).abort_handle();
         Ok(RedisLedger {
             redis,
             caches,
             subscription,
+            unsettled,
+            retrying,
             prefix: prefix.to_owned(),
             reserve: Script::new(include_str!("lua/reserve.lua")),
             settle: Script::new(include_str!("lua/settle.lua")),
+            commit: Script::new(include_str!("lua/commit.lua")),
             sweep: Script::new(include_str!("lua/sweep.lua")),
             idempotency_begin: Script::new(include_str!("lua/idempotency_begin.lua")),
         })
@@ -105,7 +208,7 @@ impl RedisLedger {
         account_key(&self.prefix, account_id, what)
     }
     fn reservation_keys(&self, account_id: &str) -> [String; 3] {
-        [self.account(account_id, "balance"), self.account(account_id, "res"), self.account(account_id, "resexp")]
+        reservation_keys(&self.prefix, account_id)
     }
     fn res_accounts(&self) -> String {
         format!("{}:res-accounts", self.prefix)
@@ -142,8 +245,14 @@ impl RedisLedger {
         for key in keys {
             invocation.key(key);
         }
-        let settled: i64 = invocation.arg(&args[..]).invoke_async(&mut self.redis.clone()).await.map_err(failed)?;
-        Ok(settled == 1)
+        match invocation.arg(&args[..]).invoke_async::<i64>(&mut self.redis.clone()).await {
+            Ok(settled) => Ok(settled == 1),
+            Err(e) => {
+                // Unknown whether Redis ran it: release it again later.
+                self.unsettled.push(account_id, id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
+                Err(failed(e))
+            }
+        }
     }
 }
 
@@ -261,23 +370,47 @@ impl Ledger for RedisLedger {
         Ok(known.then(|| balance.unwrap_or(0)))
     }
 
+    /// One round trip: the sweeper's index and the reserve script in one
+    /// pipeline (again through the script, which loads it, after a Redis
+    /// that lost its scripts). A reserve without an answer may still run
+    /// when Redis resumes: it is released again later (`Unsettled`).
     async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
         let mut redis = self.redis.clone();
-        let _: () = redis.sadd(self.res_accounts(), account_id).await.map_err(failed)?;
         let now = now_ms();
-        let mut invocation = self.reserve.prepare_invoke();
-        for key in self.reservation_keys(account_id) {
-            invocation.key(key);
-        }
-        let (held, balance): (i64, i64) = invocation
+        let expires = now + ttl.as_millis() as i64;
+        let [balance, held, expiry] = self.reservation_keys(account_id);
+        let keys = [balance, held, expiry, self.account(account_id, "res-cancelled")];
+        let mut pipe = redis::pipe();
+        pipe.sadd(self.res_accounts(), account_id).ignore();
+        pipe.cmd("EVALSHA")
+            .arg(self.reserve.get_hash())
+            .arg(keys.len())
+            .arg(&keys)
             .arg(points)
             .arg(id)
             .arg(now)
-            .arg(now + ttl.as_millis() as i64)
-            .invoke_async(&mut redis)
-            .await
-            .map_err(failed)?;
-        Ok(if held == 1 { Reserved::Held { balance } } else { Reserved::Insufficient { balance } })
+            .arg(expires);
+        let reply = match pipe.query_async::<((i64, i64),)>(&mut redis).await {
+            Ok((reply,)) => Ok(reply),
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                let mut invocation = self.reserve.prepare_invoke();
+                for key in keys {
+                    invocation.key(key);
+                }
+                invocation.arg(points).arg(id).arg(now).arg(expires).invoke_async(&mut redis).await
+            }
+            Err(e) => Err(e),
+        };
+        match reply {
+            Ok((1, balance)) => Ok(Reserved::Held { balance }),
+            Ok((0, balance)) => Ok(Reserved::Insufficient { balance }),
+            // Only a reserve whose caller gave up on it is cancelled first.
+            Ok((_, _)) => Err(unavailable("this reservation was cancelled before Redis ran it")),
+            Err(e) => {
+                self.unsettled.push(account_id, id, expires);
+                Err(failed(e))
+            }
+        }
     }
 
     async fn commit(&self, account_id: &str, id: &str) -> Result<bool, ServiceError> {
@@ -364,19 +497,50 @@ impl Ledger for RedisLedger {
         pipe.exec_async(&mut self.redis.clone()).await.map_err(failed)
     }
 
+    /// One round trip: `lua/commit.lua` commits and writes the account's
+    /// usage line and count in one step (the line says 0 points when the
+    /// reservation was gone), then the service-wide count (another
+    /// Cluster slot).
     async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
+        let charged = serde_json::to_string(record).map_err(unavailable)?;
+        let free = serde_json::to_string(&UsageRecord { points: 0, ..record.clone() }).map_err(unavailable)?;
+        let counted = record.outcome == "ok";
+        let [balance, held, expiry] = self.reservation_keys(account_id);
+        let keys = [balance, held, expiry, self.account(account_id, "usage"), self.account(account_id, "usage-counts")];
+        let limit = USAGE_LOG_LIMIT.to_string();
+        let args = [id, &charged, &free, &record.operation_key, if counted { "1" } else { "0" }, &limit];
         let mut pipe = redis::pipe();
-        let (keys, args) = self.settle_keys_and_args(account_id, id, false);
-        pipe.cmd("EVALSHA").arg(self.settle.get_hash()).arg(keys.len()).arg(&keys).arg(&args[..]);
-        self.usage_commands(&mut pipe, record)?;
-        match pipe.query_async::<(i64,)>(&mut self.redis.clone()).await {
-            Ok((settled,)) => Ok(settled == 1),
-            // Redis lost its scripts (a restart): the usage went in, the
-            // commit goes again through the script, which loads it.
+        pipe.cmd("EVALSHA").arg(self.commit.get_hash()).arg(keys.len()).arg(&keys).arg(&args[..]);
+        if counted {
+            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
+        }
+        let mut redis = self.redis.clone();
+        let committed = match pipe.query_async::<(i64,)>(&mut redis).await {
+            Ok((committed,)) => Ok(committed),
+            // Redis lost its scripts (a restart): through the script, which
+            // loads it, then the count.
             Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                self.settle(account_id, id, false).await
+                let mut invocation = self.commit.prepare_invoke();
+                for key in &keys {
+                    invocation.key(key);
+                }
+                let committed = invocation.arg(&args[..]).invoke_async::<i64>(&mut redis).await;
+                if committed.is_ok() && counted {
+                    let _: Result<(), _> = redis.hincr(self.usage_counts_key(), &record.operation_key, 1).await;
+                }
+                committed
             }
-            Err(e) => Err(failed(e)),
+            Err(e) => Err(e),
+        };
+        match committed {
+            Ok(committed) => Ok(committed == 1),
+            Err(e) => {
+                // The work was delivered but the commit may not have run:
+                // released again later, so the call ends up free (unless
+                // Redis ran the commit first), never held for its TTL.
+                self.unsettled.push(account_id, id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
+                Err(failed(e))
+            }
         }
     }
 

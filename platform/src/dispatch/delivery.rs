@@ -10,6 +10,10 @@
 //! sees the charge in its balance. A body dropped before that (the stream
 //! was reset, the connection broke, the client went away) drops the
 //! settlement, which releases the hold at once.
+//!
+//! A caller that passes the answer on (the gateway) acknowledges it
+//! ([`super::acknowledgement`]): the commit then waits for its word, and a
+//! caller that could not deliver the answer has the hold released.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +23,7 @@ use std::task::{Context, Poll, ready};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
+use super::acknowledgement::AckWaiter;
 use super::settlement::Settlement;
 
 /// A successful call's settlement and answer, carried from the pipeline to
@@ -41,7 +46,7 @@ impl PendingSettlement {
 /// taken; see the module docs.
 pub struct SettleOnDelivery {
     inner: tonic::body::Body,
-    pending: Option<(Settlement, Bytes)>,
+    pending: Option<(Settlement, Bytes, AckWaiter)>,
     /// The commit under way; it runs to its end even if this body is
     /// dropped meanwhile.
     committing: Option<tokio::task::JoinHandle<i64>>,
@@ -50,8 +55,8 @@ pub struct SettleOnDelivery {
 }
 
 impl SettleOnDelivery {
-    pub fn new(inner: tonic::body::Body, settlement: Settlement, answer: Bytes) -> SettleOnDelivery {
-        SettleOnDelivery { inner, pending: Some((settlement, answer)), committing: None, trailers: None }
+    pub fn new(inner: tonic::body::Body, settlement: Settlement, answer: Bytes, ack: AckWaiter) -> SettleOnDelivery {
+        SettleOnDelivery { inner, pending: Some((settlement, answer, ack)), committing: None, trailers: None }
     }
 }
 
@@ -81,7 +86,7 @@ impl Body for SettleOnDelivery {
             if !last {
                 return Poll::Ready(frame);
             }
-            let Some((settlement, answer)) = this.pending.take() else { return Poll::Ready(frame) };
+            let Some((settlement, answer, ack)) = this.pending.take() else { return Poll::Ready(frame) };
             let frame = frame.and_then(Result::ok);
             if frame.as_ref().is_some_and(|f| !is_success(f)) {
                 // Not a success after all (an encoding failure): dropping
@@ -90,7 +95,16 @@ impl Body for SettleOnDelivery {
                 return Poll::Ready(frame.map(Ok));
             }
             this.trailers = frame;
-            this.committing = Some(tokio::spawn(async move { settlement.delivered(&answer).await }));
+            this.committing = Some(tokio::spawn(async move {
+                if ack.delivered().await {
+                    settlement.delivered(&answer).await
+                } else {
+                    // The caller could not pass the answer on: dropping
+                    // the settlement releases the hold.
+                    drop(settlement);
+                    0
+                }
+            }));
         }
     }
 

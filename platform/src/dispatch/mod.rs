@@ -18,9 +18,11 @@
 //! 7. reserve the price (402 when the balance is short: nothing runs);
 //! 8. run, within the operation timeout;
 //! 9. release on any failure (502 upstream failures included); commit a
-//!    success only once its answer is delivered (`delivery`); release at
-//!    once when the caller goes away or the answer is lost
-//!    (`settlement`); record usage. A handler whose work outlives the call
+//!    success only once its answer is delivered (`delivery`), for a
+//!    gateway once it says it wrote the answer to its client
+//!    (`acknowledgement`); release at once when the caller goes away or the
+//!    answer is lost (`settlement`); record usage. The reserve runs in a
+//!    task of its own, so a caller gone mid-reserve leaves no hold. A handler whose work outlives the call
 //!    (a task) takes the hold over and settles it when the task ends
 //!    (docs/tasks.md "Billing"); such an operation may have its own timing
 //!    ([`Registry::set_limits`]).
@@ -48,6 +50,7 @@ use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
 
+mod acknowledgement;
 mod delivery;
 pub mod pricing;
 pub use crate::metrics::in_flight;
@@ -118,7 +121,8 @@ impl Pipeline {
             Err(error) => (None, None, Err(error)),
         };
         match outcome {
-            Ok(Answer { bytes, settlement }) => {
+            Ok(Answer { bytes, mut settlement }) => {
+                settlement.store_answer(&bytes).await;
                 let mut response = tonic::Response::new(bytes.clone());
                 insert_request_id(response.metadata_mut(), &request_id);
                 if let Some(verdict) = &verdict {
@@ -267,15 +271,14 @@ impl Pipeline {
         limits: Limits,
     ) -> Result<Bytes, ServiceError> {
         let handler = self.registry.handler(&ctx.operation.grpc_path).expect("checked before");
-        let reservation = uuid::Uuid::new_v4().to_string();
-        let account = ctx.account_id().to_owned();
         if price > 0 {
-            match self.ledger.reserve(&account, &reservation, price, limits.reservation_ttl).await? {
-                Reserved::Held { .. } => ctx.hold.put(Hold {
-                    account_id: account.clone(),
-                    reservation_id: reservation.clone(),
-                    points: price,
-                }),
+            let hold = Hold {
+                account_id: ctx.account_id().to_owned(),
+                reservation_id: uuid::Uuid::new_v4().to_string(),
+                points: price,
+            };
+            match self.reserve(ctx, hold, limits.reservation_ttl).await? {
+                Reserved::Held { .. } => {}
                 Reserved::Insufficient { balance } => {
                     return Err(ServiceError::new(
                         ErrorCode::InsufficientPoints,
@@ -299,6 +302,26 @@ impl Pipeline {
                 ),
             )),
         }
+    }
+
+    /// Reserves `hold` and puts it in `ctx.hold`, in a task of its own: a
+    /// caller that goes away while the ledger answers (its connection
+    /// dropped this future) cannot leave the reservation unrecorded. If the
+    /// call was settled meanwhile, the task releases what it reserved at
+    /// once ([`crate::call::HoldSlot::close`]).
+    async fn reserve(&self, ctx: &CallContext, hold: Hold, ttl: std::time::Duration) -> Result<Reserved, ServiceError> {
+        let (ledger, slot, request_id) = (self.ledger.clone(), ctx.hold.clone(), ctx.request_id.clone());
+        let reserving = tokio::spawn(async move {
+            let reserved = ledger.reserve(&hold.account_id, &hold.reservation_id, hold.points, ttl).await;
+            if let Ok(Reserved::Held { .. }) = &reserved
+                && let Err(hold) = slot.put(hold)
+                && let Err(e) = ledger.release(&hold.account_id, &hold.reservation_id).await
+            {
+                tracing::warn!(request_id, error = %e, "the release of a call gone away failed; the ledger retries it");
+            }
+            reserved
+        });
+        reserving.await.map_err(|e| ServiceError::internal(format!("the reservation task failed: {e}")))?
     }
 
     /// Takes one call from the caller's rate-limit cells; `None` for an
@@ -394,7 +417,7 @@ impl OperationService {
 
 impl<B> tower::Service<http::Request<B>> for OperationService
 where
-    B: http_body::Body + Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + Send,
 {
     type Response = http::Response<tonic::body::Body>;
@@ -413,11 +436,18 @@ where
                 return Ok(status.into_http());
             };
             let unary = UnaryCall { pipeline, op };
+            let acknowledging = request
+                .headers()
+                .get(mediaops_proto::delivery::ACK_METADATA)
+                .is_some_and(|v| v == mediaops_proto::delivery::ACK_VALUE);
+            let (parts, body) = request.into_parts();
+            let (first, ack) = acknowledgement::split(body, acknowledging);
+            let request = http::Request::from_parts(parts, first);
             let mut response = tonic::server::Grpc::new(BytesCodec).unary(unary, request).await;
             let pending = response.extensions_mut().remove::<PendingSettlement>().and_then(|p| p.take());
             Ok(match pending {
                 Some((settlement, answer)) => {
-                    response.map(|body| tonic::body::Body::new(SettleOnDelivery::new(body, settlement, answer)))
+                    response.map(|body| tonic::body::Body::new(SettleOnDelivery::new(body, settlement, answer, ack)))
                 }
                 None => response,
             })

@@ -44,6 +44,9 @@ pub struct Settlement {
     /// Counts the call in flight until it is settled (also when it is
     /// dropped and released in the background).
     in_flight: Option<InFlightGuard>,
+    /// The answer is stored under the `Idempotency-Key` already
+    /// ([`Settlement::store_answer`]).
+    answer_stored: bool,
 }
 
 impl Settlement {
@@ -57,7 +60,17 @@ impl Settlement {
         started: Instant,
     ) -> Settlement {
         let in_flight = Some(metrics.in_flight.enter());
-        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false, in_flight }
+        Settlement {
+            ledger,
+            metrics,
+            ctx,
+            idempotency_key,
+            replay: false,
+            started,
+            settled: false,
+            in_flight,
+            answer_stored: false,
+        }
     }
 
     /// The settlement of an answer replayed under its `Idempotency-Key`:
@@ -79,24 +92,45 @@ impl Settlement {
         &self.ctx
     }
 
+    /// Stores the successful `answer` under the call's `Idempotency-Key`
+    /// before it is sent, so a retry the client makes as soon as it has the
+    /// answer gets it replayed rather than 409 "still running". If the
+    /// answer is then not delivered, the key is forgotten again with the
+    /// release (a retry runs; one that came in between got the answer
+    /// replayed, free).
+    pub async fn store_answer(&mut self, answer: &Bytes) {
+        if self.idempotency_key.is_some() && !self.replay {
+            self.finish_idempotency(Some(answer)).await;
+            self.answer_stored = true;
+        }
+    }
+
     /// The answer went out whole: commit the hold and keep `answer` under
     /// the idempotency key. Returns the points charged.
     pub async fn delivered(mut self, answer: &Bytes) -> i64 {
         self.settled = true;
         let outcome = if self.replay { "replayed" } else { "ok" };
         let mut points = 0;
-        if let Some(hold) = self.ctx.hold.take() {
-            points = hold.points;
-            let record = self.usage_record(points, outcome);
-            if let Err(e) = self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
-                // The work is done; an uncommitted reservation expires and
-                // is released, so the call ends up free rather than lost.
-                tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; an uncommitted reservation will be released");
+        if let Some(hold) = self.ctx.hold.close() {
+            let record = self.usage_record(hold.points, outcome);
+            match self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
+                Ok(true) => points = hold.points,
+                Ok(false) => {
+                    tracing::warn!(request_id = self.ctx.request_id, "the reservation had expired: the call is free");
+                }
+                // The work is done; the ledger releases a reservation whose
+                // commit got no answer, so the call ends up free rather
+                // than lost (or charged, if the commit ran after all).
+                Err(e) => {
+                    tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; the reservation is released");
+                }
             }
         } else {
             self.record(points, outcome).await;
         }
-        self.finish_idempotency(Some(answer)).await;
+        if !self.answer_stored {
+            self.finish_idempotency(Some(answer)).await;
+        }
         let elapsed = self.started.elapsed();
         self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
         tracing::info!(
@@ -116,16 +150,28 @@ impl Settlement {
     /// record the usage. The caller logs and counts the failure.
     pub async fn failed(mut self, error: &ServiceError) {
         self.settled = true;
+        if error.code == mediaops_proto::error_code::ErrorCode::BillingUnavailable {
+            // The ledger is down or slow: waiting for it here would only
+            // delay the 503 past its bound (docs/billing.md "Failing
+            // closed"). The bookkeeping goes on behind the answer.
+            let code = error.code.as_str();
+            tokio::spawn(async move {
+                self.release().await;
+                self.finish_idempotency(None).await;
+                self.record(0, code).await;
+            });
+            return;
+        }
         self.release().await;
         self.finish_idempotency(None).await;
         self.record(0, error.code.as_str()).await;
     }
 
     async fn release(&self) {
-        if let Some(hold) = self.ctx.hold.take()
+        if let Some(hold) = self.ctx.hold.close()
             && let Err(e) = self.ledger.release(&hold.account_id, &hold.reservation_id).await
         {
-            tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the reservation expires instead");
+            tracing::warn!(request_id = self.ctx.request_id, error = %e, "release failed; the ledger releases it again once it answers, or it expires");
         }
     }
 
@@ -193,6 +239,7 @@ impl Drop for Settlement {
             started: self.started,
             settled: true,
             in_flight: self.in_flight.take(),
+            answer_stored: self.answer_stored,
         };
         runtime.spawn(unsettled.abandon());
     }

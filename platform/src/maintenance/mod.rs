@@ -13,9 +13,12 @@
 //! again when one closes; an admin switch overrides it.
 //!
 //! Switches live in a [`SwitchStore`]: Redis when the ledger is in Redis, so
-//! every core sees them, else a file in the data dir. Each core reads them
-//! through a cache of [`CACHE_TTL`]: a switch takes effect at once on the
-//! core that took it and within that time on the others.
+//! every core sees them, else a file in the data dir. Each core re-reads
+//! them every [`CACHE_TTL`] in the background: a switch takes effect at once
+//! on the core that took it and within that time on the others, and a call
+//! never waits on the store (a frozen Redis would otherwise add its wait to
+//! every call's, beyond the ledger's 2 s bound; docs/billing.md "Failing
+//! closed"), except the first calls of a process, before any read.
 
 pub mod file;
 pub mod redis;
@@ -82,7 +85,9 @@ pub struct Maintenance {
     declared: HashMap<String, String>,
     /// Every operation key the registry knows.
     known: std::collections::HashSet<String>,
-    cache: Mutex<Option<CachedSwitches>>,
+    cache: Arc<Mutex<Option<CachedSwitches>>>,
+    /// Whether the background re-read runs.
+    refreshing: std::sync::OnceLock<()>,
     /// Upstream-only operations and their vendors: down while every one of
     /// their vendors' circuits is open (the automatic switch).
     watched: std::sync::OnceLock<HashMap<String, Vec<Arc<dyn Upstream>>>>,
@@ -102,7 +107,15 @@ impl Maintenance {
                 declared.insert(op.key().to_owned(), op.meta.availability.clone().unwrap_or_default().note);
             }
         }
-        Maintenance { store, declared, known, cache: Mutex::new(None), watched: std::sync::OnceLock::new(), clock }
+        Maintenance {
+            store,
+            declared,
+            known,
+            cache: Arc::default(),
+            refreshing: std::sync::OnceLock::new(),
+            watched: std::sync::OnceLock::new(),
+            clock,
+        }
     }
 
     /// Turns on the automatic switch for upstream-only operations: one is
@@ -130,13 +143,13 @@ impl Maintenance {
         })
     }
 
-    /// The switches, from the cache when it is fresh. When the store cannot
-    /// be read the last switches read stay in force (or none), so a store
-    /// outage never stops calls by itself.
+    /// The switches last read (re-read every [`CACHE_TTL`] behind the
+    /// calls), or read now when none were. When the store cannot be read the
+    /// last switches read stay in force (or none), so a store outage never
+    /// stops calls by itself.
     async fn switches(&self) -> Arc<HashMap<String, Switch>> {
-        if let Some((at, switches)) = self.lock().as_ref()
-            && at.elapsed() < CACHE_TTL
-        {
+        self.refreshing.get_or_init(|| self.refresh_every_ttl());
+        if let Some((_, switches)) = self.lock().as_ref() {
             return switches.clone();
         }
         match self.store.load().await {
@@ -150,6 +163,28 @@ impl Maintenance {
                 self.lock().as_ref().map(|(_, s)| s.clone()).unwrap_or_default()
             }
         }
+    }
+
+    /// Re-reads the switches every [`CACHE_TTL`] for as long as this
+    /// `Maintenance` lives.
+    fn refresh_every_ttl(&self) {
+        let (store, cache) = (self.store.clone(), Arc::downgrade(&self.cache));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(CACHE_TTL).await;
+                let loaded = store.load().await;
+                let Some(cache) = cache.upgrade() else { return };
+                match loaded {
+                    Ok(loaded) => {
+                        *cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            Some((Instant::now(), Arc::new(loaded)));
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "maintenance switches not read; the last ones read stay in force")
+                    }
+                }
+            }
+        });
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<CachedSwitches>> {

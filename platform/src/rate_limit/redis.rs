@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redis::Script;
-use redis::aio::ConnectionManager;
 
 use super::{RateLimiter, Verdict};
 use crate::billing::redis::{LIMIT, account_key};
@@ -27,7 +26,7 @@ use crate::quota::{Limit, Quota};
 
 /// The Redis [`RateLimiter`].
 pub struct RedisLimiter {
-    redis: ConnectionManager,
+    redis: crate::redis_connection::Bounded,
     prefix: String,
     default: Limit,
     gcra: Script,

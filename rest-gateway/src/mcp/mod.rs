@@ -95,7 +95,13 @@ impl ServerHandler for McpServer {
             }
         };
         let result = match outcome {
-            Ok((data, notes)) => answer::success(&request_id, &data, &notes),
+            Ok((data, notes, delivery)) => {
+                // The tool's answer goes out through rmcp's transport,
+                // which does not say whether it was written: charged when
+                // the gateway has it (docs/billing.md).
+                delivery.written(true);
+                answer::success(&request_id, &data, &notes)
+            }
             Err(error) => {
                 call::log_failure(&request_id, route, &error);
                 answer::failure(&request_id, &error)
