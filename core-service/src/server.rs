@@ -229,6 +229,7 @@ impl Core {
             fetcher.clone(),
             settings.watchlists.clone(),
             &settings.outbound,
+            metrics.watch_deliveries.clone(),
         );
         let links = Arc::new(mediaops_ops::data_api::parse_link::LinkParser {
             store: data.store.clone(),

@@ -90,7 +90,10 @@ impl Body for SettleOnDelivery {
                 return Poll::Ready(frame.map(Ok));
             }
             this.trailers = frame;
-            this.committing = Some(tokio::spawn(async move { settlement.delivered(&answer).await }));
+            // In the call's span, so the `ok` line names its trace id.
+            let span = settlement.span();
+            let commit = async move { settlement.delivered(&answer).await };
+            this.committing = Some(tokio::spawn(tracing::Instrument::instrument(commit, span)));
         }
     }
 

@@ -44,6 +44,9 @@ pub struct Settlement {
     /// Counts the call in flight until it is settled (also when it is
     /// dropped and released in the background).
     in_flight: Option<InFlightGuard>,
+    /// The span the call ran in (the gateway's request span, naming the
+    /// trace id): the settling done on other tasks logs in it too.
+    span: tracing::Span,
 }
 
 impl Settlement {
@@ -57,7 +60,8 @@ impl Settlement {
         started: Instant,
     ) -> Settlement {
         let in_flight = Some(metrics.in_flight.enter());
-        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false, in_flight }
+        let span = tracing::Span::current();
+        Settlement { ledger, metrics, ctx, idempotency_key, replay: false, started, settled: false, in_flight, span }
     }
 
     /// The settlement of an answer replayed under its `Idempotency-Key`:
@@ -77,6 +81,11 @@ impl Settlement {
     /// The call's context (warnings, task id).
     pub fn context(&self) -> &CallContext {
         &self.ctx
+    }
+
+    /// The span the call ran in, for the work that settles it elsewhere.
+    pub fn span(&self) -> tracing::Span {
+        self.span.clone()
     }
 
     /// The answer went out whole: commit the hold and keep `answer` under
@@ -101,12 +110,13 @@ impl Settlement {
         self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
         tracing::info!(
             request_id = self.ctx.request_id,
+            trace_id = self.ctx.trace_id.as_deref(),
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
             code = outcome,
             status = 200,
             points,
-            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
             "ok"
         );
         points
@@ -164,11 +174,12 @@ impl Settlement {
         self.metrics.observe_call(self.ctx.operation.key(), CANCELLED, elapsed, 0);
         tracing::info!(
             request_id = self.ctx.request_id,
+            trace_id = self.ctx.trace_id.as_deref(),
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
             code = CANCELLED,
             points = 0,
-            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
             "cancelled: the answer was not delivered; nothing was charged"
         );
     }
@@ -193,7 +204,8 @@ impl Drop for Settlement {
             started: self.started,
             settled: true,
             in_flight: self.in_flight.take(),
+            span: self.span.clone(),
         };
-        runtime.spawn(unsettled.abandon());
+        runtime.spawn(tracing::Instrument::instrument(unsettled.abandon(), self.span.clone()));
     }
 }
