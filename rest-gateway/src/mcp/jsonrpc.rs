@@ -96,6 +96,13 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
     {
         return Err(answer(&id, INVALID_PARAMS, "Invalid params: `params` must be an object".to_owned()));
     }
+    // rmcp reads a `tools/call` without a tool name as some other request
+    // and answers "method not found": say what is missing instead.
+    if method == Some("tools/call") && !message.get("params").and_then(|p| p.get("name")).is_some_and(Value::is_string)
+    {
+        let why = "Invalid params for tools/call: `params.name` must name a tool (tools/list names them)";
+        return Err(answer(&id, INVALID_PARAMS, why.to_owned()));
+    }
     match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
         Ok(_) => Ok(()),
         Err(e) => {
