@@ -217,7 +217,7 @@ async fn hot_list_and_watch_list_feeds_with_their_tokens() {
         "keywords": "高考 !作文",
         "sources": ["weibo", "baidu", "zhihu", "douyin"],
         "schedule": "0 8 * * *",
-        "channels": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "secret": "whsec_feeds"}]
+        "channels": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "secret": "whsec_ZmVlZHMtdGVzdA=="}]
     });
     let (status, body) = service.call(reqwest::Method::PUT, "/api/watchlists/exams", Some(watchlist)).await;
     success(status, &body);

@@ -111,8 +111,8 @@ fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, de
         .filter_map(|choice| example_value(&kind, &choice.value, filled && !field.is_list()))
         .collect();
     if !examples.is_empty() {
-        let target = if field.is_list() { &mut map["items"] } else { &mut *map };
-        if let Value::Object(target) = target {
+        let target = if field.is_list() { map.get_mut("items").and_then(Value::as_object_mut) } else { Some(map) };
+        if let Some(target) = target {
             target.insert("examples".into(), Value::Array(examples));
         }
     }

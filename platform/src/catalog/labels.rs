@@ -19,6 +19,11 @@ pub fn label(json_name: &str) -> Option<&'static str> {
         "keyword" => "关键词",
         "query" => "查询",
         "topic" => "话题",
+        "topics" => "话题列表",
+        // Lists of one platform's hits (`multi.cn30-multi-search`).
+        "lifestyleResult" => "笔记结果",
+        "shortvideoResult" => "短视频结果",
+        "articlesResult" => "公众号结果",
         "tags" => "标签",
         "mentions" => "提及",
         "category" | "categoryName" => "分类",

@@ -223,19 +223,25 @@ mod tests {
     }
 
     #[test]
-    fn every_output_field_has_a_chinese_label_and_every_section_one_heading() {
+    fn every_catalog_output_field_has_a_chinese_label_and_every_section_one_heading() {
         let pool = descriptor_pool();
         let mut unlabelled = std::collections::BTreeSet::new();
         let mut checked = 0;
         for service in pool.services() {
             for method in service.methods() {
                 let Some(meta) = mediaops_proto::options::operation(&method) else { continue };
+                // The catalogs' operations: the ones the workbench shows.
+                if !mediaops_proto::options::is_data_api(&meta) && !mediaops_proto::options::is_skill(&meta) {
+                    continue;
+                }
                 let out = output_descriptor(&meta, &method.output());
                 let headings: Vec<_> = out.sections.iter().map(|s| s.label.as_str()).collect();
                 let distinct: std::collections::BTreeSet<_> = headings.iter().collect();
                 assert_eq!(distinct.len(), headings.len(), "{}: {headings:?}", meta.operation_key);
                 for section in &out.sections {
-                    assert!(!section.label.is_ascii(), "{}: section {:?}", meta.operation_key, section.label);
+                    if section.label.is_ascii() {
+                        unlabelled.insert(format!("section {}", section.label));
+                    }
                     for field in &section.fields {
                         checked += 1;
                         if field.label.is_ascii() {

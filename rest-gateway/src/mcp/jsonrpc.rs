@@ -134,7 +134,7 @@ fn answer(id: &Value, code: i64, message: String) -> Value {
 mod tests {
     use super::*;
 
-    fn code(body: &str) -> (i64, Value, String) {
+    fn refusal(body: &str) -> (i64, Value, String) {
         let error = check(body.as_bytes()).unwrap_err();
         let message = error["error"]["message"].as_str().unwrap().to_owned();
         (error["error"]["code"].as_i64().unwrap(), error["id"].clone(), message)
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn malformed_json_is_a_parse_error() {
-        let (code, id, message) = code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#);
+        let (code, id, message) = refusal(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#);
         assert_eq!((code, id), (PARSE_ERROR, Value::Null));
         assert!(message.starts_with("Parse error: "), "{message}");
     }
@@ -169,7 +169,7 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"method":5}"#, json!(1)),
             (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#, Value::Null),
         ] {
-            let (code, answered, message) = code(body);
+            let (code, answered, message) = refusal(body);
             assert_eq!((code, answered), (INVALID_REQUEST, id), "{body}: {message}");
             assert!(message.starts_with("Invalid Request: ") && !message.contains("::"), "{message}");
         }
@@ -177,9 +177,9 @@ mod tests {
 
     #[test]
     fn params_that_do_not_fit_are_invalid_params_in_plain_words() {
-        let (code, id, message) = code(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[]}"#);
+        let (code, id, message) = refusal(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[]}"#);
         assert_eq!((code, id), (INVALID_PARAMS, json!(3)), "{message}");
-        let (code, _, message) = code(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#);
+        let (code, _, message) = refusal(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#);
         assert_eq!(code, INVALID_PARAMS, "{message}");
         assert!(message.starts_with("Invalid params for tools/call"), "{message}");
         assert!(!message.contains("enum") && !message.contains("::"), "{message}");
