@@ -252,7 +252,8 @@ async fn every_call_line_names_its_trace_and_a_rounded_duration() {
     let traceparent = format!("00-{TRACE}-00f067aa0ba902b7-01");
     for format in ["text", "json"] {
         let dir = tempfile::tempdir().unwrap();
-        let process = Process::spawn(dir.path(), Spawn { args: vec![], env: vec![("MEDIAOPS_LOG_FORMAT", format.into())] });
+        let process =
+            Process::spawn(dir.path(), Spawn { args: vec![], env: vec![("MEDIAOPS_LOG_FORMAT", format.into())] });
         let http = reqwest::Client::new();
         let call = |path: &str, body: Value, request_id: &'static str| {
             http.post(format!("{}{path}", process.rest()))
@@ -277,7 +278,8 @@ async fn every_call_line_names_its_trace_and_a_rounded_duration() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         for request_id in ["req-trace-ok", "req-trace-bad"] {
-            let line = line_of(request_id).unwrap_or_else(|| panic!("{format}: no line of {request_id}: {:#?}", process.log()));
+            let line = line_of(request_id)
+                .unwrap_or_else(|| panic!("{format}: no line of {request_id}: {:#?}", process.log()));
             if format == "json" {
                 let line: Value = serde_json::from_str(&line).unwrap();
                 assert_eq!(line["trace_id"], TRACE, "{line}");

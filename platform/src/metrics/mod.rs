@@ -61,7 +61,9 @@ impl WatchDeliveries {
     /// Counts one delivery of a digest to a `channel_type` channel that
     /// ended as `status`.
     pub fn observe(&self, channel_type: &str, status: &str) {
-        self.0.get_or_create(&DeliveryLabels { channel_type: channel_type.to_owned(), status: status.to_owned() }).inc();
+        self.0
+            .get_or_create(&DeliveryLabels { channel_type: channel_type.to_owned(), status: status.to_owned() })
+            .inc();
     }
 }
 
@@ -209,7 +211,10 @@ mod tests {
         deliveries.observe("webhook", "failed");
         deliveries.observe("wecom", "delivered");
         let text = metrics.render();
-        assert!(text.contains(r#"mediaops_watchlist_deliveries_total{channel_type="webhook",status="failed"} 2"#), "{text}");
+        assert!(
+            text.contains(r#"mediaops_watchlist_deliveries_total{channel_type="webhook",status="failed"} 2"#),
+            "{text}"
+        );
         assert!(text.contains(r#"mediaops_watchlist_deliveries_total{channel_type="wecom",status="delivered"} 1"#));
     }
 }
