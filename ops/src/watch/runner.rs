@@ -74,9 +74,8 @@ impl Runner {
         fetcher: GuardedFetcher,
         settings: WatchSettings,
         outbound: &OutboundSettings,
-        deliveries: WatchDeliveries,
-    ) -> Arc<Runner> {
-        Arc::new(Runner {
+    ) -> Runner {
+        Runner {
             store,
             ledger,
             trends,
@@ -86,8 +85,14 @@ impl Runner {
             settings,
             retry: RetryPolicy { retries: outbound.retries, backoff: Duration::from_millis(outbound.retry_backoff_ms) },
             owner: format!("watch-{}", uuid::Uuid::new_v4()),
-            deliveries,
-        })
+            deliveries: WatchDeliveries::default(),
+        }
+    }
+
+    /// This runner, counting its deliveries into `deliveries` (the core's
+    /// `mediaops_watchlist_deliveries_total`).
+    pub fn counting_into(self, deliveries: WatchDeliveries) -> Runner {
+        Runner { deliveries, ..self }
     }
 
     /// Starts the loop (when `scheduler` is on); it ends when the handle is aborted.
