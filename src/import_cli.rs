@@ -169,11 +169,7 @@ pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result
     let store = core_service::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let before = store.counts().await?;
     let total: u64 = files.iter().map(|(f, format)| format.count_rows(f)).sum();
-    let bar = indicatif::ProgressBar::new(total).with_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({per_sec}, {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = crate::progress::rows(total);
     let mut report = ImportReport::default();
     let mut by_format: BTreeMap<String, FormatReport> = BTreeMap::new();
     for (file, format) in &files {

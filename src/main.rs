@@ -10,6 +10,7 @@ mod collectors_cli;
 mod import_cli;
 mod mcp_cli;
 mod probe_cli;
+mod progress;
 mod sigpipe;
 mod store_cli;
 

@@ -62,6 +62,7 @@ pub async fn serve(args: &McpArgs) -> anyhow::Result<()> {
     // workspace's reqwest uses. Installing twice is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let endpoint = endpoint(&args.url)?;
+    preflight(&endpoint, &args.key).await?;
     let config = StreamableHttpClientTransportConfig::with_uri(endpoint.clone()).auth_header(args.key.clone());
     // The current protocol (`server/discover`), the `initialize` handshake
     // with an older server.
@@ -70,7 +71,7 @@ pub async fn serve(args: &McpArgs) -> anyhow::Result<()> {
     let remote =
         ().serve_with_lifecycle(StreamableHttpClientTransport::from_config(config), lifecycle)
             .await
-            .map_err(|e| anyhow!("cannot start MCP with {endpoint}: {e}"))?;
+            .map_err(|e| anyhow!("cannot start MCP with {endpoint}: {}", without_type_names(&e.to_string())))?;
     let proxy = Proxy::new(&remote)?;
     let protocol = remote.peer_info().map(|info| info.protocol_version.to_string()).unwrap_or_default();
     tracing::info!(endpoint, protocol, "connected; serving MCP on stdio");
@@ -79,6 +80,95 @@ pub async fn serve(args: &McpArgs) -> anyhow::Result<()> {
     let _ = remote.cancel().await;
     tracing::info!(?reason, "stdio closed");
     Ok(())
+}
+
+/// Asks `endpoint` for its tools once, with our own HTTP client, before the
+/// MCP session starts, so that the usual failures are said in words: the
+/// server cannot be reached (and why), it refuses the key, or the URL is not
+/// an MCP endpoint. The MCP client's own errors name its Rust types.
+///
+/// # Errors
+/// Those three, with the server's own message when it sent one.
+async fn preflight(endpoint: &str, key: &str) -> anyhow::Result<()> {
+    let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build()?;
+    let answer = http
+        .post(endpoint)
+        .bearer_auth(key)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list"}))
+        .send()
+        .await
+        .map_err(|e| anyhow!("cannot reach the mediaops server at {endpoint}: {}", root_cause(&e)))?;
+    let status = answer.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    let body = answer.text().await.unwrap_or_default();
+    let said = serde_json::from_str::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| mediaops_proto::excerpt::excerpt(body.trim()).to_string());
+    match status.as_u16() {
+        401 => bail!("the server at {endpoint} refused the key (HTTP 401): {said}"),
+        404 | 405 => bail!(
+            "{endpoint} is not an MCP endpoint (HTTP {status}); --url takes the server's REST base URL, e.g. http://127.0.0.1:8080"
+        ),
+        _ => bail!("{endpoint} answered HTTP {status}: {said}"),
+    }
+}
+
+/// The innermost cause of `error`: `Connection refused (os error 111)`
+/// rather than the client's wrapping of it.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    cause.to_string()
+}
+
+/// `text` without the Rust type names the MCP client's errors carry
+/// (`Transport [rmcp::transport::worker::WorkerTransport<…>] error: …`):
+/// every bracketed or parenthesized part naming a path (`::`) goes.
+fn without_type_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(['[', '(']) {
+        let close_char = if rest[open..].starts_with('[') { ']' } else { ')' };
+        let (before, from) = rest.split_at(open);
+        out.push_str(before);
+        // The matching bracket, counting nesting of the same kind.
+        let opening = from.chars().next().unwrap_or('[');
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, c) in from.char_indices() {
+            if c == opening {
+                depth += 1;
+            } else if c == close_char {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(from);
+            return tidy(&out);
+        };
+        let part = &from[..=end];
+        if !part.contains("::") {
+            out.push_str(part);
+        }
+        rest = &from[end + 1..];
+    }
+    out.push_str(rest);
+    tidy(&out)
+}
+
+fn tidy(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The stdio server: the remote server's description and tools.
@@ -109,7 +199,10 @@ impl Proxy {
 fn remote_error(error: ServiceError) -> McpError {
     match error {
         ServiceError::McpError(error) => error,
-        other => McpError::internal_error(format!("the mediaops server could not be reached: {other}"), None),
+        other => McpError::internal_error(
+            format!("the mediaops server could not be reached: {}", without_type_names(&other.to_string())),
+            None,
+        ),
     }
 }
 
@@ -162,5 +255,25 @@ mod tests {
         assert_eq!(endpoint("https://h/mediaops/mcp").unwrap(), "https://h/mediaops/mcp");
         assert!(endpoint("h:8080").is_err());
         assert!(endpoint("ftp://h").is_err());
+    }
+
+    #[test]
+    fn errors_lose_their_rust_type_names() {
+        // What the MCP client said when the server was down.
+        let raw = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::\
+                   streamable_http_client::StreamableHttpClientWorker<reqwest::async_impl::client::Client>>] error: \
+                   Client error: error sending request for url (http://127.0.0.1:9/mcp), when send discover request";
+        let plain = without_type_names(raw);
+        assert!(!plain.contains("::") && !plain.contains("Worker"), "{plain}");
+        assert!(plain.contains("error sending request for url (http://127.0.0.1:9/mcp)"), "{plain}");
+        assert_eq!(without_type_names("refused (HTTP 401) [x]"), "refused (HTTP 401) [x]");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_server_is_said_in_words() {
+        // Port 9 (discard) is closed on the test machine.
+        let error = preflight("http://127.0.0.1:9/mcp", "mk_x").await.unwrap_err().to_string();
+        assert!(error.starts_with("cannot reach the mediaops server at http://127.0.0.1:9/mcp: "), "{error}");
+        assert!(!error.contains("::") && !error.contains("reqwest"), "{error}");
     }
 }

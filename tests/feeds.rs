@@ -82,9 +82,14 @@ async fn hot_list_and_watch_list_feeds_with_their_tokens() {
     assert_eq!(error_of(status, &body, 401, "unauthenticated")["field"], "token");
     let made_up = "/api/feeds/hotlists/weibo.atom?token=mf_00000000000000000000000000000000000000";
     let (status, _, body) = fetch(&service, made_up, &[]).await;
-    error_of(status, &body, 401, "unauthenticated");
+    let error = error_of(status, &body, 401, "unauthenticated");
+    assert!(error["message"].as_str().unwrap().contains("rotated or revoked"), "{error}");
+    // An API key is told that keys do not open feeds, not that a token was revoked.
     let (status, _, body) = fetch(&service, &format!("/api/feeds/hotlists/weibo.atom?token={KEY}"), &[]).await;
-    error_of(status, &body, 401, "unauthenticated");
+    let error = error_of(status, &body, 401, "unauthenticated");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("an API key does not open a feed") && message.contains("feed token"), "{error}");
+    assert!(!message.contains("revoked") && !message.contains(KEY), "{error}");
 
     // Bad feeds are 400s naming the field.
     for feed in ["hotlists/myspace", "watchlists/bad id", "weibo"] {
@@ -212,7 +217,7 @@ async fn hot_list_and_watch_list_feeds_with_their_tokens() {
         "keywords": "高考 !作文",
         "sources": ["weibo", "baidu", "zhihu", "douyin"],
         "schedule": "0 8 * * *",
-        "channels": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "secret": "whsec_feeds"}]
+        "channels": [{"type": "webhook", "url": "http://127.0.0.1:9/hook", "secret": "whsec_ZmVlZHMtdGVzdA=="}]
     });
     let (status, body) = service.call(reqwest::Method::PUT, "/api/watchlists/exams", Some(watchlist)).await;
     success(status, &body);

@@ -237,3 +237,61 @@ async fn a_traceparent_is_accepted_and_a_malformed_one_ignored() {
         assert_eq!(success(status, &body)["default"], "ink", "{traceparent}");
     }
 }
+
+/// The digits after the decimal point of `elapsed_ms=<n>` in a text line.
+fn elapsed_decimals(line: &str) -> usize {
+    let value = line.split("elapsed_ms=").nth(1).unwrap_or_else(|| panic!("no elapsed_ms: {line}"));
+    let value = value.split_whitespace().next().unwrap();
+    value.split_once('.').map_or(0, |(_, decimals)| decimals.len())
+}
+
+#[tokio::test]
+async fn every_call_line_names_its_trace_and_a_rounded_duration() {
+    use common::process::{Process, Spawn};
+    const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let traceparent = format!("00-{TRACE}-00f067aa0ba902b7-01");
+    for format in ["text", "json"] {
+        let dir = tempfile::tempdir().unwrap();
+        let process =
+            Process::spawn(dir.path(), Spawn { args: vec![], env: vec![("MEDIAOPS_LOG_FORMAT", format.into())] });
+        let http = reqwest::Client::new();
+        let call = |path: &str, body: Value, request_id: &'static str| {
+            http.post(format!("{}{path}", process.rest()))
+                .bearer_auth(KEY)
+                .header("traceparent", &traceparent)
+                .header("x-request-id", request_id)
+                .json(&body)
+                .send()
+        };
+        let ok = call("/api/articles/render", json!({"markdown": "# 标题"}), "req-trace-ok").await.unwrap();
+        assert_eq!(ok.status(), 200);
+        ok.bytes().await.unwrap();
+        let bad = call("/api/apis/lifestyle/comments/call", json!({"noteId": "n1"}), "req-trace-bad").await.unwrap();
+        assert_eq!(bad.status(), 503, "under maintenance");
+        let line_of = |request_id: &str| {
+            process.log().into_iter().find(|l| l.contains(request_id) && l.contains("mediaops_platform::dispatch"))
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while (line_of("req-trace-ok").is_none() || line_of("req-trace-bad").is_none())
+            && std::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        for request_id in ["req-trace-ok", "req-trace-bad"] {
+            let line = line_of(request_id)
+                .unwrap_or_else(|| panic!("{format}: no line of {request_id}: {:#?}", process.log()));
+            if format == "json" {
+                let line: Value = serde_json::from_str(&line).unwrap();
+                assert_eq!(line["trace_id"], TRACE, "{line}");
+                assert_eq!(line["span"]["trace_id"], TRACE, "the request's span: {line}");
+                let elapsed = line["elapsed_ms"].as_f64().unwrap();
+                assert!(((elapsed * 100.0).round() - elapsed * 100.0).abs() < 1e-6, "{line}");
+            } else {
+                // The request's span (`http{… trace_id="…"}`) and the call's own field.
+                assert!(line.contains(&format!("trace_id=\"{TRACE}\"")), "{line}");
+                assert_eq!(line.matches(TRACE).count(), 2, "span and field: {line}");
+                assert!(elapsed_decimals(&line) <= 2, "{line}");
+            }
+        }
+    }
+}

@@ -229,3 +229,65 @@ async fn the_readme_mcp_commands_work() {
     assert_eq!(remote["url"], "http://127.0.0.1:8080/mcp");
     assert!(remote["headers"]["Authorization"].as_str().unwrap().starts_with("Bearer "));
 }
+
+#[tokio::test]
+async fn malformed_messages_get_json_rpc_errors_and_the_proxy_fails_in_words() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Process::spawn(data.path(), Spawn { args: vec![], env: vec![] });
+    let http = reqwest::Client::new();
+    let post = |body: &'static str| {
+        http.post(format!("{}/mcp", server.rest()))
+            .bearer_auth(common::KEY)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body)
+            .send()
+    };
+    // JSON-RPC 2.0 section 5.1: -32700 for a body that is not JSON, -32600
+    // for JSON that is not a request; HTTP 400, a JSON answer, id null when
+    // it cannot be read.
+    for (body, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#, -32700, Value::Null),
+        ("not json at all", -32700, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":5}"#, -32600, json!(5)),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#, -32600, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}"#, -32602, json!(6)),
+        (r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#, -32602, json!(7)),
+    ] {
+        let answer = post(body).await.unwrap();
+        assert_eq!(answer.status(), 400, "{body}");
+        assert!(answer.headers()["content-type"].to_str().unwrap().starts_with("application/json"), "{body}");
+        let error: Value = answer.json().await.unwrap();
+        assert_eq!((error["jsonrpc"].as_str(), error["id"].clone()), (Some("2.0"), id), "{body}: {error}");
+        assert_eq!(error["error"]["code"], code, "{body}: {error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(!message.contains("::") && !message.contains("deserialize"), "{message}");
+    }
+    // A well-formed request still works after the check read its body.
+    let answer = post(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert!(answer.json::<Value>().await.unwrap()["result"]["tools"].is_array());
+
+    // The stdio proxy: an unreachable server, a refused key, a URL that is
+    // not an MCP endpoint, each said without Rust type names.
+    let proxy = |url: &str, key: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mediaops"))
+            .args(["mcp", "--url", url])
+            .env("MEDIAOPS_API_KEY", key)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{url}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let unreachable = proxy("http://127.0.0.1:9", common::KEY);
+    assert!(unreachable.contains("cannot reach the mediaops server at http://127.0.0.1:9/mcp"), "{unreachable}");
+    let refused = proxy(server.rest(), "Bearer with spaces");
+    assert!(refused.contains("refused the key (HTTP 401)"), "{refused}");
+    let wrong = proxy(&format!("{}/openapi.json", server.rest()), common::KEY);
+    assert!(wrong.contains("is not an MCP endpoint (HTTP 404"), "{wrong}");
+    for stderr in [&unreachable, &refused, &wrong] {
+        assert!(!stderr.contains("::") && !stderr.contains("reqwest") && !stderr.contains("Worker"), "{stderr}");
+    }
+}

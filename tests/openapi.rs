@@ -186,6 +186,28 @@ async fn the_document_lists_every_route_validates_and_is_cached_by_etag() {
     );
     println!("{summary}");
     std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-summary.txt"), format!("{summary}\n")).unwrap();
+    assert!(verdict["schemaExamples"].as_u64().unwrap() > 0, "{verdict}");
+
+    // A count of paths or operations written in the docs is the document's.
+    let counts = [("paths", document["paths"].as_object().unwrap().len()), ("operations", table.len())];
+    for page in ["README.md", "docs/openapi.md"] {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(page)).unwrap();
+        for (noun, actual) in counts {
+            for stated in stated_counts(&text, noun) {
+                assert_eq!(stated, actual, "{page} says {stated} {noun}; the document has {actual}");
+            }
+        }
+    }
+}
+
+/// Every number written right before ` <noun>` in `text` (`113 paths`).
+fn stated_counts(text: &str, noun: &str) -> Vec<usize> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|pair| pair[1].trim_end_matches([',', '.', ')', ';']) == noun)
+        .filter_map(|pair| pair[0].trim_start_matches(['(', '#']).replace(',', "").parse().ok())
+        .collect()
 }
 
 #[tokio::test]

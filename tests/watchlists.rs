@@ -2,10 +2,13 @@
 //! a watch list is created with the clock before the archive, then the
 //! service restarts with `MEDIAOPS_NOW` stepping through the days; the
 //! scheduler runs each missed firing as of its own time and posts digests
-//! to a local fake webhook, which checks every signature (HMAC-SHA256 over
-//! `<timestamp>.<body>`, computed here with the `hmac` crate). The test
-//! checks dedup, exclusions, `@N`, quiet hours, the trend-radar order, the
-//! delivery log, the charge (1 point per delivered digest), retries, and
+//! to a local fake webhook, which checks every signature (Standard Webhooks'
+//! `webhook-signature` and the older `X-Mediaops-Signature`, computed here
+//! with the `hmac` crate) and has the `standardwebhooks` Python library
+//! verify every request as a receiver would. The test checks dedup,
+//! exclusions, `@N`, quiet hours, the trend-radar order, the delivery log,
+//! the charge (1 point per delivered digest), retries, deliveries refused by
+//! the SSRF guard (a WARN line each, counted in `/metrics`, sent later), and
 //! the 402 pause; it prints the replay's counts.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
@@ -20,8 +23,39 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-const SECRET: &str = "whsec_test_0001";
+/// A Standard Webhooks secret (`whsec_` + base64 of the key), on `/hook`.
+const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+/// A secret without the prefix (its own bytes are the key), on `/flaky`.
+const RAW_SECRET: &str = "raw-secret-0001";
 const POOR_KEY: &str = "mk_test_watch_poor_000001";
+
+/// What this test binary logged (every line, any thread), for the WARN
+/// lines of failed deliveries.
+fn captured_log() -> String {
+    static LOG: std::sync::OnceLock<Arc<Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
+    let log = LOG.get_or_init(|| {
+        let log: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let sink = log.clone();
+        let writer = move || Capture(sink.clone());
+        let _ = tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_target(false).try_init();
+        log
+    });
+    String::from_utf8_lossy(&log.lock().unwrap()).into_owned()
+}
+
+/// One log line's bytes, appended to the captured log.
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// One request the fake webhook received: (path, headers, body).
 type Request = (String, HeaderMap, Vec<u8>);
@@ -61,19 +95,90 @@ async fn fake_webhook() -> (String, Received) {
     (url, received)
 }
 
-/// The signature header a receiver expects for `body` at `timestamp`.
-fn expected_signature(timestamp: &str, body: &[u8]) -> String {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(SECRET.as_bytes()).unwrap();
+/// The secret of the channel at `path`.
+fn secret_of(path: &str) -> &'static str {
+    if path == "flaky" { RAW_SECRET } else { SECRET }
+}
+
+/// The `X-Mediaops-Signature` a receiver expects for `body` at `timestamp`:
+/// keyed by the secret's own bytes, whatever its form.
+fn expected_signature(secret: &str, timestamp: &str, body: &[u8]) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{timestamp}.").as_bytes());
     mac.update(body);
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
+/// The `webhook-signature` of Standard Webhooks: keyed by the base64 after
+/// `whsec_`, or by a secret's own bytes without the prefix.
+fn expected_standard_signature(secret: &str, id: &str, timestamp: &str, body: &[u8]) -> String {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let key = match secret.strip_prefix("whsec_") {
+        Some(encoded) => engine.decode(encoded).unwrap(),
+        None => secret.as_bytes().to_vec(),
+    };
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    format!("v1,{}", engine.encode(mac.finalize().into_bytes()))
+}
+
+/// Has the `standardwebhooks` Python library verify `requests` (signature
+/// and timestamp, as a receiver does); answers how many it verified.
+fn verify_with_standard_webhooks(requests: &[Request]) -> u64 {
+    use base64::Engine;
+    let requests: Vec<Value> = requests
+        .iter()
+        .map(|(path, headers, body)| {
+            let headers: serde_json::Map<String, Value> =
+                headers.iter().map(|(name, value)| (name.to_string(), json!(value.to_str().unwrap()))).collect();
+            json!({
+                "secret": secret_of(path),
+                "raw": !secret_of(path).starts_with("whsec_"),
+                "headers": headers,
+                "body": base64::engine::general_purpose::STANDARD.encode(body),
+            })
+        })
+        .collect();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/watchlists/verify_standard_webhooks.py");
+    let mut child = std::process::Command::new("python3")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs (.ci/run installs it and standardwebhooks)");
+    let input = serde_json::to_vec(&json!({"requests": requests})).unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "standardwebhooks did not verify the digests:\n{err}{out}");
+    serde_json::from_str::<Value>(&out).unwrap()["verified"].as_u64().unwrap()
+}
+
+/// The `mediaops_watchlist_deliveries_total` of `status` for webhooks, from
+/// the core's `/metrics`.
+async fn deliveries_counted(service: &Service, status: &str) -> u64 {
+    let text = service.http.get(format!("{}/metrics", service.grpc)).send().await.unwrap().text().await.unwrap();
+    let series = format!("mediaops_watchlist_deliveries_total{{channel_type=\"webhook\",status=\"{status}\"}} ");
+    text.lines().find_map(|l| l.strip_prefix(series.as_str())).map_or(0, |n| n.trim().parse().unwrap())
+}
+
 async fn start(dir: tempfile::TempDir, now: &str) -> Service {
+    start_guarded(dir, now, true).await
+}
+
+/// The service at `now`; with `allow_loopback` false the outbound guard
+/// refuses the local webhook, as after a restart without
+/// `MEDIAOPS_OUTBOUND__ALLOW`.
+async fn start_guarded(dir: tempfile::TempDir, now: &str, allow_loopback: bool) -> Service {
     let now = now.to_owned();
     Service::start_with(dir, move |core| {
         core.now = Some(now);
-        core.outbound.allow = vec!["127.0.0.1".into()];
+        if allow_loopback {
+            core.outbound.allow = vec!["127.0.0.1".into()];
+        }
         core.outbound.retry_backoff_ms = 10;
         core.watchlists.tick_secs = 0.1;
     })
@@ -110,13 +215,14 @@ fn watchlist(hook: &str) -> Value {
         "quietHours": "21:30-07:30",
         "channels": [
             {"type": "webhook", "url": format!("{hook}/hook"), "secret": SECRET},
-            {"type": "webhook", "url": format!("{hook}/flaky"), "secret": SECRET}
+            {"type": "webhook", "url": format!("{hook}/flaky"), "secret": RAW_SECRET}
         ]
     })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
+    captured_log();
     let (hook, received) = fake_webhook().await;
     let dir = common::hotlist_archive_copy();
     common::add_key_with_points(dir.path(), POOR_KEY, "poor", 0).await;
@@ -136,6 +242,11 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
         ("sources", json!(["weibo", "myspace"]), "sources[1]"),
         ("channels", json!([{"type": "webhook", "url": "http://10.1.2.3/hook"}]), "channels[0].url"),
         ("channels", json!([{"type": "pager", "url": "https://example.com"}]), "channels[0].type"),
+        (
+            "channels",
+            json!([{"type": "webhook", "url": format!("{hook}/hook"), "secret": "whsec_not base64"}]),
+            "channels[0].secret",
+        ),
     ] {
         let mut bad = watchlist(&hook);
         bad[field] = value;
@@ -159,29 +270,66 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
     let (status, body) = service.get("/api/watchlists/nothing-here").await;
     failure(status, &body, 404, "not_found");
 
-    // Replay: the clock steps through the archive's days.
+    // Replay: the clock steps through the archive's days. The restart of
+    // June 3 runs without the loopback allowance: the SSRF guard refuses
+    // its deliveries, which are logged, counted, and sent by the next
+    // firing once the guard lets them through again.
     let days: Vec<String> = (1..=21).step_by(2).chain([21]).map(|d| format!("2024-06-{d:02}T23:59:00+08:00")).collect();
+    let (mut verified, mut refused_runs) = (0, 0);
     for now in &days {
         let common::Service { running, data_dir, .. } = service;
         running.shutdown().await.unwrap();
-        service = start(data_dir, now).await;
+        let guarded = now.starts_with("2024-06-03");
+        service = start_guarded(data_dir, now, !guarded).await;
         caught_up(&service, KEY, "exams", now).await;
+        if guarded {
+            refused_runs = deliveries_counted(&service, "failed").await;
+            assert!(refused_runs >= 2, "the refused deliveries are counted: {refused_runs}");
+            assert_eq!(deliveries_counted(&service, "delivered").await, 0);
+            let log = captured_log();
+            let warnings: Vec<&str> =
+                log.lines().filter(|l| l.contains("WARN") && l.contains("watch-list delivery failed")).collect();
+            assert!(warnings.len() as u64 >= refused_runs, "one WARN line a failed delivery: {warnings:#?}");
+            let warning = warnings[0];
+            let named = |field: &str, value: &str| {
+                warning.contains(&format!("{field}={value}")) || warning.contains(&format!("{field}=\"{value}\""))
+            };
+            assert!(named("watchlist", "exams") && named("channel_type", "webhook"), "{warning}");
+            assert!(warning.contains("reason=") && !warning.contains(RAW_SECRET), "{warning}");
+            println!("refused by the SSRF guard: {warning}");
+        }
+        // What arrived since the last restart verifies with the Standard
+        // Webhooks library, timestamps included (the wall clock, not June 2024).
+        let fresh = received.0.lock().unwrap()[verified..].to_vec();
+        verified += fresh.len();
+        if !fresh.is_empty() {
+            assert_eq!(verify_with_standard_webhooks(&fresh), fresh.len() as u64);
+        }
     }
     let poor = caught_up(&service, POOR_KEY, "exams", days.last().unwrap()).await;
 
-    // Every request is signed and carries its digest id as idempotency key.
+    // Every request is signed both ways and carries its digest id as
+    // idempotency key and webhook id, stamped with the wall clock.
     let received = received.0.lock().unwrap().clone();
     let mut digests = Vec::new();
+    let wall_clock = chrono::Utc::now().timestamp();
     for (path, headers, body) in &received {
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let timestamp = header("x-mediaops-timestamp");
-        assert_eq!(header("x-mediaops-signature"), expected_signature(&timestamp, body), "{path}");
+        let secret = secret_of(path);
+        assert_eq!(header("x-mediaops-signature"), expected_signature(secret, &timestamp, body), "{path}");
+        assert_eq!(header("webhook-timestamp"), timestamp);
+        let id = header("webhook-id");
+        assert_eq!(header("webhook-signature"), expected_standard_signature(secret, &id, &timestamp, body), "{path}");
+        assert!((wall_clock - timestamp.parse::<i64>().unwrap()).abs() < 3600, "not the replay's clock: {timestamp}");
         let digest: Value = serde_json::from_slice(body).unwrap();
         assert_eq!(header("idempotency-key"), digest["digestId"].as_str().unwrap());
+        assert_eq!(id, digest["digestId"].as_str().unwrap());
         if path == "hook" {
             digests.push(digest);
         }
     }
+    println!("standardwebhooks verified {verified} requests");
     let flaky = received.iter().filter(|(path, ..)| path == "flaky").count();
     assert_eq!(flaky, digests.len(), "the flaky channel got every digest after one retry");
 
@@ -234,12 +382,16 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
     assert_eq!((maths["title"].as_str(), maths["source"].as_str()), (Some("高考数学"), Some("weibo")));
     assert_eq!(maths["alsoOn"].as_array().unwrap().len(), 5, "{maths}");
 
-    // The delivery log: two lines a digest; one point each, charged once.
+    // The delivery log: two lines a digest, and two a refused run; one
+    // point a delivered digest, charged once.
     let (status, body) = service.get("/api/watchlists/exams/deliveries?limit=200").await;
     let log = success(status, &body)["items"].as_array().unwrap().clone();
-    assert_eq!(log.len(), digests.len() * 2);
-    assert!(log.iter().all(|l| l["status"] == "delivered"), "{log:?}");
-    assert!(log.iter().filter(|l| l["channel"] == 1).all(|l| l["attempts"] == 2), "the flaky one was retried");
+    let delivered: Vec<&Value> = log.iter().filter(|l| l["status"] == "delivered").collect();
+    let failed: Vec<&Value> = log.iter().filter(|l| l["status"] == "failed").collect();
+    assert_eq!(delivered.len(), digests.len() * 2);
+    assert_eq!((failed.len() as u64, delivered.len() + failed.len()), (refused_runs, log.len()), "{log:?}");
+    assert!(failed.iter().all(|l| l["points"] == 0 && !l["lastError"].as_str().unwrap().is_empty()), "{failed:?}");
+    assert!(delivered.iter().filter(|l| l["channel"] == 1).all(|l| l["attempts"] == 2), "the flaky one was retried");
     assert_eq!(log.iter().map(|l| l["points"].as_i64().unwrap()).sum::<i64>(), digests.len() as i64);
     let (status, body) = service.get("/api/account/balance").await;
     let balance = success(status, &body);

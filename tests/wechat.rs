@@ -490,7 +490,7 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     // No ticket yet: the link cannot be made, and says why.
     let (status, body) = service.get("/api/articles/authorize-link").await;
     assert!(
-        failure(status, &body, 503, "not_implemented")["message"].as_str().unwrap().contains("component_verify_ticket")
+        failure(status, &body, 503, "not_configured")["message"].as_str().unwrap().contains("component_verify_ticket")
     );
 
     let ticket = format!(

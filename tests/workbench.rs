@@ -40,6 +40,14 @@ async fn the_workbench_works_in_a_real_browser() {
         eprintln!("skipped: needs /usr/bin/chromium and `pip install playwright`");
         return;
     }
+    // A CJK font, or the screenshots show boxes where the Chinese text is.
+    let fonts = std::process::Command::new("fc-list").args([":lang=zh", "family"]).output();
+    let cjk = fonts.map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned()).unwrap_or_default();
+    assert!(
+        !cjk.is_empty(),
+        "no CJK font (apt-get install fonts-wqy-microhei or fonts-noto-cjk; .ci/run installs one)"
+    );
+    println!("CJK fonts: {}", cjk.lines().next().unwrap_or_default());
     let dir = tempfile::tempdir().unwrap();
     common::import_bilibili_feed(dir.path(), &["2023-10-26", "2023-10-27"]).await;
     common::add_key_with_points(dir.path(), POOR_KEY, "poor", 0).await;

@@ -232,7 +232,9 @@ impl Core {
             fetcher.clone(),
             settings.watchlists.clone(),
             &settings.outbound,
-        );
+        )
+        .counting_into(metrics.watch_deliveries.clone());
+        let watch = Arc::new(watch);
         let links = Arc::new(mediaops_ops::data_api::parse_link::LinkParser {
             store: data.store.clone(),
             fetcher: fetcher.clone(),

@@ -49,8 +49,10 @@ fn message_schema(message: &MessageDescriptor, lists: &ValueLists, depth: usize)
 fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, depth: usize) -> Value {
     let kind = field.kind();
     // Declared required and not `allow_empty`: the core wants a value
-    // (core-service validate.rs: non-blank strings, non-empty lists).
-    let filled = options.required && !options.allow_empty;
+    // (platform validate.rs: non-blank strings, non-empty lists). A field
+    // with presence (proto3 `optional`) need only be present: "" is a
+    // value (the charter's "undecided", spec 2.5).
+    let filled = options.required && !options.allow_empty && !field.supports_presence();
     let mut schema = if field.is_map() {
         let Kind::Message(entry) = &kind else { unreachable!("map fields are entry messages") };
         let value = entry.map_entry_value_field();
@@ -98,13 +100,36 @@ fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, de
     if !description.is_empty() {
         map.insert("description".into(), json!(description));
     }
-    let choices = lists.choices(options);
-    if !choices.is_empty() {
-        // Suggested values, not a closed enum: spec 4.1 lets out-of-list
-        // categories through (they give empty or other rankings).
-        map.insert("examples".into(), json!(choices.iter().map(|c| &c.value).collect::<Vec<_>>()));
+    // Suggested values, not a closed enum: spec 4.1 lets out-of-list
+    // categories through (they give empty or other rankings). Each example
+    // is a valid value of the schema it sits on: a list's choices are
+    // examples of its items, an integer's are numbers, and a value the
+    // field refuses ("" where a value is wanted) is left out.
+    let examples: Vec<Value> = lists
+        .choices(options)
+        .iter()
+        .filter_map(|choice| example_value(&kind, &choice.value, filled && !field.is_list()))
+        .collect();
+    if !examples.is_empty() {
+        let target = if field.is_list() { map.get_mut("items").and_then(Value::as_object_mut) } else { Some(map) };
+        if let Some(target) = target {
+            target.insert("examples".into(), Value::Array(examples));
+        }
     }
     schema
+}
+
+/// A choice's value as an example of a field of `kind`: integers as
+/// numbers (a choice that is not one is dropped), strings as they are
+/// except a blank one when the field must not be blank.
+fn example_value(kind: &Kind, value: &str, not_blank: bool) -> Option<Value> {
+    match kind {
+        Kind::String if not_blank && value.trim().is_empty() => None,
+        Kind::String | Kind::Enum(_) => Some(json!(value)),
+        Kind::Double | Kind::Float => value.parse::<f64>().ok().map(|v| json!(v)),
+        Kind::Bool => value.parse::<bool>().ok().map(|v| json!(v)),
+        _ => value.parse::<i64>().ok().map(|v| json!(v)),
+    }
 }
 
 fn scalar_schema(kind: &Kind, format: &str) -> Value {
@@ -355,6 +380,31 @@ mod tests {
         let desc = pool.get_message_by_name("mediaops.tool.v1.CheckBannedWordsRequest").unwrap();
         let content = &request_schema(&desc, &lists)["properties"]["content"];
         assert_eq!(content["maxLength"], crate::options::TEXTAREA_MAX_CHARS);
+    }
+
+    #[test]
+    fn examples_are_values_of_their_own_schema() {
+        let pool = descriptor_pool();
+        let lists = ValueLists::from_pool(pool);
+        let charter = pool.get_message_by_name("mediaops.charter.v1.Charter").unwrap();
+        let charter = request_schema(&charter, &lists);
+        let monetization = &charter["properties"]["monetization"]["properties"];
+        // Present is enough for a proto3 optional: "" (undecided) is valid.
+        assert_eq!(monetization["path"].get("pattern"), None, "{}", monetization["path"]);
+        assert_eq!(monetization["path"]["examples"][0], "");
+        assert_eq!(charter["properties"]["northStar"]["properties"]["metric"].get("pattern"), None);
+        // A list's choices are examples of its items.
+        let practical = &monetization["practicalPaths"];
+        assert_eq!(practical.get("examples"), None);
+        assert!(practical["items"]["examples"].as_array().unwrap().contains(&json!("consulting")));
+        // An integer's choices are numbers.
+        let feed = pool.get_message_by_name("mediaops.multi.v1.PlayletFeedRequest").unwrap();
+        let platform = &request_schema(&feed, &lists)["properties"]["platform"];
+        assert_eq!(platform["type"], "integer");
+        assert!(platform["examples"].as_array().unwrap().iter().all(Value::is_i64), "{platform}");
+        assert_eq!(example_value(&Kind::String, " ", true), None, "not blank: \"\" is no example");
+        assert_eq!(example_value(&Kind::Int32, "3", false), Some(json!(3)));
+        assert_eq!(example_value(&Kind::Int32, "三", false), None);
     }
 
     #[test]

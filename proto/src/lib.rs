@@ -23,6 +23,7 @@ pub mod request_id;
 pub mod service;
 pub mod spec_names;
 pub mod task_id;
+pub mod traceparent;
 pub mod value_lists;
 pub mod warnings;
 

@@ -42,6 +42,13 @@ impl Format {
     }
 }
 
+/// A duration as the `elapsed_ms` of a log line: milliseconds rounded to
+/// two decimals (10 µs), so a line reads `elapsed_ms=0.19`, not
+/// `0.18818900000000002`.
+pub fn elapsed_ms(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 100_000.0).round() / 100.0
+}
+
 /// Installs the process's subscriber. Call once, first thing in `main`. An
 /// unknown [`FORMAT_VARIABLE`] value is reported on stderr and the text
 /// format is used.
@@ -57,7 +64,9 @@ pub fn init() {
         .with_writer(move || CappedLines::new(io::stderr(), format));
     match format {
         Format::Text => builder.with_ansi(io::IsTerminal::is_terminal(&io::stderr())).init(),
-        Format::Json => builder.json().flatten_event(true).with_current_span(false).with_span_list(false).init(),
+        // The current span (the gateway's `http{method, path, trace_id}`)
+        // as `span`, so every line of a request names its trace.
+        Format::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).init(),
     }
 }
 
@@ -149,6 +158,15 @@ impl<W: Write> Write for CappedLines<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elapsed_milliseconds_are_rounded() {
+        use std::time::Duration;
+        assert_eq!(elapsed_ms(Duration::from_nanos(188_189)), 0.19);
+        assert_eq!(elapsed_ms(Duration::from_micros(12_346)), 12.35);
+        assert_eq!(elapsed_ms(Duration::from_secs(2)), 2000.0);
+        assert_eq!(format!("{}", elapsed_ms(Duration::from_nanos(188_189_000))), "188.19");
+    }
 
     #[test]
     fn long_lines_are_cut_at_a_character_with_their_length() {

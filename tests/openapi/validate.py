@@ -7,9 +7,13 @@ Usage: validate.py <openapi.json>
 2. Every response example against its own schema (JSON Schema 2020-12,
    `$ref`s resolved inside the document), with jsonschema, which
    openapi-spec-validator depends on.
+3. Every schema's own `examples` (and `example`), wherever the schema is
+   (components, parameters, request bodies, nested properties and items),
+   against that schema: what redocly's `no-invalid-schema-examples` checks.
 
-Prints one JSON line {"valid": true, "examples": <count checked>}; exits 1
-naming the first problem, 2 when a package is missing.
+Prints one JSON line {"valid": true, "examples": <responses checked>,
+"schemaExamples": <schema examples checked>}; exits 1 naming every problem
+(at most 40), 2 when a package is missing.
 """
 
 import json
@@ -66,4 +70,37 @@ for path, item in document["paths"].items():
                         )
                         sys.exit(1)
                     checked += 1
-print(json.dumps({"valid": True, "examples": checked}))
+
+
+def schema_nodes(node, at):
+    """Every schema object of the document with examples: an object whose
+    `examples` is a list (OpenAPI's own `examples` are maps), or that has
+    `example` beside a `type`."""
+    if isinstance(node, dict):
+        if isinstance(node.get("examples"), list) or ("example" in node and "type" in node):
+            yield at, node
+        for key, value in node.items():
+            yield from schema_nodes(value, at + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from schema_nodes(value, at + (i,))
+
+
+problems = []
+schema_checked = 0
+for at, node in schema_nodes(document, ()):
+    validator = jsonschema.Draft202012Validator({"$ref": f"{URI}#{pointer(*at)}"}, registry=registry)
+    values = list(node.get("examples", [])) if isinstance(node.get("examples"), list) else []
+    if "example" in node:
+        values.append(node["example"])
+    for value in values:
+        errors = list(validator.iter_errors(value))
+        if errors:
+            problems.append(f"{pointer(*at)}: example {json.dumps(value, ensure_ascii=False)} does not match: {errors[0].message}")
+        schema_checked += 1
+if problems:
+    print(f"{len(problems)} schema examples do not match their schema:", file=sys.stderr)
+    for problem in problems[:40]:
+        print("  " + problem, file=sys.stderr)
+    sys.exit(1)
+print(json.dumps({"valid": True, "examples": checked, "schemaExamples": schema_checked}))

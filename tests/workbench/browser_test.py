@@ -84,6 +84,27 @@ def test_sign_in_shows_account_and_balance(page):
     page.screenshot(path=os.path.join(OUT, "home.png"), full_page=True)
 
 
+def test_the_chrome_speaks_chinese(page):
+    # A wrong key: the sign-in error is Chinese, not the service's English.
+    page.goto(BASE + "/")
+    help_text = page.locator("#key-help")
+    expect(help_text.locator("code")).to_have_text("mediaops keys create")
+    assert "`" not in help_text.inner_text(), "help text shows code, not backticks"
+    page.get_by_label("API Key").fill("mk_not_a_key_of_this_service")
+    page.get_by_role("button", name="登录").click()
+    error = page.locator("#key-error")
+    expect(error).to_contain_text("API Key 无效")
+    assert "unknown" not in error.inner_text() and "API key" not in error.inner_text(), error.inner_text()
+    # Help texts of every form: no literal backticks.
+    sign_in(page)
+    for op in catalog():
+        if any("`" in (f.get("help") or "") for f in op["inputUiSchema"]["fields"]):
+            page.goto(f"{BASE}/#/op/{op['operationKey']}")
+            expect(page.locator("h1")).to_have_text(op["title"])
+            for node in page.locator("form.op-form .help").all():
+                assert "`" not in node.inner_text(), (op["operationKey"], node.inner_text())
+
+
 def test_home_groups_cards_and_disables_what_cannot_run(page):
     sign_in(page)
     ops = [o for o in catalog() if o.get("taskUi")]
@@ -169,6 +190,14 @@ def test_search_work_renders_rows_and_charges_the_price(page):
     expect(rows.first.locator("td.role-title")).to_contain_text("史记")
     expect(page.locator("#balance")).to_have_text(f"余额 {before - op['unitPrice']} 点")
     assert balance() == before - op["unitPrice"]
+    # Table headers are the descriptor's labels (Chinese), each section has
+    # one heading, and no heading repeats.
+    table = next(s for s in op["outputUiSchema"]["sections"] if s["kind"] == "collection")
+    headers = page.locator(".result-section[data-kind=collection] th").all_inner_texts()
+    assert headers == [f["label"] for f in table["fields"]], headers
+    assert all(not h.isascii() for h in headers), headers
+    headings = page.locator(".output h2, .output h3").all_inner_texts()
+    assert len(headings) == len(set(headings)) == len(op["outputUiSchema"]["sections"]) + 1, headings
     page.get_by_role("button", name="原始 JSON").click()
     expect(page.locator("pre.raw")).to_contain_text('"success": true')
     page.screenshot(path=os.path.join(OUT, "search-work.png"), full_page=True)
@@ -198,7 +227,8 @@ def test_field_errors_land_on_their_field(page):
     page.locator(".field[data-path=bvId] input").fill("https://b23.tv/x")
     page.locator("form.op-form button[type=submit]").click()
     expect(page.locator(".error-box")).to_contain_text("invalid_input", timeout=TIMEOUT_MS)
-    expect(page.locator(".field[data-path=bvId] .field-error")).not_to_be_empty()
+    expect(page.locator(".error-box strong")).to_contain_text("输入有误")
+    expect(page.locator(".field[data-path=bvId] .field-error")).to_contain_text("输入有误")
     expect(page.locator(".field[data-path=bvId] input")).to_have_attribute("aria-invalid", "true")
 
 
@@ -209,6 +239,7 @@ def test_insufficient_points_show_price_and_balance(page):
     page.locator("form.op-form button[type=submit]").click()
     box = page.locator(".error-box")
     expect(box).to_contain_text("insufficient_points", timeout=TIMEOUT_MS)
+    expect(box.locator("strong")).to_contain_text("点数不足")
     expect(box).to_contain_text("当前余额 0 点")
     assert balance(POOR_KEY) == 0
 

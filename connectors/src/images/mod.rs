@@ -8,7 +8,7 @@
 //! - `articles-cover`: `title` (+ `digest`) → a generated image cropped to
 //!   2.35:1, 900×383 JPEG ([`cover`]).
 //!
-//! Not configured (no `MEDIAOPS_IMAGES__BASE_URL`): 503 `not_implemented`
+//! Not configured (no `MEDIAOPS_IMAGES__BASE_URL`): 503 `not_configured`
 //! naming the setting, never a placeholder image. Upstream failures: 502
 //! `upstream_unavailable` with `error.upstream`; the pipeline releases the
 //! charge of every failed call.

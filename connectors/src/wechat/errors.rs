@@ -46,8 +46,10 @@ impl WechatError {
     /// explanation of the code first, WeChat's own `errmsg` after it.
     pub fn to_service_error(&self, during: &str) -> ServiceError {
         match self {
+            // A missing setting (or a ticket WeChat has not pushed yet):
+            // the operation is built, this deployment cannot run it yet.
             WechatError::Unconfigured(what) => {
-                return ServiceError::new(ErrorCode::NotImplemented, format!("{what}; nothing was charged"));
+                return ServiceError::new(ErrorCode::NotConfigured, format!("{what}; nothing was charged"));
             }
             WechatError::Outbound(e) => return e.to_service_error(&format!("WeChat ({during})"), None),
             _ => {}

@@ -298,7 +298,13 @@ pub fn channels(channels: &[Channel]) -> Result<(), ServiceError> {
             }
         };
         match channel.r#type.as_str() {
-            "webhook" | "wecom" | "feishu" | "dingtalk" => need("url", &channel.url)?,
+            "webhook" => {
+                need("url", &channel.url)?;
+                if let Err(why) = super::channel::webhook::check_secret(&channel.secret) {
+                    return Err(ServiceError::invalid_field(field("secret"), format!("`{}`: {why}", field("secret"))));
+                }
+            }
+            "wecom" | "feishu" | "dingtalk" => need("url", &channel.url)?,
             "telegram" => {
                 need("secret", &channel.secret)?;
                 need("chatId", &channel.chat_id)?;
@@ -413,8 +419,14 @@ mod tests {
         let hook = Channel { r#type: "webhook".into(), url: "https://e.com".into(), ..Channel::default() };
         assert!(channels(std::slice::from_ref(&hook)).is_ok());
         let bad = Channel { r#type: "telegram".into(), secret: "t".into(), ..Channel::default() };
-        assert_eq!(channels(&[hook, bad]).unwrap_err().field.as_deref(), Some("watchlist.channels[1].chatId"));
+        assert_eq!(channels(&[hook.clone(), bad]).unwrap_err().field.as_deref(), Some("watchlist.channels[1].chatId"));
         assert_eq!(channels(&[]).unwrap_err().field.as_deref(), Some("watchlist.channels"));
+        let unreadable = Channel { secret: "whsec_not base64!".into(), ..hook.clone() };
+        let error = channels(&[hook.clone(), unreadable]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("watchlist.channels[1].secret"));
+        assert!(!error.message.contains("not base64!"), "the secret is not quoted: {}", error.message);
+        let standard = Channel { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(), ..hook.clone() };
+        assert!(channels(&[standard, Channel { secret: "raw bytes".into(), ..hook.clone() }]).is_ok());
         assert_eq!(normalize_title("华为 Mate70 发布！"), normalize_title("华为mate70发布"));
     }
 }

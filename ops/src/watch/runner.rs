@@ -34,6 +34,7 @@ use crate::trend::Trends;
 use mediaops_connectors::outbound::{FetchLimits, GuardedFetcher, OutboundSettings};
 use mediaops_platform::billing::{Ledger, Reserved, UsageRecord};
 use mediaops_platform::error::ServiceError;
+use mediaops_platform::metrics::WatchDeliveries;
 use mediaops_store::clock::Clock;
 
 /// Operation key of the usage line of a delivered digest.
@@ -60,6 +61,8 @@ pub struct Runner {
     pub retry: RetryPolicy,
     /// This runner's lease owner name.
     pub owner: String,
+    /// Counts every delivery-log line (`mediaops_watchlist_deliveries_total`).
+    pub deliveries: WatchDeliveries,
 }
 
 impl Runner {
@@ -71,8 +74,8 @@ impl Runner {
         fetcher: GuardedFetcher,
         settings: WatchSettings,
         outbound: &OutboundSettings,
-    ) -> Arc<Runner> {
-        Arc::new(Runner {
+    ) -> Runner {
+        Runner {
             store,
             ledger,
             trends,
@@ -82,7 +85,14 @@ impl Runner {
             settings,
             retry: RetryPolicy { retries: outbound.retries, backoff: Duration::from_millis(outbound.retry_backoff_ms) },
             owner: format!("watch-{}", uuid::Uuid::new_v4()),
-        })
+            deliveries: WatchDeliveries::default(),
+        }
+    }
+
+    /// This runner, counting its deliveries into `deliveries` (the core's
+    /// `mediaops_watchlist_deliveries_total`).
+    pub fn counting_into(self, deliveries: WatchDeliveries) -> Runner {
+        Runner { deliveries, ..self }
     }
 
     /// Starts the loop (when `scheduler` is on); it ends when the handle is aborted.
@@ -211,7 +221,15 @@ impl Runner {
                 self.store
                     .add_delivery(account_id, &watchlist.id, &line(i, "insufficient_points", 0, reason.clone(), 0))
                     .await?;
+                self.deliveries.observe(&spec.channels[i].r#type, "insufficient_points");
             }
+            tracing::warn!(
+                watchlist = watchlist.id,
+                account = account_id,
+                digest = digest_id,
+                balance,
+                "watch-list digest not sent: insufficient points; the watch list is paused"
+            );
             outcome.state = state::PAUSED_POINTS.to_owned();
             outcome.state_reason = reason;
             outcome.next_run_ms = None;
@@ -232,7 +250,9 @@ impl Runner {
         };
         let mut charged = false;
         for (i, channel) in spec.channels.iter().enumerate() {
-            let sent = channel::send(&transport, channel, &envelope, self.clock.now()).await;
+            // Signatures carry the wall clock at sending, never the service
+            // clock of a replay: receivers refuse old time stamps.
+            let sent = channel::send(&transport, channel, &envelope, Utc::now()).await;
             let points = if sent.delivered && !charged {
                 charged = true;
                 DIGEST_PRICE as i32
@@ -240,6 +260,19 @@ impl Runner {
                 0
             };
             let status = if sent.delivered { "delivered" } else { "failed" };
+            self.deliveries.observe(&channel.r#type, status);
+            if !sent.delivered {
+                tracing::warn!(
+                    watchlist = watchlist.id,
+                    account = account_id,
+                    digest = digest_id,
+                    channel = i,
+                    channel_type = channel.r#type,
+                    attempts = sent.attempts,
+                    reason = sent.last_error,
+                    "watch-list delivery failed"
+                );
+            }
             self.store
                 .add_delivery(account_id, &watchlist.id, &line(i, status, sent.attempts, sent.last_error, points))
                 .await?;

@@ -25,6 +25,9 @@ pub struct CallContext {
     /// (a sync receipt): sent as the response metadata [`TASK_ID_METADATA`]
     /// and shown as the envelope's top-level `taskId` (docs/sync.md).
     pub task_id: TaskIdSlot,
+    /// The W3C trace id of the call's `traceparent` metadata, when it has a
+    /// well-formed one; its log lines name it (docs/http.md "Tracing").
+    pub trace_id: Option<String>,
 }
 
 impl CallContext {
@@ -37,6 +40,7 @@ impl CallContext {
             hold: HoldSlot::default(),
             warnings: Warnings::default(),
             task_id: TaskIdSlot::default(),
+            trace_id: None,
         }
     }
 

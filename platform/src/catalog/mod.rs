@@ -3,6 +3,7 @@
 //! pool. Paths (ours; the spec hides them): `GET /api/apis`,
 //! `GET /api/skills`, `GET /api/skills/search?q=…&category=…`.
 
+pub mod labels;
 mod metadata_check;
 pub mod search;
 pub mod ui;

@@ -86,6 +86,9 @@ fn default_control(field: &FieldDescriptor) -> Control {
     }
 }
 
+/// The heading of the scalar fields of an answer that also has a list.
+pub const SUMMARY_LABEL: &str = "概要";
+
 /// The output descriptor of an RPC.
 pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> OutputDescriptor {
     if let Some(explicit) = meta.output.as_ref().filter(|o| !o.sections.is_empty()) {
@@ -114,7 +117,11 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
             }
             Kind::Message(item) if field.is_list() => sections.push(OutputSection {
                 kind: "collection".into(),
-                label: if field.json_name() == "items" { label.clone() } else { field.json_name().into() },
+                label: match super::labels::label(field.json_name()) {
+                    _ if field.json_name() == "items" => label.clone(),
+                    Some(known) => known.to_owned(),
+                    None => field.json_name().into(),
+                },
                 empty_text: "暂无数据".into(),
                 collection_path: Some(field.json_name().into()),
                 fields: item_fields(&item),
@@ -129,6 +136,9 @@ pub fn output_descriptor(meta: &Operation, response: &MessageDescriptor) -> Outp
     }
     if !scalars.is_empty() {
         assign_title(&mut scalars);
+        // Beside a list, the scalars (a total, a status) are its summary:
+        // one heading per section, the result's label on the list.
+        let label = if sections.is_empty() { label } else { SUMMARY_LABEL.to_owned() };
         sections.insert(
             0,
             OutputSection {
@@ -181,7 +191,9 @@ fn output_field(path: &str, field: &FieldDescriptor) -> OutputField {
         } else {
             "meta"
         };
-    OutputField { path: path.to_owned(), label: name.to_owned(), role: role.to_owned() }
+    let declared = mediaops_proto::options::field(field).map(|o| o.label).filter(|l| !l.is_empty());
+    let label = declared.unwrap_or_else(|| super::labels::label(name).unwrap_or(name).to_owned());
+    OutputField { path: path.to_owned(), label, role: role.to_owned() }
 }
 
 /// The first title-like field (by [`TITLE_NAMES`] order) gets role `title`.
@@ -208,6 +220,39 @@ mod tests {
         let practical = input.fields.iter().find(|f| f.path == "charter.monetization.practicalPaths").unwrap();
         assert_eq!(practical.value_type, "string[]");
         assert!(practical.options.iter().any(|o| o.value == "paid_knowledge"));
+    }
+
+    #[test]
+    fn every_catalog_output_field_has_a_chinese_label_and_every_section_one_heading() {
+        let pool = descriptor_pool();
+        let mut unlabelled = std::collections::BTreeSet::new();
+        let mut checked = 0;
+        for service in pool.services() {
+            for method in service.methods() {
+                let Some(meta) = mediaops_proto::options::operation(&method) else { continue };
+                // The catalogs' operations: the ones the workbench shows.
+                if !mediaops_proto::options::is_data_api(&meta) && !mediaops_proto::options::is_skill(&meta) {
+                    continue;
+                }
+                let out = output_descriptor(&meta, &method.output());
+                let headings: Vec<_> = out.sections.iter().map(|s| s.label.as_str()).collect();
+                let distinct: std::collections::BTreeSet<_> = headings.iter().collect();
+                assert_eq!(distinct.len(), headings.len(), "{}: {headings:?}", meta.operation_key);
+                for section in &out.sections {
+                    if section.label.is_ascii() {
+                        unlabelled.insert(format!("section {}", section.label));
+                    }
+                    for field in &section.fields {
+                        checked += 1;
+                        if field.label.is_ascii() {
+                            unlabelled.insert(field.label.clone());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked} fields");
+        assert!(unlabelled.is_empty(), "response fields without a Chinese label (catalog/labels.rs): {unlabelled:?}");
     }
 
     #[test]

@@ -95,7 +95,9 @@ impl Body for SettleOnDelivery {
                 return Poll::Ready(frame.map(Ok));
             }
             this.trailers = frame;
-            this.committing = Some(tokio::spawn(async move {
+            // In the call's span, so the `ok` line names its trace id.
+            let span = settlement.span();
+            let commit = async move {
                 if ack.delivered().await {
                     settlement.delivered(&answer).await
                 } else {
@@ -104,7 +106,8 @@ impl Body for SettleOnDelivery {
                     drop(settlement);
                     0
                 }
-            }));
+            };
+            this.committing = Some(tokio::spawn(tracing::Instrument::instrument(commit, span)));
         }
     }
 

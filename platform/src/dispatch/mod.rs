@@ -91,6 +91,22 @@ pub struct Pipeline {
     pub feed_tokens: Arc<dyn mediaops_store::store::state::feed_token::FeedTokenStore>,
 }
 
+/// What identifies one call in its log lines, and when it arrived.
+#[derive(Clone, Copy)]
+struct Call<'a> {
+    request_id: &'a str,
+    trace_id: Option<&'a str>,
+    started: Instant,
+}
+
+/// The trace id of the call's `traceparent` metadata (set by the gateway
+/// from a client's well-formed header, or by a gRPC client); `None` when
+/// absent or malformed.
+fn trace_id(metadata: &MetadataMap) -> Option<String> {
+    let value = metadata.get(mediaops_proto::traceparent::HEADER)?.to_str().ok()?;
+    mediaops_proto::traceparent::trace_id(value.trim_matches([' ', '\t'])).map(str::to_owned)
+}
+
 /// A successful call's answer, with what is left to do once it is delivered.
 struct Answer {
     bytes: Bytes,
@@ -109,13 +125,17 @@ impl Pipeline {
     ) -> Result<tonic::Response<Bytes>, tonic::Status> {
         let started = Instant::now();
         let request_id = request_id(request.metadata());
+        let trace_id = trace_id(request.metadata());
         let (account, verdict, outcome) = match self.authenticate(op, request.metadata()).await {
             Ok(principal) => {
                 let account = Some(principal.account_id.clone());
                 match self.rate_limit(op, &principal).await {
                     Err(error) => (account, None, Err(error)),
                     Ok(Some(verdict)) if !verdict.allowed => (account, Some(verdict), Err(verdict.error())),
-                    Ok(verdict) => (account, verdict, self.run(op, &request_id, principal, request, started).await),
+                    Ok(verdict) => {
+                        let call = Call { request_id: &request_id, trace_id: trace_id.as_deref(), started };
+                        (account, verdict, self.run(op, call, principal, request).await)
+                    }
                 }
             }
             Err(error) => (None, None, Err(error)),
@@ -152,12 +172,13 @@ impl Pipeline {
                 let error = self.hide_internal(error, &request_id, op.key());
                 tracing::info!(
                     request_id,
+                    trace_id = trace_id.as_deref(),
                     operation = op.key(),
                     account = account.as_deref().unwrap_or("-"),
                     code = %error.code,
                     status = error.code.http_status(),
                     points = 0,
-                    elapsed_ms = elapsed.as_secs_f64() * 1e3,
+                    elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
                     "failed"
                 );
                 let mut status = error.status(Some(&request_id));
@@ -191,11 +212,11 @@ impl Pipeline {
     async fn run(
         &self,
         op: &Arc<OperationInfo>,
-        request_id: &str,
+        call: Call<'_>,
         principal: Principal,
         request: tonic::Request<Bytes>,
-        started: Instant,
     ) -> Result<Answer, ServiceError> {
+        let Call { request_id, trace_id, started } = call;
         let metadata = request.metadata().clone();
         if let Some(note) = self.maintenance.note_if_down(op).await {
             return Err(ServiceError::new(
@@ -221,7 +242,8 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&message)?;
-        let ctx = CallContext::new(request_id.to_owned(), principal, op.clone());
+        let mut ctx = CallContext::new(request_id.to_owned(), principal, op.clone());
+        ctx.trace_id = trace_id.map(str::to_owned);
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
         let idempotency = idempotency_key(&metadata)?;
@@ -355,6 +377,12 @@ impl Pipeline {
                     key_id: crate::auth::feed_principal_key_id(&feed),
                     key_prefix: crate::auth::keys::display_prefix(token),
                 }),
+                // An API key in a feed URL is a common slip: say so, rather
+                // than that a token was revoked.
+                None if self.ledger.authenticate(token).await.is_ok() => Err(ServiceError::unauthenticated(
+                    "an API key does not open a feed: a feed is opened by its own feed token (`token=mf_…`); \
+                     POST /api/feeds/tokens with the feed's name makes one and answers the feed's URL with it",
+                )),
                 None => Err(ServiceError::unauthenticated(
                     "this feed token is not valid: it was rotated or revoked (POST /api/feeds/tokens makes a new one)",
                 )),

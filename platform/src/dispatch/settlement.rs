@@ -47,6 +47,9 @@ pub struct Settlement {
     /// The answer is stored under the `Idempotency-Key` already
     /// ([`Settlement::store_answer`]).
     answer_stored: bool,
+    /// The span the call ran in (the gateway's request span, naming the
+    /// trace id): the settling done on other tasks logs in it too.
+    span: tracing::Span,
 }
 
 impl Settlement {
@@ -60,6 +63,7 @@ impl Settlement {
         started: Instant,
     ) -> Settlement {
         let in_flight = Some(metrics.in_flight.enter());
+        let span = tracing::Span::current();
         Settlement {
             ledger,
             metrics,
@@ -70,6 +74,7 @@ impl Settlement {
             settled: false,
             in_flight,
             answer_stored: false,
+            span,
         }
     }
 
@@ -105,6 +110,11 @@ impl Settlement {
         }
     }
 
+    /// The span the call ran in, for the work that settles it elsewhere.
+    pub fn span(&self) -> tracing::Span {
+        self.span.clone()
+    }
+
     /// The answer went out whole: commit the hold and keep `answer` under
     /// the idempotency key. Returns the points charged.
     pub async fn delivered(mut self, answer: &Bytes) -> i64 {
@@ -135,12 +145,13 @@ impl Settlement {
         self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
         tracing::info!(
             request_id = self.ctx.request_id,
+            trace_id = self.ctx.trace_id.as_deref(),
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
             code = outcome,
             status = 200,
             points,
-            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
             "ok"
         );
         points
@@ -210,11 +221,12 @@ impl Settlement {
         self.metrics.observe_call(self.ctx.operation.key(), CANCELLED, elapsed, 0);
         tracing::info!(
             request_id = self.ctx.request_id,
+            trace_id = self.ctx.trace_id.as_deref(),
             operation = self.ctx.operation.key(),
             account = self.ctx.account_id(),
             code = CANCELLED,
             points = 0,
-            elapsed_ms = elapsed.as_secs_f64() * 1e3,
+            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
             "cancelled: the answer was not delivered; nothing was charged"
         );
     }
@@ -240,7 +252,8 @@ impl Drop for Settlement {
             settled: true,
             in_flight: self.in_flight.take(),
             answer_stored: self.answer_stored,
+            span: self.span.clone(),
         };
-        runtime.spawn(unsettled.abandon());
+        runtime.spawn(tracing::Instrument::instrument(unsettled.abandon(), self.span.clone()));
     }
 }

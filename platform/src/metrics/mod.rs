@@ -42,6 +42,31 @@ struct OperationLabel {
     operation: String,
 }
 
+/// Labels of a watch-list delivery count: the channel type (`webhook`,
+/// `wecom`, …) and the delivery-log status (`delivered`, `failed`,
+/// `insufficient_points`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeliveryLabels {
+    channel_type: String,
+    status: String,
+}
+
+/// `mediaops_watchlist_deliveries_total{channel_type, status}`: one count
+/// per delivery-log line a watch-list run writes (docs/watchlists.md
+/// "Delivery log"). A clone counts into the same series.
+#[derive(Clone, Debug, Default)]
+pub struct WatchDeliveries(Family<DeliveryLabels, Counter>);
+
+impl WatchDeliveries {
+    /// Counts one delivery of a digest to a `channel_type` channel that
+    /// ended as `status`.
+    pub fn observe(&self, channel_type: &str, status: &str) {
+        self.0
+            .get_or_create(&DeliveryLabels { channel_type: channel_type.to_owned(), status: status.to_owned() })
+            .inc();
+    }
+}
+
 type LatencyFamily = Family<OperationLabel, Histogram, fn() -> Histogram>;
 
 /// Latency buckets: 1 ms doubling to about 33 s.
@@ -55,6 +80,8 @@ pub struct Metrics {
     calls: Family<CallLabels, Counter>,
     latency: LatencyFamily,
     points: Family<OperationLabel, Counter>,
+    /// Watch-list deliveries by channel type and status.
+    pub watch_deliveries: WatchDeliveries,
     /// Unsettled calls (`mediaops_calls_in_flight`); a stopping core waits
     /// for them (`core_service::server::Serving::serve`).
     pub in_flight: Arc<InFlight>,
@@ -78,7 +105,9 @@ impl Metrics {
     /// - `mediaops_operation_calls_total{operation, code}`: finished calls;
     /// - `mediaops_operation_duration_seconds{operation}`: latency histogram;
     /// - `mediaops_operation_points_charged_total{operation}`: points kept;
-    /// - `mediaops_calls_in_flight`: calls not settled yet.
+    /// - `mediaops_calls_in_flight`: calls not settled yet;
+    /// - `mediaops_watchlist_deliveries_total{channel_type, status}`:
+    ///   watch-list digests per channel, by how their delivery ended.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("mediaops");
         let calls = Family::<CallLabels, Counter>::default();
@@ -105,7 +134,13 @@ impl Metrics {
             "Calls that reached billing and are not settled yet (points held or an idempotency record open)",
             in_flight.gauge(),
         );
-        Metrics { registry, calls, latency, points, in_flight }
+        let watch_deliveries = WatchDeliveries::default();
+        registry.register(
+            "watchlist_deliveries",
+            "Watch-list digests sent to a channel, by channel type and delivery status (delivered, failed, insufficient_points)",
+            watch_deliveries.0.clone(),
+        );
+        Metrics { registry, calls, latency, points, watch_deliveries, in_flight }
     }
 
     /// Adds a collector read at each scrape; its names get the `mediaops_`
@@ -166,5 +201,20 @@ mod tests {
         assert!(text.contains(r#"mediaops_operation_points_charged_total{operation="trend.hot-topics"} 12"#));
         assert!(text.contains(r#"mediaops_operation_duration_seconds_count{operation="trend.hot-topics"} 3"#));
         assert!(text.ends_with("# EOF\n"));
+    }
+
+    #[test]
+    fn watch_list_deliveries_are_counted_by_channel_type_and_status() {
+        let metrics = Metrics::new();
+        let deliveries = metrics.watch_deliveries.clone();
+        deliveries.observe("webhook", "failed");
+        deliveries.observe("webhook", "failed");
+        deliveries.observe("wecom", "delivered");
+        let text = metrics.render();
+        assert!(
+            text.contains(r#"mediaops_watchlist_deliveries_total{channel_type="webhook",status="failed"} 2"#),
+            "{text}"
+        );
+        assert!(text.contains(r#"mediaops_watchlist_deliveries_total{channel_type="wecom",status="delivered"} 1"#));
     }
 }

@@ -304,8 +304,11 @@ impl TaskRunner {
                 }
                 None => {
                     let error = json!({
-                        "code": ErrorCode::NotImplemented.as_str(),
-                        "message": format!("{} cannot run its tasks in this process; nothing was charged", task.operation_key),
+                        "code": ErrorCode::NotConfigured.as_str(),
+                        "message": format!(
+                            "{} cannot run its tasks in this process: its upstream is not configured here; nothing was charged",
+                            task.operation_key
+                        ),
                     });
                     self.finish(&task, TaskOutcome::Failed(error)).await;
                 }

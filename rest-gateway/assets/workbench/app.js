@@ -12,6 +12,7 @@ import { operationPage } from 'wb/pages/operation.js';
 import { editorPage } from 'wb/pages/editor.js';
 import { charterPage } from 'wb/pages/charter.js';
 import { usagePage } from 'wb/pages/usage.js';
+import { codeText, detail } from 'wb/messages.js';
 
 const main = document.getElementById('main');
 const accountBox = document.getElementById('account');
@@ -50,7 +51,7 @@ async function route() {
   } catch (failure) {
     main.removeAttribute('aria-busy');
     replace(main, h('h1', {}, '无法读取目录'), h('p', { class: 'error-box', role: 'alert' },
-      failure.error ? `${failure.error.code}：${failure.error.message}` : String(failure)));
+      failure.error ? `${codeText(failure.error.code)}。${detail(failure.error)}` : String(failure)));
     return;
   }
   const context = { ...loaded, balance: () => lastBalance };

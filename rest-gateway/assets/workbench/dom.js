@@ -35,6 +35,18 @@ export function replace(node, ...children) {
   return append(node, children);
 }
 
+/**
+ * Help text with its `code` spans (between backticks) as `<code>`
+ * elements, everything as text nodes: `粘贴 `mk_…` 开头的 Key` shows
+ * `mk_…` in code type, never literal backticks. An unpaired backtick
+ * stays as it is.
+ */
+export function richText(text) {
+  const parts = String(text).split('`');
+  if (parts.length % 2 === 0) return [String(text)];
+  return parts.map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part)).filter((part) => part !== '');
+}
+
 /** A unique element id with `prefix`. */
 let counter = 0;
 export function uid(prefix) {

@@ -2,7 +2,7 @@
 // path, label, control, valueType, required, placeholder, help, advanced,
 // options), with the checks the descriptor allows on the client side.
 
-import { h, uid } from 'wb/dom.js';
+import { h, uid, richText } from 'wb/dom.js';
 
 const TAGS_HELP = '多个值用逗号或换行分隔';
 
@@ -118,7 +118,7 @@ function control(field, initial, keepEmpty) {
     field.required ? h('span', { class: 'required', 'aria-hidden': 'true' }, ' *') : null,
     field.required ? h('span', { class: 'offscreen' }, '（必填）') : null);
   const node = h('div', { class: 'field', dataset: { path: field.path, control: field.control } },
-    label, input, help ? h('p', { class: 'help', id: helpId }, help) : null, error);
+    label, input, help ? h('p', { class: 'help', id: helpId }, richText(help)) : null, error);
   const target = focusTarget || input;
   return {
     field,

@@ -7,6 +7,7 @@
 //! failed exactly as the REST call.
 
 pub mod answer;
+pub mod jsonrpc;
 pub mod tools;
 
 use std::sync::Arc;
@@ -111,9 +112,10 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// The `/mcp` route: [`require_bearer`] in front of rmcp's Streamable HTTP
-/// service over `tools`, stateless, answering JSON, with request bodies up to
-/// `state.max_body_bytes`. Any `Host` is accepted: every request needs a key,
+/// The `/mcp` route: [`require_bearer`], then [`jsonrpc::parse_errors`]
+/// (JSON-RPC errors for bodies that are not JSON-RPC), in front of rmcp's
+/// Streamable HTTP service over `tools`, stateless, answering JSON, with
+/// request bodies up to `state.max_body_bytes`. Any `Host` is accepted: every request needs a key,
 /// which a DNS-rebinding page does not have (rmcp's default allows only
 /// loopback names, which a deployed gateway is not called by).
 pub fn router(state: Arc<AppState>, tools: Arc<ToolTable>) -> axum::Router {
@@ -123,10 +125,14 @@ pub fn router(state: Arc<AppState>, tools: Arc<ToolTable>) -> axum::Router {
         .with_sse_keep_alive(None)
         .disable_allowed_hosts()
         .with_max_request_body_bytes(state.max_body_bytes);
+    let max_body_bytes = state.max_body_bytes;
     let server = McpServer { state, tools };
     let service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(NeverSessionManager::default()), config);
-    axum::Router::new().route_service(PATH, service).route_layer(axum::middleware::from_fn(require_bearer))
+    axum::Router::new()
+        .route_service(PATH, service)
+        .route_layer(axum::middleware::from_fn_with_state(max_body_bytes, jsonrpc::parse_errors))
+        .route_layer(axum::middleware::from_fn(require_bearer))
 }
 
 /// Every MCP request needs `Authorization: Bearer <key>`: without one (or

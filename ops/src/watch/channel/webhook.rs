@@ -1,31 +1,93 @@
 //! The generic webhook (issue 19 item 2; docs/watchlists.md "Generic
-//! webhook"): one JSON POST per digest.
+//! webhook"): one JSON POST per digest, signed the
+//! [Standard Webhooks](https://www.standardwebhooks.com/) way, so any of
+//! that specification's libraries verifies it, and also with the older
+//! `X-Mediaops-*` headers for receivers written against them.
 //!
 //! Headers:
-//! - `Content-Type: application/json`
-//! - `Idempotency-Key: <digestId>`: the same digest retried carries the same key;
-//! - `X-Mediaops-Timestamp: <Unix seconds>`;
-//! - `X-Mediaops-Signature: sha256=<hex>` when the channel has a secret:
-//!   HMAC-SHA256 keyed by the secret over `<timestamp>.<body>` (the raw
-//!   body bytes), so a receiver checks both the body and its freshness.
+//! - `Content-Type: application/json`;
+//! - `Idempotency-Key: <digestId>` and `webhook-id: <digestId>`: the same
+//!   digest retried carries the same id;
+//! - `webhook-timestamp` and `X-Mediaops-Timestamp`: Unix seconds of the
+//!   **wall clock** at sending (never the service clock of a replay, which a
+//!   receiver refusing old timestamps would refuse);
+//! - with a secret, `webhook-signature: v1,<base64 of HMAC-SHA256(key,
+//!   "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being
+//!   [`signing_key`] of the secret;
+//! - with a secret, `X-Mediaops-Signature: sha256=<hex of
+//!   HMAC-SHA256(secret bytes, "<timestamp>.<body>")>` (unchanged).
 
+use base64::Engine;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::{DecodePaddingMode, general_purpose};
 use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
 use super::{ChannelFormat, Envelope, Outgoing};
 
-/// Signature header.
+/// Signature header of the `X-Mediaops-*` scheme.
 pub const SIGNATURE: &str = "x-mediaops-signature";
-/// Time stamp header (Unix seconds).
+/// Time stamp header of the `X-Mediaops-*` scheme (Unix seconds).
 pub const TIMESTAMP: &str = "x-mediaops-timestamp";
 /// Idempotency header.
 pub const IDEMPOTENCY: &str = "idempotency-key";
+/// Standard Webhooks: the message id (the digest id).
+pub const WEBHOOK_ID: &str = "webhook-id";
+/// Standard Webhooks: Unix seconds at sending.
+pub const WEBHOOK_TIMESTAMP: &str = "webhook-timestamp";
+/// Standard Webhooks: `v1,<base64 signature>`.
+pub const WEBHOOK_SIGNATURE: &str = "webhook-signature";
+/// The prefix of a Standard Webhooks secret: `whsec_<base64 of the key>`.
+pub const SECRET_PREFIX: &str = "whsec_";
+
+/// Standard base64, padding optional (secrets are often pasted without it).
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 /// The generic webhook format.
 pub struct Webhook;
 
-/// `sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>`.
+/// The HMAC key of the `webhook-signature` header: for a Standard Webhooks
+/// secret, `whsec_<base64>`, the bytes the base64 decodes to (as that
+/// specification's libraries read it); any other secret (and a `whsec_`
+/// one whose rest is not base64, saved before such secrets were checked)
+/// is used as its own UTF-8 bytes.
+pub fn signing_key(secret: &str) -> Vec<u8> {
+    secret
+        .strip_prefix(SECRET_PREFIX)
+        .and_then(|encoded| BASE64.decode(encoded).ok())
+        .filter(|key| !key.is_empty())
+        .unwrap_or_else(|| secret.as_bytes().to_vec())
+}
+
+/// Whether `secret` may be saved on a webhook channel: a `whsec_` secret
+/// must be base64 of at least one byte after its prefix.
+///
+/// # Errors
+/// What is wrong with it (the secret itself is never quoted).
+pub fn check_secret(secret: &str) -> Result<(), String> {
+    match secret.strip_prefix(SECRET_PREFIX) {
+        Some(encoded) if BASE64.decode(encoded).map_or(true, |key| key.is_empty()) => Err(format!(
+            "a secret starting with {SECRET_PREFIX} must be base64 of the key after the prefix (Standard Webhooks), \
+             e.g. {SECRET_PREFIX} + 32 random bytes in base64"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `v1,<base64 of HMAC-SHA256(signing_key(secret), "<id>.<timestamp>.<body>")>`
+/// (Standard Webhooks, "Signature scheme").
+pub fn standard_signature(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> String {
+    let message = [format!("{id}.{timestamp}.").as_bytes(), body].concat();
+    let mac = super::hmac_sha256(&signing_key(secret), &message);
+    format!("v1,{}", general_purpose::STANDARD.encode(mac))
+}
+
+/// `sha256=<hex of HMAC-SHA256(secret bytes, "<timestamp>.<body>")>`: the
+/// `X-Mediaops-Signature` header.
 pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     let message = [format!("{timestamp}.").as_bytes(), body].concat();
     format!("sha256={}", hex::encode(super::hmac_sha256(secret.as_bytes(), &message)))
@@ -48,9 +110,13 @@ impl ChannelFormat for Webhook {
         let mut headers = vec![
             ("content-type".to_owned(), "application/json".to_owned()),
             (IDEMPOTENCY.to_owned(), envelope.digest_id.to_owned()),
+            (WEBHOOK_ID.to_owned(), envelope.digest_id.to_owned()),
+            (WEBHOOK_TIMESTAMP.to_owned(), timestamp.to_string()),
             (TIMESTAMP.to_owned(), timestamp.to_string()),
         ];
         if !channel.secret.is_empty() {
+            let standard = standard_signature(&channel.secret, envelope.digest_id, timestamp, &body);
+            headers.push((WEBHOOK_SIGNATURE.to_owned(), standard));
             headers.push((SIGNATURE.to_owned(), signature(&channel.secret, timestamp, &body)));
         }
         Ok(vec![Outgoing { url: channel.url.clone(), headers, body }])
@@ -73,5 +139,31 @@ mod tests {
         assert!(a.starts_with("sha256=") && a.len() == 7 + 64);
         assert_ne!(a, signature("k", 1_700_000_001, b"{}"), "the time stamp is signed");
         assert_ne!(a, signature("k2", 1_700_000_000, b"{}"));
+    }
+
+    #[test]
+    fn the_standard_signature_matches_the_specifications_example() {
+        // The example of the Standard Webhooks specification (and of its
+        // libraries' tests): this secret, id, timestamp and payload sign to
+        // this value.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let body = br#"{"test": 2432232314}"#;
+        assert_eq!(
+            standard_signature(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1_614_265_330, body),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        );
+        // Without the prefix the secret is its own bytes.
+        assert_eq!(signing_key("plain"), b"plain");
+        assert_eq!(signing_key("whsec_AAEC"), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_whsec_secret_must_be_base64() {
+        assert!(check_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").is_ok());
+        assert!(check_secret("whsec_dGVzdA").is_ok(), "padding is optional");
+        assert!(check_secret("anything else").is_ok());
+        for bad in ["whsec_", "whsec_not base64!", "whsec_…"] {
+            assert!(check_secret(bad).unwrap_err().contains("base64"), "{bad}");
+        }
     }
 }

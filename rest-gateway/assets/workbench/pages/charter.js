@@ -6,6 +6,7 @@ import { h, replace } from 'wb/dom.js';
 import { request } from 'wb/api.js';
 import { buildForm } from 'wb/form.js';
 import { invoke } from 'wb/invoke.js';
+import { codeText, detail, errorHeadline, fieldText } from 'wb/messages.js';
 
 const PUT = 'ip-profile.charter.put';
 
@@ -30,7 +31,7 @@ export function charterPage(main, { byKey }) {
     } else if (status === 404) {
       loadStatus.textContent = `档案「${id}」还没有宪章，填写后保存即可创建。`;
     } else {
-      loadStatus.textContent = `读取失败：${envelope.error.message}`;
+      loadStatus.textContent = `读取失败：${codeText(envelope.error.code)}。${detail(envelope.error)}`;
     }
     const form = buildForm(op.inputUiSchema, { initial, keepEmpty: true, submitLabel: `${op.taskUi.actionLabel} · 免费`, onSubmit: () => save(form) });
     replace(holder, form.node);
@@ -50,9 +51,9 @@ export function charterPage(main, { byKey }) {
     const error = envelope.error;
     if (error.field) {
       const path = error.field.startsWith('charter.') || error.field === 'id' ? error.field : `charter.${error.field}`;
-      form.showErrors([{ path, message: error.message }]);
+      form.showErrors([{ path, message: fieldText(error) }]);
     }
-    replace(output, h('div', { class: 'error-box', role: 'alert' }, h('strong', {}, `保存失败（HTTP ${status} · ${error.code}）`), h('p', {}, error.message)));
+    replace(output, h('div', { class: 'error-box', role: 'alert' }, h('strong', {}, `保存失败：${errorHeadline(status, error)}`), h('p', { class: 'detail' }, detail(error))));
   };
   replace(main, 
     h('h1', {}, '定位宪章'),

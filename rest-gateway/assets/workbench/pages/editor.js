@@ -8,6 +8,7 @@ import { h, replace } from 'wb/dom.js';
 import { request, refreshBalance } from 'wb/api.js';
 import { previewFrame } from 'wb/result.js';
 import { priceText } from 'wb/catalog.js';
+import { codeText, detail, errorHeadline } from 'wb/messages.js';
 
 const RENDER_DELAY_MS = 400;
 const CHECK = 'tool.check-banned-words';
@@ -53,7 +54,7 @@ export async function editorPage(main, { byKey }) {
     const { envelope } = await request('POST', '/api/articles/render', { body: { markdown: markdown.value, title: title.value, themeId: theme.value } });
     if (mine !== generation) return;
     if (!envelope.success) {
-      renderStatus.textContent = `渲染失败：${envelope.error.message}`;
+      renderStatus.textContent = `渲染失败：${codeText(envelope.error.code)}。${detail(envelope.error)}`;
       return;
     }
     html = envelope.data.html;
@@ -76,7 +77,7 @@ export async function editorPage(main, { byKey }) {
     const { status: code, envelope } = await request('POST', checkOp ? checkOp.route.path : '/api/apis/tool/check-banned-words/call', { body: { platform: '公众号', content } });
     checkButton.disabled = false;
     refreshBalance();
-    if (!envelope.success) return replace(checkOut, h('div', { class: 'error-box', role: 'alert' }, `检查失败（HTTP ${code} · ${envelope.error.code}）：${envelope.error.message}`));
+    if (!envelope.success) return replace(checkOut, h('div', { class: 'error-box', role: 'alert' }, `检查失败：${errorHeadline(code, envelope.error)}。${detail(envelope.error)}`));
     const hits = (envelope.data.raw && envelope.data.raw.hits) || [];
     replace(checkOut, hits.length
       ? [h('p', {}, `发现 ${hits.length} 处：${(envelope.data.prohibitedWordsType || []).join('、')}`), marked(content, hits),
@@ -96,7 +97,7 @@ export async function editorPage(main, { byKey }) {
     refreshBalance();
     replace(publishOut, envelope.success
       ? h('p', { class: 'ok', role: 'status' }, `已保存为草稿（media_id ${envelope.data.mediaId}）`)
-      : h('div', { class: 'error-box', role: 'alert' }, `保存失败（HTTP ${code} · ${envelope.error.code}）：${envelope.error.message}`));
+      : h('div', { class: 'error-box', role: 'alert' }, `保存失败：${errorHeadline(code, envelope.error)}。${detail(envelope.error)}`));
   });
 
   // Listeners first: typing before the lists arrive is not lost.
@@ -118,7 +119,7 @@ export async function editorPage(main, { byKey }) {
       const { envelope } = await request('GET', '/api/articles/authorize-link');
       replace(publishOut, envelope.success
         ? h('p', {}, '请在微信中打开：', h('a', { href: envelope.data.url, target: '_blank', rel: 'noopener noreferrer' }, envelope.data.url))
-        : h('p', { class: 'error-box' }, `${envelope.error.code}：${envelope.error.message}`));
+        : h('p', { class: 'error-box' }, `${codeText(envelope.error.code)}。${detail(envelope.error)}`));
     });
     replace(publishOut, h('p', { class: 'help' }, '先授权一个公众号才能保存草稿。'), link);
   }

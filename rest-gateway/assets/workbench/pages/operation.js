@@ -6,6 +6,7 @@ import { availability, priceText } from 'wb/catalog.js';
 import { buildForm } from 'wb/form.js';
 import { renderResult } from 'wb/result.js';
 import { invoke, curlCommand, grpcurlCommand } from 'wb/invoke.js';
+import { detail, errorHeadline, fieldText } from 'wb/messages.js';
 
 export function operationPage(main, op, { balance }) {
   const { callable, note } = availability(op);
@@ -51,9 +52,9 @@ export function operationPage(main, op, { balance }) {
 
   function showAnswer({ status, envelope }) {
     if (!envelope.success) {
-      const error = envelope.error || { code: 'unknown', message: '未知错误' };
-      if (error.field) form.showErrors([{ path: error.field, message: error.message }]);
-      const lines = [h('strong', {}, `调用失败（HTTP ${status} · ${error.code}）`), h('p', {}, error.message)];
+      const error = envelope.error || { code: 'unknown', message: '' };
+      if (error.field) form.showErrors([{ path: error.field, message: fieldText(error) }]);
+      const lines = [h('strong', {}, `调用失败：${errorHeadline(status, error)}`), h('p', { class: 'detail' }, detail(error))];
       if (error.code === 'insufficient_points') {
         lines.push(h('p', {}, `本次需要 ${op.unitPrice} 点，当前余额 ${balance() ?? '未知'} 点。请联系管理员充值。`));
       }
@@ -69,7 +70,7 @@ export function operationPage(main, op, { balance }) {
       toggle.setAttribute('aria-expanded', String(!raw.hidden));
     });
     replace(output,
-      h('div', { class: 'result-head' }, h('h2', {}, (op.taskUi && op.taskUi.resultLabel) || '结果'), toggle),
+      h('div', { class: 'result-head' }, h('h2', {}, '调用结果'), toggle),
       (envelope.warnings || []).map((w) => h('p', { class: 'warning' }, w)),
       renderResult(op.outputUiSchema, envelope.data),
       raw);

@@ -1,8 +1,9 @@
 // Sign-in: paste an API key; it is checked with the balance call and kept
 // in this tab's sessionStorage only.
 
-import { h, replace } from 'wb/dom.js';
+import { h, replace, richText } from 'wb/dom.js';
 import { request, session } from 'wb/api.js';
+import { codeText } from 'wb/messages.js';
 
 export function signInPage(main, { onSignedIn }) {
   const input = h('input', { id: 'key', type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: 'mk_…', 'aria-describedby': 'key-help key-error', required: true });
@@ -13,7 +14,7 @@ export function signInPage(main, { onSignedIn }) {
     h('div', { class: 'field' },
       h('label', { for: 'key' }, 'API Key'),
       input,
-      h('p', { class: 'help', id: 'key-help' }, '粘贴服务首次启动时打印的 Key，或管理员用 `mediaops keys create` 发给你的 Key。Key 只保存在当前标签页，关闭即清除。'),
+      h('p', { class: 'help', id: 'key-help' }, richText('粘贴服务首次启动时打印的 Key，或管理员用 `mediaops keys create` 发给你的 Key。Key 只保存在当前标签页，关闭即清除。')),
       error),
     h('div', { class: 'actions' }, button),
     h('p', { class: 'help' }, '开发者：', h('a', { href: '/docs' }, 'API 文档'), ' · ', h('a', { href: '/openapi.json' }, 'OpenAPI'), ' · MCP 端点 ', h('code', {}, '/mcp')));
@@ -32,7 +33,7 @@ export function signInPage(main, { onSignedIn }) {
     button.disabled = false;
     button.textContent = '登录';
     if (!envelope.success) {
-      error.textContent = `${envelope.error.message}（${envelope.error.code}）`;
+      error.textContent = `登录失败：${codeText(envelope.error.code)}（${envelope.error.code}）`;
       input.setAttribute('aria-invalid', 'true');
       input.focus();
       return;

@@ -2,12 +2,13 @@
 
 import { h, replace } from 'wb/dom.js';
 import { request } from 'wb/api.js';
+import { detail, errorHeadline } from 'wb/messages.js';
 
 export async function usagePage(main) {
   replace(main, h('h1', {}, '用量'), h('p', { class: 'progress', role: 'status' }, '正在读取…'));
   const { status, envelope } = await request('GET', '/api/account/usage', { query: { limit: 100 } });
   if (!envelope.success) {
-    replace(main, h('h1', {}, '用量'), h('div', { class: 'error-box', role: 'alert' }, `读取失败（HTTP ${status} · ${envelope.error.code}）：${envelope.error.message}`));
+    replace(main, h('h1', {}, '用量'), h('div', { class: 'error-box', role: 'alert' }, `读取失败：${errorHeadline(status, envelope.error)}。${detail(envelope.error)}`));
     return;
   }
   const records = envelope.data.records || [];
