@@ -12,6 +12,7 @@ pub mod mapping;
 pub mod metrics;
 pub mod packs;
 pub mod routes;
+pub mod settings;
 pub mod single_flight;
 pub mod vendor;
 

@@ -50,7 +50,7 @@ pub fn parse(pack: &Pack) -> anyhow::Result<super::mapping::VendorFile> {
 /// An unknown pack (the message names the known ones), a pack named twice,
 /// a `base_urls` entry naming no enabled pack, a file that does not parse
 /// or has unknown keys.
-pub fn resolve(settings: &super::chain::VendorSettings) -> anyhow::Result<Vec<super::mapping::VendorFile>> {
+pub fn resolve(settings: &super::settings::VendorSettings) -> anyhow::Result<Vec<super::mapping::VendorFile>> {
     use figment::providers::{Format, Toml};
     let mut tables: Vec<(String, serde_json::Value)> = Vec::new();
     for name in &settings.packs {
@@ -113,7 +113,7 @@ fn override_pack(pack: &mut serde_json::Value, file: serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vendors::chain::VendorSettings;
+    use crate::vendors::settings::VendorSettings;
 
     #[test]
     fn every_pack_parses() {

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::chain::VendorSettings;
 use super::mapping::VendorFile;
+use super::settings::VendorSettings;
 use super::vendor::SYNC_RECEIPT;
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_proto::mediaops::options::v1::PriceClass;

@@ -15,6 +15,7 @@ pub mod channel;
 pub mod digest;
 pub mod rules;
 pub mod runner;
+pub mod secret;
 pub mod settings;
 pub use mediaops_store::store::state::watch as store;
 

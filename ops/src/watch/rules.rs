@@ -300,7 +300,7 @@ pub fn channels(channels: &[Channel]) -> Result<(), ServiceError> {
         match channel.r#type.as_str() {
             "webhook" => {
                 need("url", &channel.url)?;
-                if let Err(why) = super::channel::webhook::check_secret(&channel.secret) {
+                if let Err(why) = super::secret::check_secret(&channel.secret) {
                     return Err(ServiceError::invalid_field(field("secret"), format!("`{}`: {why}", field("secret"))));
                 }
             }
