@@ -60,30 +60,9 @@ pub fn plan(paths: &[PathBuf]) -> Result<Plan, String> {
     Ok((readers, skipped))
 }
 
+/// Every file under `paths`, hidden files and folders left out.
 fn all_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let listing = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut entries: Vec<PathBuf> = listing
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-        entries.sort();
-        for path in entries {
-            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')) {
-                continue;
-            }
-            if path.is_dir() { walk(&path, out)? } else { out.push(path) }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for path in paths {
-        if !path.exists() {
-            return Err(format!("{} does not exist", path.display()));
-        }
-        if path.is_dir() { walk(path, &mut out)? } else { out.push(path.clone()) }
-    }
-    Ok(out)
+    import::walk_files(paths, &|path, _| !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')))
 }
 
 /// The reader of the file at `path`, recognised by its content.

@@ -120,7 +120,20 @@ impl Format {
 /// # Errors
 /// A path that does not exist or a directory that cannot be listed.
 pub fn collect_files(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) -> Result<(), String> {
+    walk_files(paths, &|path, is_dir| {
+        is_dir || path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e))
+    })
+}
+
+/// The files `paths` name, each directory searched recursively in name
+/// order; an entry found in a directory is kept (a file) or entered (a
+/// directory) when `keep(path, is_dir)` says so. A file named directly is
+/// always taken.
+///
+/// # Errors
+/// A path that does not exist or a directory that cannot be listed.
+pub fn walk_files(paths: &[PathBuf], keep: &dyn Fn(&Path, bool) -> bool) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, keep: &dyn Fn(&Path, bool) -> bool, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let listing = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut entries: Vec<PathBuf> = listing
             .map(|e| e.map(|e| e.path()))
@@ -128,11 +141,11 @@ pub fn collect_files(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathB
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         entries.sort();
         for path in entries {
-            if path.is_dir() {
-                walk(&path, extensions, out)?;
-            } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)) {
-                out.push(path);
+            let is_dir = path.is_dir();
+            if !keep(&path, is_dir) {
+                continue;
             }
+            if is_dir { walk(&path, keep, out)? } else { out.push(path) }
         }
         Ok(())
     }
@@ -141,7 +154,7 @@ pub fn collect_files(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathB
         if !path.exists() {
             return Err(format!("{} does not exist", path.display()));
         }
-        if path.is_dir() { walk(path, extensions, &mut out)? } else { out.push(path.clone()) }
+        if path.is_dir() { walk(path, keep, &mut out)? } else { out.push(path.clone()) }
     }
     Ok(out)
 }
