@@ -145,19 +145,6 @@ async fn submit(service: &Service, red_id: &str) -> String {
     body["taskId"].as_str().expect("the envelope carries the job as taskId").to_owned()
 }
 
-/// The task `id` once it has finished (`success` or `failed`).
-async fn finished(service: &Service, id: &str) -> Value {
-    for _ in 0..300 {
-        let (status, body) = service.get(&format!("/api/tasks/{id}")).await;
-        let task = success(status, &body);
-        if matches!(task["status"].as_str(), Some("success" | "failed")) {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("task {id} did not finish in 30 s");
-}
-
 async fn points(service: &Service) -> i64 {
     service.get("/api/account/balance").await.1["data"]["points"].as_i64().unwrap()
 }
@@ -172,7 +159,7 @@ async fn a_sync_is_queued_worked_through_the_vendor_pages_and_stored_uncharged()
     let vendor = vendor.state;
 
     let id = submit(&service, " camper01 ").await;
-    let task = finished(&service, &id).await;
+    let task = service.finished_task(&id).await;
     assert_eq!(task["status"], "success", "{task}");
     assert_eq!(task["operationKey"], "lifestyle.lifestyle-sync-notes");
     assert_eq!(task["taskId"], id.as_str());
@@ -234,16 +221,16 @@ async fn failures_retry_with_backoff_then_dead_letter_and_an_admin_replays_them(
     let broken = submit(&service, "broken01").await;
     let ghost = submit(&service, "ghost01").await;
 
-    let task = finished(&service, &flaky).await;
+    let task = service.finished_task(&flaky).await;
     assert_eq!((task["status"].as_str(), task["sync"]["attempts"].as_i64()), (Some("success"), Some(3)), "{task}");
 
     // Retries exhausted: failed with the vendor's message in `upstream`.
-    let task = finished(&service, &broken).await;
+    let task = service.finished_task(&broken).await;
     assert_eq!((task["status"].as_str(), task["sync"]["attempts"].as_i64()), (Some("failed"), Some(3)), "{task}");
     assert_eq!(task["error"]["code"], "upstream_unavailable");
     assert_eq!(task["error"]["upstream"], json!({"code": "500", "message": "采集失败，请重试"}));
     // Not worth retrying: dead at the first attempt.
-    let task = finished(&service, &ghost).await;
+    let task = service.finished_task(&ghost).await;
     assert_eq!((task["status"].as_str(), task["sync"]["attempts"].as_i64()), (Some("failed"), Some(1)), "{task}");
     assert_eq!(task["error"]["code"], "not_found");
     let calls = vendor.lock().unwrap().calls.clone();
@@ -269,7 +256,7 @@ async fn failures_retry_with_backoff_then_dead_letter_and_an_admin_replays_them(
         .unwrap()
         .into_inner();
     assert_eq!((replayed.status.as_str(), replayed.attempts), ("queued", 0));
-    let task = finished(&service, &broken).await;
+    let task = service.finished_task(&broken).await;
     assert_eq!((task["status"].as_str(), task["sync"]["attempts"].as_i64()), (Some("success"), Some(1)), "{task}");
 
     // Only failed jobs replay; unknown ids are 404; the admin token is needed.
@@ -319,7 +306,7 @@ async fn a_stopped_worker_s_job_is_taken_over(queue: QueueKind, redis: Option<(S
     assert_eq!(data_dir.path(), path);
 
     let second = Service::start_with(data_dir, settings).await;
-    let task = finished(&second, &id).await;
+    let task = second.finished_task(&id).await;
     assert_eq!((task["status"].as_str(), task["sync"]["attempts"].as_i64()), (Some("success"), Some(2)), "{task}");
     assert_eq!(vendor.lock().unwrap().calls.len(), 2);
     let store = store_of(&second).await;

@@ -131,6 +131,20 @@ impl Service {
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         self.call(reqwest::Method::POST, path, Some(body)).await
     }
+
+    /// The task `id` (`GET /api/tasks/{id}`) once it has finished
+    /// (`success` or `failed`), polled for at most 30 s.
+    pub async fn finished_task(&self, id: &str) -> Value {
+        for _ in 0..300 {
+            let (status, body) = self.get(&format!("/api/tasks/{id}")).await;
+            let task = success(status, &body);
+            if matches!(task["status"].as_str(), Some("success" | "failed")) {
+                return task;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("task {id} did not finish in 30 s");
+    }
 }
 
 /// Adds a key for another account, with 100 points, before the service

@@ -11,9 +11,7 @@ use serde_json::json;
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use crate::pack_service;
-use crate::tikhub_lifestyle_shortvideo::{
-    call, eventually, finished_task, points, reply, store_of, stored_account, stored_work,
-};
+use crate::tikhub_lifestyle_shortvideo::{call, eventually, points, reply, store_of, stored_account, stored_work};
 use core_service::store::ContentStore;
 use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
 
@@ -253,7 +251,7 @@ async fn the_syncs_page_through_just_one_api_and_store_the_works_uncharged() {
     let (status, envelope) =
         service.post("/api/apis/lifestyle/lifestyle-sync-notes/call", json!({"redId": user})).await;
     assert_eq!(success(status, &envelope)["status"], "syncing");
-    let task = finished_task(&service, envelope["taskId"].as_str().unwrap()).await;
+    let task = service.finished_task(envelope["taskId"].as_str().unwrap()).await;
     assert_eq!(task["status"], "success", "{task}");
     assert_eq!(task["sync"]["pages"], 2, "{task}");
     let asked: Vec<Seen> = replay.seen().into_iter().filter(|s| s.route == NOTE_LIST).collect();
@@ -271,7 +269,7 @@ async fn the_syncs_page_through_just_one_api_and_store_the_works_uncharged() {
     let (status, envelope) =
         service.post("/api/apis/shortvideo/shortvideo-sync-notes/call", json!({"accountId": SEC_UID})).await;
     assert_eq!(success(status, &envelope)["status"], "syncing");
-    let task = finished_task(&service, envelope["taskId"].as_str().unwrap()).await;
+    let task = service.finished_task(envelope["taskId"].as_str().unwrap()).await;
     assert_eq!(
         (&task["status"], &task["sync"]["pages"], &task["sync"]["works"]),
         (&json!("success"), &json!(2), &json!(3)),

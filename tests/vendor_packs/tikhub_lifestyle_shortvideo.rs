@@ -114,19 +114,6 @@ pub(crate) async fn stored_work(
     .await
 }
 
-/// The task `id` once it has finished (`success` or `failed`).
-pub(crate) async fn finished_task(service: &Service, id: &str) -> Value {
-    for _ in 0..300 {
-        let (status, body) = service.get(&format!("/api/tasks/{id}")).await;
-        let task = success(status, &body);
-        if matches!(task["status"].as_str(), Some("success" | "failed")) {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("task {id} did not finish in 30 s");
-}
-
 /// `YYYY-MM-DD` `days` days before today (UTC).
 fn days_ago(days: i64) -> String {
     (chrono::Utc::now() - chrono::Duration::days(days)).format("%Y-%m-%d").to_string()
@@ -484,7 +471,7 @@ async fn the_syncs_page_through_the_vendor_and_store_the_works_uncharged() {
     ] {
         let (status, envelope) = service.post(&format!("/api/apis/{platform}/{slug}/call"), body).await;
         assert_eq!(success(status, &envelope), json!({"status": "syncing", "accepted": true, "retryAfterMinutes": 30}));
-        let task = finished_task(&service, envelope["taskId"].as_str().unwrap()).await;
+        let task = service.finished_task(envelope["taskId"].as_str().unwrap()).await;
         assert_eq!(task["status"], "success", "{task}");
         // Two pages: the account on each, three works with a snapshot each.
         assert_eq!((&task["sync"]["pages"], &task["sync"]["works"]), (&json!(2), &json!(3)), "{task}");
