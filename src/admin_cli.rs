@@ -55,8 +55,13 @@ pub enum PointsCommand {
 #[derive(Args)]
 pub struct UsageArgs {
     /// The account whose usage to show.
+    #[arg(long, required_unless_present = "vendors", conflicts_with = "vendors")]
+    account: Option<String>,
+    /// Vendor spend against points charged, per operation (docs/vendors.md
+    /// "Vendor spend"): the vendor calls recorded in the state store and
+    /// the points of every account's usage log.
     #[arg(long)]
-    account: String,
+    vendors: bool,
     /// How many records, newest first.
     #[arg(long, default_value_t = 50)]
     limit: i32,
@@ -112,12 +117,54 @@ pub async fn points(settings: &CoreSettings, command: PointsCommand) -> anyhow::
 
 pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<()> {
     let ledger = core_service::server::open_ledger(settings).await?;
-    let usage = core_service::admin::usage(ledger.as_ref(), &args.account, args.limit).await?;
+    let Some(account) = args.account else {
+        return vendor_usage(settings, ledger.as_ref()).await;
+    };
+    let usage = core_service::admin::usage(ledger.as_ref(), &account, args.limit).await?;
     let records: Vec<_> = usage
         .records
         .into_iter()
         .map(|r| serde_json::json!({"requestId": r.request_id, "operationKey": r.operation_key, "points": r.points, "outcome": r.outcome, "at": r.at}))
         .collect();
-    print(serde_json::json!({"accountId": args.account, "records": records, "usageCounts": usage.usage_counts}));
+    print(serde_json::json!({"accountId": account, "records": records, "usageCounts": usage.usage_counts}));
+    Ok(())
+}
+
+/// `usage --vendors`: per operation and pack with recorded vendor calls,
+/// `{operationKey, pack, vendorCalls, cacheHits, vendorSpend, currency,
+/// chargedCalls, pointsCharged}`; the points are the successful calls of
+/// every account's usage log (its newest `USAGE_LOG_LIMIT` records).
+async fn vendor_usage(settings: &CoreSettings, ledger: &dyn core_service::billing::Ledger) -> anyhow::Result<()> {
+    use core_service::store::state::vendor_call::VendorCallStore as _;
+    use std::collections::{BTreeMap, BTreeSet};
+    let opened = core_service::store::open_all(
+        settings.database_url.as_deref(),
+        &settings.data_dir,
+        core_service::store::PoolSettings::default(),
+    )
+    .await?;
+    let totals = opened.vendor_calls.vendor_call_totals().await?;
+    let accounts: BTreeSet<String> = ledger.list_keys().await?.into_iter().map(|k| k.account_id).collect();
+    let mut charged: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for account in accounts {
+        for record in ledger.usage_log(&account, core_service::billing::USAGE_LOG_LIMIT).await? {
+            if record.outcome == "ok" {
+                let entry = charged.entry(record.operation_key).or_default();
+                entry.0 += 1;
+                entry.1 += record.points;
+            }
+        }
+    }
+    let rows: Vec<_> = totals
+        .into_iter()
+        .map(|t| {
+            let (calls, points) = charged.get(&t.operation_key).copied().unwrap_or_default();
+            serde_json::json!({
+                "operationKey": t.operation_key, "pack": t.pack, "vendorCalls": t.calls, "cacheHits": t.cache_hits,
+                "vendorSpend": t.spend, "currency": t.currency, "chargedCalls": calls, "pointsCharged": points,
+            })
+        })
+        .collect();
+    print(serde_json::json!({"operations": rows}));
     Ok(())
 }

@@ -1,70 +1,14 @@
 //! Where answers come from (`mediaops sources`; docs/data-sources.md; the
 //! workbench's "数据来源" line): per operation its chain and the packs that
 //! map it, from the same code that builds the chains at start
-//! (`core_service::vendors::routes`).
+//! (`core_service::vendors::routes`, whose [`lines`] the core also serves in
+//! the catalog's `dataSources`).
 
-use core_service::catalog::PLATFORM_ORDER;
 use core_service::registry::Registry;
 use core_service::vendors::chain::VendorSettings;
-use core_service::vendors::routes::{self, Kind, Word};
-use mediaops_proto::mediaops::options::v1::MetadataKind;
+use core_service::vendors::mapping::OperationMapping;
 
-/// One operation's sources.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Line {
-    /// `videosite.search-work`.
-    pub operation_key: String,
-    /// `search`, `realtime`, `lookup`, `board` or `sync` (docs/vendors.md
-    /// "Default chains").
-    pub kind: Kind,
-    /// Its steps in order: `store`, `store:fresh`, `upstream:<vendor>`;
-    /// empty when nothing answers it (not built).
-    pub chain: Vec<String>,
-    /// The enabled packs that map it.
-    pub packs: Vec<String>,
-}
-
-/// The lines of every data API, and of every other operation a vendor
-/// answers, under `settings` over the handlers of `registry` (a core opened
-/// without vendors: [`Registry::is_sourced`] tells which operations the
-/// store answers through a chain), in the catalog's order.
-///
-/// # Errors
-/// What the core would refuse at start: an unknown pack, a file that does
-/// not parse, a chain that cannot be honoured. Keys are not needed.
-pub fn lines(settings: &VendorSettings, registry: &Registry) -> anyhow::Result<Vec<Line>> {
-    let files = core_service::vendors::packs::resolve(settings)?;
-    let routes = routes::routes(settings, &files, registry)?;
-    let mut operations: Vec<_> = registry.operations().collect();
-    operations.sort_by_key(|op| (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform)));
-    let mut lines = Vec::new();
-    for op in operations {
-        let key = op.key();
-        let route = routes.iter().find(|r| r.operation_key == key);
-        if route.is_none() && op.meta.kind() != MetadataKind::DataApi {
-            continue;
-        }
-        let sourced = registry.is_sourced(key);
-        let implemented = registry.is_implemented(&op.grpc_path);
-        let chain = match route {
-            Some(route) => routes::settle(route, sourced, implemented)?,
-            None => None,
-        };
-        let chain = match chain {
-            Some(chain) => chain.iter().map(Word::to_string).collect(),
-            None if implemented => vec!["store".to_owned()],
-            None => Vec::new(),
-        };
-        lines.push(Line {
-            operation_key: key.to_owned(),
-            kind: routes::kind(op),
-            chain,
-            packs: route.map(|r| r.packs.clone()).unwrap_or_default(),
-        });
-    }
-    Ok(lines)
-}
+pub use core_service::vendors::routes::{Line, lines};
 
 /// The lines as a plain table (`mediaops sources`).
 pub fn table(lines: &[Line]) -> String {
@@ -102,7 +46,7 @@ pub fn markdown(registry: &Registry) -> anyhow::Result<String> {
         out.push_str(&format!("| `{key}` | {} | {chain} |", line.kind.name()));
         for file in &files {
             let cell = match (file.operations.get(key), file.unmapped.get(key)) {
-                (Some(mapping), _) => format!("`{} {}`", mapping.method.to_ascii_uppercase(), mapping.path),
+                (Some(mapping), _) => route_cell(file, mapping),
                 (None, Some(reason)) => format!("unmapped: {}", reason.replace('|', "\\|").replace('\n', " ")),
                 (None, None) => "—".to_owned(),
             };
@@ -111,6 +55,32 @@ pub fn markdown(registry: &Registry) -> anyhow::Result<String> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// What a pack calls for one operation: its route (`GET /api/…`); for an
+/// operation of several calls (docs/vendors.md "Several calls") each call's
+/// route with the operation it goes through, then its own route, or "then
+/// the store" for a refresh.
+fn route_cell(file: &core_service::vendors::mapping::VendorFile, mapping: &OperationMapping) -> String {
+    let route = |m: &OperationMapping| format!("`{} {}`", m.method.to_ascii_uppercase(), m.path);
+    let mut parts: Vec<String> = mapping
+        .calls
+        .iter()
+        .map(|call| {
+            let (target, via) = match (&call.operation, &call.route) {
+                (Some(key), _) => (file.operations.get(key), format!(" ({key})")),
+                (None, Some(name)) => (file.routes.get(name), String::new()),
+                (None, None) => (None, String::new()),
+            };
+            target.map(|t| format!("{}{via}", route(t))).unwrap_or_default()
+        })
+        .collect();
+    parts.dedup();
+    if !mapping.path.is_empty() {
+        parts.push(route(mapping));
+    }
+    let text = parts.join(", then ");
+    if mapping.refresh { format!("refresh: {text}, then the store") } else { text }
 }
 
 /// The marker lines around the generated part of docs/data-sources.md.

@@ -55,7 +55,18 @@ async fn the_workbench_works_in_a_real_browser() {
     // and the page polls its task.
     let (searxng, chat) = (fake_web::searxng().await, fake_web::chat().await);
     chat.set(fake_web::ChatMode::Answer { delay: Duration::from_secs(5) });
+    // One operation answered by a vendor file as well, for the 数据来源 line
+    // (the vendor is never called: the store answers first).
+    let vendor = dir.path().join("fakevendor.toml");
+    std::fs::write(
+        &vendor,
+        "name = \"fakevendor\"\nbase_url = \"http://127.0.0.1:9\"\nauth = { kind = \"none\" }\n\
+         [operations.\"clipapp.user-works\"]\npath = \"/user/{kwaiId}\"\nresponse = '{items: []}'\n",
+    )
+    .unwrap();
     let service = Service::start_with(dir, |core| {
+        core.vendors.files = vec![vendor];
+        core.vendors.sources = [("clipapp.user-works".to_owned(), "store,upstream:fakevendor".to_owned())].into();
         core.web_search.wait_secs = 1;
         core.web_search.chat_api_key = Some(fake_web::CHAT_KEY.into());
         core.web_search.searxng_url = Some(searxng.url.clone());

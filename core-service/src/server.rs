@@ -95,7 +95,7 @@ impl Core {
         let clock = Clock::from_setting(settings.now.as_deref())?;
         let maintenance = Arc::new(Maintenance::new(&registry, open_switch_store(settings).await?, clock));
         let catalog = Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?);
-        catalog_service::register(&mut registry, &Arc::new(mediaops_ops::services::catalog::Catalog(catalog)))?;
+        catalog_service::register(&mut registry, &Arc::new(mediaops_ops::services::catalog::Catalog(catalog.clone())))?;
         // Every durable state but the ledger's and the switches' is in the
         // store's database (docs/state.md).
         let store_pool = mediaops_store::store::PoolSettings {
@@ -161,6 +161,7 @@ impl Core {
             Some(data.store.clone()),
         )?;
         registry.set_fallbacks(sources.fallbacks.clone());
+        sources.record_calls(&opened.vendor_calls);
         metrics.register_collector(Box::new(mediaops_connectors::vendors::metrics::VendorMetrics(
             sources.vendors.clone(),
         )));
@@ -273,6 +274,9 @@ impl Core {
         let studio = mediaops_ops::services::article_studio::Studio { articles, wechat };
         article_studio_service::register(&mut registry, &Arc::new(studio))?;
         extra(&mut registry)?;
+        // Before `finish` registers the vendor-only chains: the registry as
+        // `mediaops sources` sees it.
+        catalog.set_sources(data_sources(&settings.vendors, &registry)?);
         maintenance.watch_vendors(sources.finish(&mut registry)?);
 
         let limits = Limits {
@@ -558,4 +562,23 @@ fn spawn_sweeper(ledger: std::sync::Weak<dyn Ledger>) {
             }
         }
     });
+}
+
+/// Each operation's `dataSources` for the catalog: the lines of
+/// `mediaops sources` ([`mediaops_connectors::vendors::routes::lines`]).
+fn data_sources(
+    vendors: &mediaops_connectors::vendors::settings::VendorSettings,
+    registry: &Registry,
+) -> anyhow::Result<std::collections::HashMap<String, mediaops_proto::mediaops::catalog::v1::DataSources>> {
+    Ok(mediaops_connectors::vendors::routes::lines(vendors, registry)?
+        .into_iter()
+        .map(|line| {
+            let sources = mediaops_proto::mediaops::catalog::v1::DataSources {
+                kind: line.kind.name().to_owned(),
+                chain: line.chain,
+                packs: line.packs,
+            };
+            (line.operation_key, sources)
+        })
+        .collect())
 }

@@ -13,6 +13,7 @@ mod faults;
 mod justoneapi;
 mod tikhub_articles_video;
 mod tikhub_lifestyle_shortvideo;
+mod tikhub_several_calls;
 
 use common::Service;
 use common::vendor_replay::VendorReplay;
@@ -41,9 +42,25 @@ fn set_vendor_keys() {
 async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::TempDir) {
     let file = core_service::vendors::packs::parse(core_service::vendors::packs::pack(pack).unwrap()).unwrap();
     pack_service_with(pack, replay, tempfile::tempdir().unwrap(), |vendors, _| {
-        vendors.sources = file.operations.keys().map(|key| (key.clone(), format!("upstream:{pack}"))).collect();
+        vendors.sources = alone(&file, pack);
     })
     .await
+}
+
+/// Every operation `file` maps answered by the vendor alone, except a
+/// refresh (docs/vendors.md "Several calls"), whose answer is the store's:
+/// `upstream:<pack>,store`.
+fn alone(
+    file: &core_service::vendors::mapping::VendorFile,
+    pack: &str,
+) -> std::collections::BTreeMap<String, String> {
+    file.operations
+        .iter()
+        .map(|(key, mapping)| {
+            let store = if mapping.refresh { ",store" } else { "" };
+            (key.clone(), format!("upstream:{pack}{store}"))
+        })
+        .collect()
 }
 
 /// A service with the pack `pack` enabled as an operator enables it (the

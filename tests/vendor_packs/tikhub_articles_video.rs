@@ -30,7 +30,7 @@ async fn tikhub() -> (Service, VendorReplay, tempfile::TempDir) {
     (service, replay, files)
 }
 
-async fn points(service: &Service) -> i64 {
+pub(crate) async fn points(service: &Service) -> i64 {
     let (status, body) = service.get("/api/account/balance").await;
     success(status, &body)["points"].as_i64().unwrap()
 }
@@ -48,13 +48,13 @@ async fn call(service: &Service, replay: &VendorReplay, path: &str, body: Value,
     (data, seen.last().unwrap().clone())
 }
 
-async fn store_of(service: &Service) -> SqliteStore {
+pub(crate) async fn store_of(service: &Service) -> SqliteStore {
     SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap()
 }
 
 /// The stored work, once the background write-back has written it (10 s at
 /// most).
-async fn written_work(store: &SqliteStore, platform: &str, id: &str) -> WorkRecord {
+pub(crate) async fn written_work(store: &SqliteStore, platform: &str, id: &str) -> WorkRecord {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         if let Some(work) = store.get_work(platform, id).await.unwrap()
@@ -68,7 +68,7 @@ async fn written_work(store: &SqliteStore, platform: &str, id: &str) -> WorkReco
 }
 
 /// The stored account, once written back (10 s at most).
-async fn written_account(store: &SqliteStore, platform: &str, id: &str) -> AccountRecord {
+pub(crate) async fn written_account(store: &SqliteStore, platform: &str, id: &str) -> AccountRecord {
     written_account_where(store, platform, id, |_| true).await
 }
 
@@ -92,7 +92,7 @@ async fn written_account_where(
     }
 }
 
-fn query(seen: &Seen) -> Vec<(&str, &str)> {
+pub(crate) fn query(seen: &Seen) -> Vec<(&str, &str)> {
     let mut pairs: Vec<(&str, &str)> = seen.query.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     pairs.sort_unstable();
     pairs

@@ -298,6 +298,24 @@ def test_charter_is_stored(page):
     expect(form.locator(".field[data-path='charter.version'] .field-error")).not_to_be_empty(timeout=TIMEOUT_MS)
 
 
+def test_operation_pages_show_their_sources(page):
+    # The 数据来源 line is the catalog's dataSources (the chain the core
+    # built, as `mediaops sources` prints it); tests/workbench.rs maps
+    # clipapp.user-works to a vendor file.
+    sign_in(page)
+    ops = {o["operationKey"]: o for o in catalog() if o.get("dataSources")}
+    vendor = ops["clipapp.user-works"]["dataSources"]
+    assert vendor["chain"] == ["store", "upstream:fakevendor"], vendor
+    assert ops["videosite.search-work"]["dataSources"]["chain"] == ["store"], ops["videosite.search-work"]
+    for key, shown in [("clipapp.user-works", "数据来源：内容库 → 数据厂商 fakevendor"),
+                       ("videosite.search-work", "数据来源：内容库")]:
+        page.goto(f"{BASE}/#/op/{key}")
+        line = page.locator("p.op-sources")
+        expect(line).to_have_attribute("data-chain", ",".join(ops[key]["dataSources"]["chain"]))
+        expect(line).to_have_text(shown)
+    page.screenshot(path=os.path.join(OUT, "operation-sources.png"), full_page=True)
+
+
 def test_usage_lists_recent_calls(page):
     sign_in(page)
     page.goto(f"{BASE}/#/usage")

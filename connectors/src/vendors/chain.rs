@@ -45,8 +45,16 @@ impl Source for VendorSource {
 
     async fn answer(&self, _ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
         let (answer, records) = self.vendor.call_with_records(&self.operation, request).await?;
-        if let (Some(store), false) = (&self.store, records.is_empty()) {
-            write_back(store.clone(), self.name.clone(), records);
+        match (&self.store, records.is_empty()) {
+            // A refresh: the store answers next, from these records.
+            (Some(store), false) if self.operation.refreshes() => {
+                let records = vendor_records(&self.name, records);
+                if let Err(e) = store.write(&records).await {
+                    tracing::warn!(source = self.name, error = %e, "refreshed records not written");
+                }
+            }
+            (Some(store), false) => write_back(store.clone(), self.name.clone(), records),
+            _ => {}
         }
         Ok(answer)
     }
@@ -154,6 +162,14 @@ impl Plan {
             chains.insert(key, (route, upstream));
         }
         Ok(Plan { fallbacks, vendors: vendors.into_values().collect(), chains, sync })
+    }
+
+    /// Records every vendor's calls in `log` from now on (docs/vendors.md
+    /// "Vendor spend"; `mediaops usage --vendors`).
+    pub fn record_calls(&self, log: &Arc<dyn mediaops_store::store::state::vendor_call::VendorCallStore>) {
+        for vendor in &self.vendors {
+            vendor.record_calls(log.clone());
+        }
     }
 
     /// After every handler is registered: registers each chain whose

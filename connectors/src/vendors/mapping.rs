@@ -32,6 +32,13 @@ pub struct VendorFile {
     pub currency: Option<String>,
     /// Per operation key (`shortvideo.search-work`).
     pub operations: BTreeMap<String, OperationMapping>,
+    /// Named routes that answer no operation themselves, for the [`Call`]s
+    /// of operations (a platform's hot list fetched before a board is
+    /// computed): `method`, `path`, `query`, `body`, `store`,
+    /// `cost_per_call`, `rate_limit_per_second`, `idempotent` as in an
+    /// operation; no `response`.
+    #[serde(default)]
+    pub routes: BTreeMap<String, OperationMapping>,
     /// Operation key → why none of the vendor's routes answers it (a pack
     /// lists every data API of spec 4.3–4.14 it does not map).
     #[serde(default)]
@@ -131,8 +138,23 @@ pub struct OperationMapping {
     #[serde(default = "default_method")]
     pub method: String,
     /// Path under the base URL; `{field}` is replaced by that request field
-    /// (JSON name, percent-encoded), e.g. `/users/{accountId}/posts`.
+    /// (JSON name, percent-encoded), e.g. `/users/{accountId}/posts`. Empty
+    /// (only with `calls`): the operation is answered from its calls alone.
+    #[serde(default)]
     pub path: String,
+    /// Calls made first, in order (docs/vendors.md "Several calls"): steps
+    /// whose `bind` adds fields of their reply to the request (a search
+    /// giving the id the final call takes), and fan-outs (one call per item
+    /// or per platform) whose replies the `response` filter combines.
+    #[serde(default)]
+    pub calls: Vec<Call>,
+    /// Refresh, then compute (docs/vendors.md "Several calls"): the calls'
+    /// records are written to the store before the operation's next source,
+    /// the store, answers from them; the mapping gives no answer itself
+    /// (no `path`, no `response`), and its default chain is the vendor, then
+    /// the store.
+    #[serde(default)]
+    pub refresh: bool,
     /// jq over our request (proto3 JSON, every field present) giving an
     /// object of query parameters; `null` values are left out, arrays repeat
     /// the parameter.
@@ -171,6 +193,30 @@ pub struct OperationMapping {
     /// Lookups: seconds a stored record stays fresh enough to answer
     /// without asking the vendor (the store-first chain of a lookup).
     pub max_age_secs: Option<u64>,
+}
+
+/// One call of an operation made of several (docs/vendors.md "Several
+/// calls"), through another mapping of the same file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    /// An operation of this file whose mapping is called (its route, request
+    /// filters, `store` write-back and `response`); the `request` filter
+    /// gives that operation's request (proto3 JSON, missing fields default).
+    pub operation: Option<String>,
+    /// Or a route of this file's `[routes]`; `request` gives the object its
+    /// filters read.
+    pub route: Option<String>,
+    /// jq over our request (proto3 JSON, with the fields earlier steps
+    /// bound) giving the call's request: an object = one call, an array =
+    /// one call per element (fan-out), `null` = no call (e.g. another
+    /// platform was asked for).
+    pub request: String,
+    /// A step: jq over `{request, reply, answer}` (`answer` = the called
+    /// operation's `response` output, else `null`) giving an object whose
+    /// fields are added to our request for later calls and the final call.
+    /// A `null` or `""` field is a miss: the operation answers not found.
+    pub bind: Option<String>,
 }
 
 fn default_method() -> String {

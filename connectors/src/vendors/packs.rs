@@ -39,8 +39,9 @@ pub fn parse(pack: &Pack) -> anyhow::Result<super::mapping::VendorFile> {
 /// pack of `packs`, then each file of `files`, with these rules:
 /// - a file whose `name` is an enabled pack's overrides that pack instead
 ///   of standing alone: each of its `[operations."<key>"]` replaces the
-///   pack's mapping of that operation whole (and leaves `unmapped`), and
-///   each other top-level key it gives (`base_url`, `auth`, `timeout_secs`,
+///   pack's mapping of that operation whole (and leaves `unmapped`), each
+///   of its `[routes.<name>]` the pack's route of that name, and each other
+///   top-level key it gives (`base_url`, `auth`, `timeout_secs`,
 ///   `retries`, `rate_limit_per_second`, `reply`, `breaker`, `currency`)
 ///   replaces the pack's; the keys it leaves out keep the pack's;
 /// - `base_urls.<pack>` replaces the pack's base URL last (tests, proxies,
@@ -98,6 +99,11 @@ fn override_pack(pack: &mut serde_json::Value, file: serde_json::Value) {
                         unmapped.remove(&operation);
                     }
                     pack["operations"][operation] = mapping;
+                }
+            }
+            ("routes", serde_json::Value::Object(routes)) => {
+                for (route, mapping) in routes {
+                    pack["routes"][route] = mapping;
                 }
             }
             ("unmapped", serde_json::Value::Object(reasons)) => {

@@ -9,8 +9,9 @@ use std::time::Duration;
 use super::mapping::VendorFile;
 use super::settings::VendorSettings;
 use super::vendor::SYNC_RECEIPT;
+use mediaops_platform::catalog::PLATFORM_ORDER;
 use mediaops_platform::registry::{OperationInfo, Registry};
-use mediaops_proto::mediaops::options::v1::PriceClass;
+use mediaops_proto::mediaops::options::v1::{MetadataKind, PriceClass};
 
 /// Seconds a stored record answers a lookup without asking the vendor when
 /// the mapping gives no `max_age_secs`: 6 hours.
@@ -161,8 +162,12 @@ pub fn routes(settings: &VendorSettings, files: &[VendorFile], registry: &Regist
             let packs = packs_of(key);
             let kind = kind(info);
             let vendors = packs.iter().map(|p| Word::Upstream(p.clone()));
+            let refresh = packs
+                .iter()
+                .any(|p| by_name.get(p.as_str()).and_then(|f| f.operations.get(key)).is_some_and(|m| m.refresh));
             let chain: Vec<Word> = match kind {
                 Kind::Sync => vendors.take(1).collect(),
+                _ if refresh => vendors.chain([Word::Store]).collect(),
                 Kind::Search | Kind::Realtime => vendors.chain([Word::Store]).collect(),
                 Kind::Board => [Word::Store].into_iter().chain(vendors).collect(),
                 Kind::Lookup => [Word::FreshStore(max_age(key, &packs, &by_name))].into_iter().chain(vendors).collect(),
@@ -171,6 +176,63 @@ pub fn routes(settings: &VendorSettings, files: &[VendorFile], registry: &Regist
         }
     }
     Ok(routes.into_values().collect())
+}
+
+/// One operation's sources.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Line {
+    /// `videosite.search-work`.
+    pub operation_key: String,
+    /// `search`, `realtime`, `lookup`, `board` or `sync` (docs/vendors.md
+    /// "Default chains").
+    pub kind: Kind,
+    /// Its steps in order: `store`, `store:fresh`, `upstream:<vendor>`;
+    /// empty when nothing answers it (not built).
+    pub chain: Vec<String>,
+    /// The enabled packs that map it.
+    pub packs: Vec<String>,
+}
+
+/// The lines of every data API, and of every other operation a vendor
+/// answers, under `settings` over the handlers of `registry` (a core opened
+/// without vendors: [`Registry::is_sourced`] tells which operations the
+/// store answers through a chain), in the catalog's order.
+///
+/// # Errors
+/// What the core would refuse at start: an unknown pack, a file that does
+/// not parse, a chain that cannot be honoured. Keys are not needed.
+pub fn lines(settings: &VendorSettings, registry: &Registry) -> anyhow::Result<Vec<Line>> {
+    let files = super::packs::resolve(settings)?;
+    let routes = routes(settings, &files, registry)?;
+    let mut operations: Vec<_> = registry.operations().collect();
+    operations.sort_by_key(|op| (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform)));
+    let mut lines = Vec::new();
+    for op in operations {
+        let key = op.key();
+        let route = routes.iter().find(|r| r.operation_key == key);
+        if route.is_none() && op.meta.kind() != MetadataKind::DataApi {
+            continue;
+        }
+        let sourced = registry.is_sourced(key);
+        let implemented = registry.is_implemented(&op.grpc_path);
+        let chain = match route {
+            Some(route) => settle(route, sourced, implemented)?,
+            None => None,
+        };
+        let chain = match chain {
+            Some(chain) => chain.iter().map(Word::to_string).collect(),
+            None if implemented => vec!["store".to_owned()],
+            None => Vec::new(),
+        };
+        lines.push(Line {
+            operation_key: key.to_owned(),
+            kind: kind(op),
+            chain,
+            packs: route.map(|r| r.packs.clone()).unwrap_or_default(),
+        });
+    }
+    Ok(lines)
 }
 
 /// What becomes of `route` once every handler is registered, given whether

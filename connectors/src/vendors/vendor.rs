@@ -19,11 +19,12 @@ use serde_json::Value;
 use super::breaker::CircuitBreaker;
 use super::cache::{AnswerCache, CacheBackend};
 use super::filter::JqFilter;
-use super::mapping::{Auth, ErrorRule, OperationMapping, Outcome, VendorFile};
+use super::mapping::{Auth, Call, ErrorRule, OperationMapping, Outcome, VendorFile};
 use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
 use mediaops_platform::error::{ServiceError, UpstreamDetail};
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_store::store::state::vendor_call::{VendorCall, VendorCallStore};
 
 type Limiter = governor::DefaultDirectRateLimiter;
 
@@ -52,8 +53,15 @@ pub struct MappedOperation {
     /// Sync operations: pages per sync.
     max_pages: u32,
     retry: Retry,
-    input: MessageDescriptor,
-    output: MessageDescriptor,
+    /// Our request message (`None` for a route of `[routes]`, whose request
+    /// is the object its call gives).
+    input: Option<MessageDescriptor>,
+    /// Our response message (`None` for a route of `[routes]`).
+    output: Option<MessageDescriptor>,
+    /// Calls made first (docs/vendors.md "Several calls").
+    calls: Vec<CompiledCall>,
+    /// Refresh, then compute: the answer is the store's.
+    refresh: bool,
     cache: Option<AnswerCache>,
     /// The route's own rate limit (`rate_limit_per_second` of the mapping).
     limiter: Option<Limiter>,
@@ -102,6 +110,38 @@ impl MappedOperation {
     pub fn max_pages(&self) -> u32 {
         self.max_pages
     }
+
+    /// Whether this mapping refreshes the store's records and leaves the
+    /// answer to the store (docs/vendors.md "Several calls"); its records
+    /// must be written before the store is asked.
+    pub fn refreshes(&self) -> bool {
+        self.refresh
+    }
+
+    /// `request` as the full request of this mapping: for an operation, the
+    /// object read as its request message (a 500 naming the mapping when it
+    /// is not one) and written back with every field present; for a route,
+    /// as it is.
+    fn full_request(&self, request: Value) -> Result<Value, ServiceError> {
+        let Some(input) = &self.input else { return Ok(request) };
+        let message =
+            DynamicMessage::deserialize_with_options(input.clone(), request, &DeserializeOptions::new())
+                .map_err(|e| ServiceError::internal(format!("a call's request is not a {}: {e}", input.full_name())))?;
+        message
+            .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))
+            .map_err(|e| ServiceError::internal(format!("request not serializable: {e}")))
+    }
+}
+
+/// One call of a several-call operation, compiled.
+struct CompiledCall {
+    /// The mapping called: another operation's, or a route of `[routes]`.
+    target: Arc<MappedOperation>,
+    /// How the replies the filters see name it: the operation key, or
+    /// `route:<name>`.
+    name: String,
+    request: JqFilter,
+    bind: Option<JqFilter>,
 }
 
 /// A vendor ready to call.
@@ -118,6 +158,9 @@ pub struct Vendor {
     operations: HashMap<String, Arc<MappedOperation>>,
     /// The currency of the routes' `cost_per_call`.
     currency: String,
+    /// Where each call is recorded (docs/vendors.md "Vendor spend"), once
+    /// set ([`Vendor::record_calls`]).
+    call_log: std::sync::OnceLock<Arc<dyn VendorCallStore>>,
 }
 
 impl std::fmt::Debug for Vendor {
@@ -196,14 +239,23 @@ impl Vendor {
             builder = builder.retries(retries);
         }
         let limiter = limiter(file.rate_limit_per_second, &format!("vendor {name}"))?;
-        let mut operations = HashMap::new();
-        for (key, mapping) in &file.operations {
+        let mut routes = HashMap::new();
+        for (route, mapping) in &file.routes {
+            let mut compiled = map_operation(mapping, None, &format!("vendor {name}, route {route}"))?;
+            compiled.key = format!("route:{route}");
+            routes.insert(route.clone(), Arc::new(compiled));
+        }
+        let mut operations: HashMap<String, Arc<MappedOperation>> = HashMap::new();
+        // Operations of one call first: the calls of the others use them.
+        let (single, several): (Vec<_>, Vec<_>) = file.operations.iter().partition(|(_, m)| m.calls.is_empty());
+        for (key, mapping) in single.into_iter().chain(several) {
             let info = registry
                 .operations()
                 .find(|op| op.key() == key)
                 .ok_or_else(|| anyhow::anyhow!("vendor {name}: operation {key} does not exist"))?;
             let place = format!("vendor {name}, operation {key}");
-            let mut operation = map_operation(mapping, info, &place)?;
+            let mut operation = map_operation(mapping, Some(info), &place)?;
+            operation.calls = compile_calls(&mapping.calls, &operations, &routes, &place)?;
             operation.key.clone_from(key);
             operation.cache = cache.cache(&name, key, Duration::from_secs(mapping.cache_ttl_secs));
             operations.insert(key.clone(), Arc::new(operation));
@@ -224,6 +276,7 @@ impl Vendor {
             errors: file.reply.errors,
             operations,
             currency: file.currency.unwrap_or_default(),
+            call_log: std::sync::OnceLock::new(),
             name,
         })
     }
@@ -262,6 +315,32 @@ impl Vendor {
         rows
     }
 
+    /// From now on every request sent and every cache hit is recorded in
+    /// `log` (docs/vendors.md "Vendor spend"); a second log is ignored.
+    pub fn record_calls(&self, log: Arc<dyn VendorCallStore>) {
+        let _ = self.call_log.set(log);
+    }
+
+    /// Records one call of `route` for `operation_key` in the background (a
+    /// failure is logged; the call stands).
+    fn log_call(&self, route: &MappedOperation, operation_key: &str, cache_hit: bool) {
+        let Some(log) = self.call_log.get().cloned() else { return };
+        let call = VendorCall {
+            pack: self.name.clone(),
+            route: format!("{} {}", route.method, route.path),
+            operation_key: operation_key.to_owned(),
+            cost_per_call: route.cost_per_call,
+            currency: self.currency.clone(),
+            cache_hit,
+            at: chrono::Utc::now().to_rfc3339(),
+        };
+        tokio::spawn(async move {
+            if let Err(e) = log.record_vendor_call(&call).await {
+                tracing::warn!(vendor = call.pack, error = %e.message, "a vendor call was not recorded");
+            }
+        });
+    }
+
     /// Whether the circuit is open now (the vendor is failing).
     pub fn circuit_open(&self) -> bool {
         self.breaker.is_open()
@@ -293,6 +372,7 @@ impl Vendor {
             && let Some(answer) = cache.get(&request).await
         {
             op.cache_hits.fetch_add(1, Ordering::Relaxed);
+            self.log_call(op, &op.key, true);
             return Ok((answer, Vec::new()));
         }
         let leader = match op.flight.turn(&request) {
@@ -324,21 +404,92 @@ impl Vendor {
         Ok((answer, records))
     }
 
+    /// The operation's calls (docs/vendors.md "Several calls"), then its
+    /// own route: the answer and every record the replies gave.
     async fn call_uncached(
         &self,
         op: &MappedOperation,
         request: &Bytes,
     ) -> Result<(Answer<Bytes>, Vec<Value>), ServiceError> {
-        let reply = match self.exchange(op, &request_json(op, request)?).await? {
-            Exchange::Reply(reply) => reply,
-            Exchange::Outcome(answer) => return Ok((answer, Vec::new())),
+        let mut request = request_json(op, request)?;
+        let mut records = Vec::new();
+        let mut replies = Vec::new();
+        for call in &op.calls {
+            if let Some(miss) = self.run_call(call, &op.key, &mut request, &mut records, &mut replies).await? {
+                return Ok((miss, records));
+            }
+        }
+        if op.refresh {
+            let refreshed = format!("vendor {} refreshed {} records; the store answers", self.name, records.len());
+            return Ok((Answer::NotFound(refreshed), records));
+        }
+        let reply = if op.path.is_empty() {
+            serde_json::json!({"request": request, "replies": replies})
+        } else {
+            match self.exchange(op, &op.key, &request).await? {
+                Exchange::Reply(reply) => reply,
+                Exchange::Outcome(answer) => return Ok((answer, records)),
+            }
         };
         let answer = self.response(op, &reply)?;
-        let records = match (&answer, &op.store) {
-            (Answer::Found(_), Some(filter)) => self.records(filter, &reply),
-            _ => Vec::new(),
-        };
+        if let (Answer::Found(_), Some(filter)) = (&answer, &op.store) {
+            records.extend(self.records(filter, &reply));
+        }
         Ok((answer, records))
+    }
+
+    /// One call of a several-call operation: once per request its `request`
+    /// filter gives, each reply's records added to `records` and the reply
+    /// to `replies` (`{call, request, reply, answer}`); a step's `bind`
+    /// adds its fields to `request`. `Some` ends the operation: a step
+    /// found nothing. A fan-out's call that finds nothing adds nothing.
+    async fn run_call(
+        &self,
+        call: &CompiledCall,
+        operation_key: &str,
+        request: &mut Value,
+        records: &mut Vec<Value>,
+        replies: &mut Vec<Value>,
+    ) -> Result<Option<Answer<Bytes>>, ServiceError> {
+        let requests = match self.run(&call.request, request, "calls.request")? {
+            Value::Null => return Ok(None),
+            Value::Array(items) => items,
+            one => vec![one],
+        };
+        let nothing = |what: &str| Answer::NotFound(format!("vendor {}: {} found nothing{what}", self.name, call.name));
+        for sub in requests {
+            let sub = call.target.full_request(sub)?;
+            let reply = match self.exchange(&call.target, operation_key, &sub).await? {
+                Exchange::Reply(reply) => reply,
+                Exchange::Outcome(Answer::NotFound(message)) if call.bind.is_some() => {
+                    return Ok(Some(Answer::NotFound(message)));
+                }
+                Exchange::Outcome(_) if call.bind.is_some() => return Ok(Some(nothing(""))),
+                Exchange::Outcome(_) => continue,
+            };
+            let answer = match call.target.response.as_ref().map(|f| f.run(&reply)) {
+                Some(Ok(answer)) => answer,
+                Some(Err(e)) => return Err(self.mismatch(&call.name, e)),
+                None => Value::Null,
+            };
+            if let Some(filter) = &call.target.store {
+                records.extend(self.records(filter, &reply));
+            }
+            if let Some(bind) = &call.bind {
+                let input = serde_json::json!({"request": request, "reply": reply, "answer": answer});
+                let Value::Object(fields) = bind.run(&input).map_err(|e| self.mismatch(&call.name, e))? else {
+                    return Err(self.mismatch(&call.name, "its bind filter gave no object".into()));
+                };
+                for (field, value) in fields {
+                    if value.is_null() || value == "" {
+                        return Ok(Some(nothing(&format!(" for {field}"))));
+                    }
+                    request[field] = value;
+                }
+            }
+            replies.push(serde_json::json!({"call": call.name, "request": sub, "reply": reply, "answer": answer}));
+        }
+        Ok(None)
     }
 
     /// One page of a sync (docs/sync.md "Vendor mapping"): calls `op` with
@@ -347,7 +498,7 @@ impl Vendor {
     /// # Errors
     /// As [`Vendor::call`]; a vendor "not found" is a 404 `not_found`.
     pub async fn fetch_page(&self, op: &MappedOperation, request: &Value) -> Result<SyncPage, ServiceError> {
-        let reply = match self.exchange(op, request).await? {
+        let reply = match self.exchange(op, &op.key, request).await? {
             Exchange::Reply(reply) => reply,
             Exchange::Outcome(Answer::NotFound(message)) => {
                 return Err(ServiceError::not_found(format!("vendor {}: {message}", self.name)));
@@ -367,9 +518,15 @@ impl Vendor {
         Ok(SyncPage { records, next_cursor })
     }
 
-    /// Sends `op` with the proto3-JSON `request`: the reply when its
-    /// business code says success, else what the code means.
-    async fn exchange(&self, op: &MappedOperation, request: &Value) -> Result<Exchange, ServiceError> {
+    /// Sends `op` with the proto3-JSON `request` for the operation
+    /// `operation_key` (recorded so): the reply when its business code says
+    /// success, else what the code means.
+    async fn exchange(
+        &self,
+        op: &MappedOperation,
+        operation_key: &str,
+        request: &Value,
+    ) -> Result<Exchange, ServiceError> {
         let http = self.build_request(op, request)?;
         if let Err(open) = self.breaker.admit() {
             return Err(ServiceError::upstream_unavailable(
@@ -386,6 +543,7 @@ impl Vendor {
         }
         let what = format!("vendor {}", self.name);
         op.requests.fetch_add(1, Ordering::Relaxed);
+        self.log_call(op, operation_key, false);
         let reply = match self.connector.send(http, op.retry).await {
             Ok(response) => self.connector.bytes(response).await,
             Err(e) => Err(e),
@@ -508,25 +666,28 @@ impl Vendor {
         })
     }
 
+    /// A 502: the vendor's reply to `what` does not fit our mapping.
+    fn mismatch(&self, what: &str, e: String) -> ServiceError {
+        tracing::error!(vendor = self.name, what, error = e, "vendor reply does not fit");
+        ServiceError::upstream_unavailable(
+            format!("vendor {} answered a reply our mapping does not fit ({e}); nothing was charged", self.name),
+            None,
+        )
+    }
+
     /// The reply mapped onto our response message, checked against it.
     fn response(&self, op: &MappedOperation, reply: &Value) -> Result<Answer<Bytes>, ServiceError> {
-        let mismatch = |e: String| {
-            tracing::error!(vendor = self.name, output = op.output.full_name(), error = e, "vendor reply does not fit");
-            ServiceError::upstream_unavailable(
-                format!("vendor {} answered a reply our mapping does not fit ({e}); nothing was charged", self.name),
-                None,
-            )
-        };
-        let Some(response) = &op.response else {
+        let mismatch = |e: String| self.mismatch(&op.key, e);
+        let (Some(response), Some(output)) = (&op.response, &op.output) else {
             return Err(mismatch("this operation's mapping has no response filter".into()));
         };
         let mapped = response.run(reply).map_err(&mismatch)?;
         let message = DynamicMessage::deserialize_with_options(
-            op.output.clone(),
+            output.clone(),
             mapped,
             &DeserializeOptions::new().deny_unknown_fields(true),
         )
-        .map_err(|e| mismatch(format!("not a {}: {e}", op.output.full_name())))?;
+        .map_err(|e| mismatch(format!("not a {}: {e}", output.full_name())))?;
         let bytes = Bytes::from(message.encode_to_vec());
         Ok(if is_empty(&message) { Answer::Empty(bytes) } else { Answer::Found(bytes) })
     }
@@ -555,33 +716,98 @@ pub struct SyncPage {
     pub next_cursor: Option<Value>,
 }
 
-/// Compiles one operation's mapping against its RPC.
-fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) -> anyhow::Result<MappedOperation> {
+/// The calls of a several-call operation, each through a mapping of
+/// `operations` (of one call) or of `routes`.
+fn compile_calls(
+    calls: &[Call],
+    operations: &HashMap<String, Arc<MappedOperation>>,
+    routes: &HashMap<String, Arc<MappedOperation>>,
+    place: &str,
+) -> anyhow::Result<Vec<CompiledCall>> {
+    let mut compiled = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let place = format!("{place}, calls[{i}]");
+        let (target, name) = match (&call.operation, &call.route) {
+            (Some(key), None) => {
+                let target = operations.get(key).ok_or_else(|| {
+                    anyhow::anyhow!("{place}: operation {key} is not mapped by this file with a call of its own")
+                })?;
+                anyhow::ensure!(target.output.as_ref().is_some_and(|o| o.full_name() != SYNC_RECEIPT), "{place}: {key} is a sync operation");
+                (target.clone(), key.clone())
+            }
+            (None, Some(route)) => {
+                let target =
+                    routes.get(route).ok_or_else(|| anyhow::anyhow!("{place}: no route {route} in [routes]"))?;
+                (target.clone(), format!("route:{route}"))
+            }
+            _ => anyhow::bail!("{place}: name either operation or route"),
+        };
+        compiled.push(CompiledCall {
+            target,
+            name,
+            request: compile(&call.request, &format!("{place}, request"))?,
+            bind: call.bind.as_deref().map(|c| compile(c, &format!("{place}, bind"))).transpose()?,
+        });
+    }
+    Ok(compiled)
+}
+
+/// What a mapping must and must not have: a route of `[routes]` (`info`
+/// `None`) a path and no answer; a sync operation a store filter and no
+/// response; a refresh calls and no answer of its own; any other operation a
+/// response and a path or calls.
+fn check_parts(mapping: &OperationMapping, info: Option<&OperationInfo>, place: &str) -> anyhow::Result<()> {
+    let several = !mapping.calls.is_empty() || mapping.refresh;
+    let paging = mapping.next_cursor.is_some() || mapping.max_pages.is_some();
+    let Some(info) = info else {
+        anyhow::ensure!(!mapping.path.is_empty(), "{place}: a route needs a path");
+        anyhow::ensure!(
+            mapping.response.is_none() && !several && !paging,
+            "{place}: a route has no response, calls, refresh, next_cursor or max_pages"
+        );
+        return Ok(());
+    };
+    // A sync operation answers our receipt: its mapping fetches pages and
+    // writes them to the store instead (docs/sync.md).
+    if info.method.output().full_name() == SYNC_RECEIPT {
+        anyhow::ensure!(mapping.store.is_some(), "{place}: a sync operation needs a store filter");
+        anyhow::ensure!(mapping.response.is_none(), "{place}: a sync operation answers our receipt; drop response");
+        anyhow::ensure!(!several, "{place}: a sync operation makes one call per page; drop calls and refresh");
+        anyhow::ensure!(!mapping.path.is_empty(), "{place}: path is missing");
+        return Ok(());
+    }
+    anyhow::ensure!(!paging, "{place}: next_cursor and max_pages are for sync operations");
+    if mapping.refresh {
+        anyhow::ensure!(
+            !mapping.calls.is_empty() && mapping.path.is_empty() && mapping.response.is_none(),
+            "{place}: a refresh makes its calls and leaves the answer to the store: calls, no path, no response"
+        );
+        return Ok(());
+    }
+    anyhow::ensure!(mapping.response.is_some(), "{place}: response (the jq filter giving our answer) is missing");
+    anyhow::ensure!(!mapping.path.is_empty() || !mapping.calls.is_empty(), "{place}: path is missing");
+    Ok(())
+}
+
+/// Compiles one mapping: an operation's against its RPC (`info`), or a
+/// route of `[routes]` (`None`).
+fn map_operation(
+    mapping: &OperationMapping,
+    info: Option<&OperationInfo>,
+    place: &str,
+) -> anyhow::Result<MappedOperation> {
     let method: Method = match mapping.method.to_ascii_uppercase().as_str() {
         "GET" => Method::GET,
         "POST" => Method::POST,
         other => anyhow::bail!("{place}: method {other} (use GET or POST)"),
     };
-    let input = info.method.input();
+    check_parts(mapping, info, place)?;
+    let input = info.map(|i| i.method.input());
     let path_fields = placeholders(&mapping.path);
     for field in &path_fields {
         anyhow::ensure!(
-            input.fields().any(|f| f.json_name() == field),
-            "{place}: path field {{{field}}} is not a field of {}",
-            input.full_name()
-        );
-    }
-    // A sync operation answers our receipt: its mapping fetches pages and
-    // writes them to the store instead (docs/sync.md).
-    let sync = info.method.output().full_name() == SYNC_RECEIPT;
-    if sync {
-        anyhow::ensure!(mapping.store.is_some(), "{place}: a sync operation needs a store filter");
-        anyhow::ensure!(mapping.response.is_none(), "{place}: a sync operation answers our receipt; drop response");
-    } else {
-        anyhow::ensure!(mapping.response.is_some(), "{place}: response (the jq filter giving our answer) is missing");
-        anyhow::ensure!(
-            mapping.next_cursor.is_none() && mapping.max_pages.is_none(),
-            "{place}: next_cursor and max_pages are for sync operations"
+            input.as_ref().is_none_or(|input| input.fields().any(|f| f.json_name() == field)),
+            "{place}: path field {{{field}}} is not a field of the request"
         );
     }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };
@@ -602,7 +828,9 @@ fn map_operation(mapping: &OperationMapping, info: &OperationInfo, place: &str) 
         path: mapping.path.clone(),
         retry,
         input,
-        output: info.method.output(),
+        output: info.map(|i| i.method.output()),
+        calls: Vec::new(),
+        refresh: mapping.refresh,
         cache: None,
         limiter,
         flight: Default::default(),
@@ -621,7 +849,8 @@ fn placeholders(path: &str) -> Vec<String> {
 
 /// Our encoded request as proto3 JSON with every field present.
 fn request_json(op: &MappedOperation, request: &Bytes) -> Result<Value, ServiceError> {
-    let message = DynamicMessage::decode(op.input.clone(), request.clone())
+    let input = op.input.clone().ok_or_else(|| ServiceError::internal("a route is called with our request"))?;
+    let message = DynamicMessage::decode(input, request.clone())
         .map_err(|e| ServiceError::internal(format!("request not decodable: {e}")))?;
     message
         .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::catalog::v1::{
-    ApiEntry, Availability, Execution, ExecutionTarget, ListApisRequest, ListApisResponse, ListSkillsRequest,
-    ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
+    ApiEntry, Availability, DataSources, Execution, ExecutionTarget, ListApisRequest, ListApisResponse,
+    ListSkillsRequest, ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse, SkillEntry,
 };
 use mediaops_proto::mediaops::options::v1::{self as options, ExecutionMode, Operation};
 use mediaops_proto::spec_names::SpecName;
@@ -44,6 +44,9 @@ pub struct Catalog {
     /// Each operation's `execution` when it is available (for an operation
     /// declared under maintenance and switched back at run time).
     live: HashMap<String, Execution>,
+    /// Each operation's `dataSources`, once the core knows its chains
+    /// ([`Catalog::set_sources`]).
+    sources: std::sync::OnceLock<HashMap<String, DataSources>>,
 }
 
 impl Catalog {
@@ -71,7 +74,20 @@ impl Catalog {
                 skills.push(skill_entry(&method, &meta, &lists));
             }
         }
-        Ok(Catalog { apis, skills, ledger, maintenance, live })
+        Ok(Catalog { apis, skills, ledger, maintenance, live, sources: std::sync::OnceLock::new() })
+    }
+
+    /// Sets each operation's `dataSources` (by operation key): its chain and
+    /// the packs that map it, as the core built them (docs/vendors.md
+    /// "Packs"). Listings then carry it: every data API (empty until set),
+    /// and a skill that has one. A second call is ignored.
+    pub fn set_sources(&self, sources: HashMap<String, DataSources>) {
+        let _ = self.sources.set(sources);
+    }
+
+    /// The `dataSources` of `key`, if set.
+    fn sources_of(&self, key: &str) -> Option<DataSources> {
+        self.sources.get().and_then(|s| s.get(key)).cloned()
     }
 
     /// `GET /api/apis`: every data API, or those of one platform token.
@@ -84,6 +100,7 @@ impl Catalog {
             .map(|e| {
                 let mut e = e.clone();
                 self.switch(&switched, &e.operation_key, &mut e.availability, &mut e.execution);
+                e.data_sources = Some(self.sources_of(&e.operation_key).unwrap_or_default());
                 e
             })
             .collect();
@@ -166,6 +183,7 @@ impl Catalog {
     ) -> SkillEntry {
         let mut entry = with_usage(entry, usage);
         self.switch(switched, &entry.operation_key.clone(), &mut entry.availability, &mut entry.execution);
+        entry.data_sources = self.sources_of(&entry.operation_key);
         entry
     }
 
@@ -251,6 +269,7 @@ fn api_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
         output_ui_schema: Some(ui::output_descriptor(meta, &method.output())),
         execution: Some(execution(meta)),
         task_ui: meta.task_ui.clone(),
+        data_sources: None,
     }
 }
 
@@ -278,6 +297,7 @@ fn skill_entry(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) 
         match_score: None,
         match_reasons: Vec::new(),
         availability: meta.availability.as_ref().map(availability),
+        data_sources: None,
     }
 }
 

@@ -48,6 +48,7 @@ pub mod sync_job;
 pub mod task;
 pub mod theme;
 pub mod topic;
+pub mod vendor_call;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
@@ -370,6 +371,8 @@ pub struct Opened {
     pub watch: Arc<dyn crate::store::state::watch::WatchStore>,
     /// Feed tokens (docs/watchlists.md "Feeds").
     pub feed_tokens: Arc<dyn crate::store::state::feed_token::FeedTokenStore>,
+    /// Vendor calls (docs/vendors.md "Vendor spend").
+    pub vendor_calls: Arc<dyn crate::store::state::vendor_call::VendorCallStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -400,6 +403,7 @@ impl Opened {
             + crate::store::state::wechat::WechatStore
             + crate::store::state::watch::WatchStore
             + crate::store::state::feed_token::FeedTokenStore
+            + crate::store::state::vendor_call::VendorCallStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -412,7 +416,8 @@ impl Opened {
             words: store.clone(),
             wechat: store.clone(),
             watch: store.clone(),
-            feed_tokens: store,
+            feed_tokens: store.clone(),
+            vendor_calls: store,
         }
     }
 }

@@ -39,6 +39,7 @@ fn migrator() -> Migrator {
         (10, "feeds", include_str!("migrations/sqlite/0010_feeds.sql")),
         (11, "boards", include_str!("migrations/sqlite/0011_boards.sql")),
         (13, "fts platform", include_str!("migrations/sqlite/0013_fts_platform.sql")),
+        (16, "vendor calls", include_str!("migrations/sqlite/0016_vendor_calls.sql")),
     ])
 }
 

@@ -26,6 +26,7 @@ export function operationPage(main, op, { balance }) {
     h('p', { class: 'op-meta' },
       h('span', { class: 'price' }, priceText(op)), ' · ', h('code', {}, op.operationKey),
       op.route ? [' · ', h('code', {}, `${op.route.method} ${op.route.path}`)] : null),
+    sourcesLine(op.dataSources),
     callable ? null : h('p', { class: 'notice' }, `此操作当前不可用：${note}`),
     form.node,
     op.route ? h('div', { class: 'copy-row' },
@@ -75,4 +76,19 @@ export function operationPage(main, op, { balance }) {
       renderResult(op.outputUiSchema, envelope.data),
       raw);
   }
+}
+
+// The 数据来源 line: the chain the core built for the operation and the
+// vendor packs that map it (the catalog's `dataSources`, as `mediaops
+// sources` prints them).
+function sourcesLine(sources) {
+  if (!sources) return null;
+  const step = (word) => word === 'store' ? '内容库'
+    : word === 'store:fresh' ? '内容库（记录够新时）'
+    : word.startsWith('upstream:') ? `数据厂商 ${word.slice('upstream:'.length)}` : word;
+  const chain = sources.chain || [];
+  const packs = sources.packs || [];
+  return h('p', { class: 'op-sources', 'data-chain': chain.join(',') },
+    '数据来源：', chain.length ? chain.map(step).join(' → ') : '未接入',
+    packs.length ? `（映射此操作的厂商包：${packs.join('、')}）` : '');
 }

@@ -8,6 +8,7 @@
 pub mod charter;
 pub mod feed_token;
 pub mod theme;
+pub mod vendor_call;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
