@@ -83,6 +83,11 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
     assert_eq!((seen.query["keyword"].as_str(), seen.query["page"].as_str()), ("露营 短剧", "2"));
     assert_eq!(data["items"][1], json!({"title": "露营灯怎么选", "likeCount": 88}));
 
+    // The cross-platform playlet feed asks the platform's own feed.
+    let (data, seen) = call(&service, &replay, "multi", "playlet-feed", json!({"platform": 3})).await;
+    assert_eq!((seen.route.as_str(), seen.query["keyword"].as_str()), (NOTE_SEARCH, "短剧"));
+    assert_eq!(data["items"][1], json!({"title": "露营灯怎么选", "platform": 3}));
+
     let (data, seen) = call(&service, &replay, "lifestyle", "search-user", json!({"keyword": "露营"})).await;
     assert_eq!(seen.route, "api/xiaohongshu/search-user/v2");
     assert_eq!(data["items"][0], json!({"accountName": "露营小队长", "accountFans": 12000, "accountId": "camp2024"}));
@@ -98,6 +103,17 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
         data["account"],
         json!({"accountName": "露营小队长", "accountFans": 12034, "accountTotalWorks": 86, "intro": "周末去露营", "likedCount": 45012, "collectedCount": 9031, "region": "浙江"})
     );
+    // A list of accounts: one profile call each (docs/vendors.md "Several calls").
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "lifestyle",
+        "lifestyle-account-analyzer",
+        json!({"userIds": ["64a0c0de000000001f00aa01"]}),
+    )
+    .await;
+    assert_eq!((seen.route.as_str(), seen.query["userId"].as_str()), ("api/xiaohongshu/get-user/v3", "64a0c0de000000001f00aa01"));
+    assert_eq!(data["items"], json!([{"userId": "64a0c0de000000001f00aa01", "nickname": "露营小队长", "fansCount": 12034}]));
     // The searches above stored the account already; the profile adds its likes and collects.
     let counters = eventually("the profile's counters", || async move {
         let account = store.get_account("lifestyle", "64a0c0de000000001f00aa01").await.unwrap()?.account;

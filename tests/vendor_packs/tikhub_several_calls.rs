@@ -171,6 +171,20 @@ async fn refreshes_write_what_the_vendor_found_before_the_store_answers() {
     let (service, replay) = tikhub_at(Some("2026-02-05T20:00:00+08:00")).await;
     let store = store_of(&service).await;
 
+    // The skill's mentions over 30 days: the asked platform's search is
+    // asked first, so the store counts the notes it wrote (it held none).
+    let (data, seen) = call(
+        &service,
+        &replay,
+        "/api/skills/cn-last30days/invoke",
+        json!({"keyword": "陈皮", "platforms": ["lifestyle"]}),
+        4,
+    )
+    .await;
+    assert_eq!(routes(&seen), ["api/v1/xiaohongshu/web/search_notes"]);
+    assert_eq!(data["trend"]["keyword"], "陈皮");
+    assert!(data["trend"]["mentions"].as_i64().unwrap() > 0, "{data}");
+
     // Three platforms' last 30 days: both searches are asked, then the store
     // answers from what they wrote (the recorded notes of the window).
     let (data, seen) =
