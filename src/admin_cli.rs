@@ -135,7 +135,6 @@ pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<(
 /// chargedCalls, pointsCharged}`; the points are the successful calls of
 /// every account's usage log (its newest `USAGE_LOG_LIMIT` records).
 async fn vendor_usage(settings: &CoreSettings, ledger: &dyn core_service::billing::Ledger) -> anyhow::Result<()> {
-    use core_service::store::state::vendor_call::VendorCallStore as _;
     use std::collections::{BTreeMap, BTreeSet};
     let opened = core_service::store::open_all(
         settings.database_url.as_deref(),

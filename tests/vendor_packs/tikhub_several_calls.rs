@@ -23,12 +23,17 @@ use crate::{alone, set_vendor_keys};
 /// it maps answered by TikHub (a refresh: TikHub, then the store), its
 /// clock at `now` when given (`MEDIAOPS_NOW`).
 async fn tikhub_at(now: Option<&str>) -> (Service, VendorReplay) {
-    tikhub_on(now, None).await
+    tikhub_on(now, None, None).await
 }
 
 /// [`tikhub_at`], the state in the PostgreSQL database `database_url` when
-/// given (else the data directory's SQLite file).
-async fn tikhub_on(now: Option<&str>, database_url: Option<&str>) -> (Service, VendorReplay) {
+/// given (else the data directory's SQLite file), the ledger in Redis under
+/// `redis_prefix` when given (else the data directory's).
+async fn tikhub_on(
+    now: Option<&str>,
+    database_url: Option<&str>,
+    redis_prefix: Option<&str>,
+) -> (Service, VendorReplay) {
     set_vendor_keys();
     let replay = VendorReplay::start(&[recorded("tikhub"), fixtures("tikhub")], &[]).await;
     let file = core_service::vendors::packs::parse(core_service::vendors::packs::pack("tikhub").unwrap()).unwrap();
@@ -42,6 +47,10 @@ async fn tikhub_on(now: Option<&str>, database_url: Option<&str>) -> (Service, V
         core.vendors = vendors;
         core.now = now.map(str::to_owned);
         core.database_url = database_url.map(str::to_owned);
+        if let Some(prefix) = redis_prefix {
+            core.redis_url = Some(crate::common::process::redis_url());
+            core.redis_prefix = prefix.to_owned();
+        }
     })
     .await;
     (service, replay)
@@ -196,7 +205,8 @@ async fn refreshes_write_what_the_vendor_found_before_the_store_answers() {
     assert_eq!(seen[0].query["keyword"], "陈皮");
     assert_eq!(seen[1].body["keyword"], "陈皮");
     let found = titles(&data["lifestyleResult"]);
-    assert!(found.contains(&"陈皮泡水真假分明"), "{data}");
+    assert!(found.contains(&"陈皮的4种泡水搭配"), "{data}");
+    assert!(!found.contains(&"陈皮泡水真假分明"), "a note of the next day is outside: {data}");
     assert!(!found.contains(&"新会陈皮（一）"), "a note of 2025-11 is outside the 30 days: {data}");
     let notes = recording("api/v1/xiaohongshu/web/search_notes", "ideasseek-ai__xiaohongshu-search.json");
     let note = notes["data"]["data"]["items"]
@@ -204,7 +214,7 @@ async fn refreshes_write_what_the_vendor_found_before_the_store_answers() {
         .unwrap()
         .iter()
         .filter_map(|i| i.get("note").or_else(|| i.get("note_card")))
-        .find(|n| n["title"] == "陈皮泡水真假分明" || n["display_title"] == "陈皮泡水真假分明")
+        .find(|n| n["title"] == "陈皮的4种泡水搭配" || n["display_title"] == "陈皮的4种泡水搭配")
         .unwrap();
     written_work(&store, "lifestyle", note["id"].as_str().unwrap()).await;
 
@@ -301,10 +311,16 @@ async fn hot_list_refreshes_add_a_capture_the_trend_operations_read() {
     assert!(entries.iter().all(|e| e.title != "样例推广"));
 }
 
-/// `mediaops usage --vendors` on the service's data directory (and database).
-fn vendor_usage(service: &Service, database_url: Option<&str>) -> Value {
+/// `mediaops usage --vendors` on the service's data directory (and
+/// database), its ledger in Redis under `redis_prefix`.
+fn vendor_usage(service: &Service, database_url: Option<&str>, redis_prefix: &str) -> Value {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mediaops"));
-    command.args(["usage", "--vendors"]).current_dir(service.data_path()).env("MEDIAOPS_DATA_DIR", service.data_path());
+    command
+        .args(["usage", "--vendors"])
+        .current_dir(service.data_path())
+        .env("MEDIAOPS_DATA_DIR", service.data_path())
+        .env("MEDIAOPS_REDIS_URL", crate::common::process::redis_url())
+        .env("MEDIAOPS_REDIS_PREFIX", redis_prefix);
     match database_url {
         Some(url) => command.env("MEDIAOPS_DATABASE_URL", url),
         None => command.env_remove("MEDIAOPS_DATABASE_URL"),
@@ -318,7 +334,9 @@ fn vendor_usage(service: &Service, database_url: Option<&str>) -> Value {
 async fn usage_vendors_sets_vendor_spend_against_points_on_both_databases() {
     let database = crate::common::process::Database::create("vendor_calls");
     for url in [None, Some(database.url.as_str())] {
-        let (service, replay) = tikhub_on(None, url).await;
+        // The ledger in Redis: the command reads it while the core runs.
+        let prefix = crate::common::process::redis_prefix("vendor_calls");
+        let (service, replay) = tikhub_on(None, url, Some(&prefix)).await;
         // Two requests (the user search, then the home page) at 0.01 USD.
         call(&service, &replay, "/api/apis/channels/user-works/call", json!({"nickname": "样例陈皮小店"}), 4).await;
         // The same call again: the answer cache answers, nothing is asked.
@@ -328,7 +346,7 @@ async fn usage_vendors_sets_vendor_spend_against_points_on_both_databases() {
         // The calls are recorded in the background: wait for them (10 s at most).
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let row = loop {
-            let usage = vendor_usage(&service, url);
+            let usage = vendor_usage(&service, url, &prefix);
             let row = usage["operations"]
                 .as_array()
                 .unwrap()

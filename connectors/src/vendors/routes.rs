@@ -121,7 +121,9 @@ impl Route {
 /// The route of every operation that is not answered by the store alone:
 /// each of `[vendors.sources]`, and each operation an enabled pack maps
 /// (`files` as [`super::packs::resolve`] gives them, the packs first), by
-/// operation key.
+/// operation key. A mapping that refreshes the store (`refresh`,
+/// docs/vendors.md "Several calls") gets the vendors, then the store,
+/// whatever its kind.
 ///
 /// # Errors
 /// A chain naming an unknown operation or vendor, a vendor that does not

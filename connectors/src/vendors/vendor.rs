@@ -125,7 +125,7 @@ impl MappedOperation {
     fn full_request(&self, request: Value) -> Result<Value, ServiceError> {
         let Some(input) = &self.input else { return Ok(request) };
         let message =
-            DynamicMessage::deserialize_with_options(input.clone(), request, &DeserializeOptions::new())
+            DynamicMessage::deserialize_with_options(input.clone(), request, &DeserializeOptions::new().deny_unknown_fields(true))
                 .map_err(|e| ServiceError::internal(format!("a call's request is not a {}: {e}", input.full_name())))?;
         message
             .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))
@@ -327,7 +327,7 @@ impl Vendor {
         let Some(log) = self.call_log.get().cloned() else { return };
         let call = VendorCall {
             pack: self.name.clone(),
-            route: format!("{} {}", route.method, route.path),
+            route: if cache_hit { "cache".to_owned() } else { format!("{} {}", route.method, route.path) },
             operation_key: operation_key.to_owned(),
             cost_per_call: route.cost_per_call,
             currency: self.currency.clone(),
@@ -807,7 +807,8 @@ fn map_operation(
     for field in &path_fields {
         anyhow::ensure!(
             input.as_ref().is_none_or(|input| input.fields().any(|f| f.json_name() == field)),
-            "{place}: path field {{{field}}} is not a field of the request"
+            "{place}: path field {{{field}}} is not a field of {}",
+            input.as_ref().map_or("the request", |i| i.full_name())
         );
     }
     let retry = if mapping.idempotent || method == Method::GET { Retry::Idempotent } else { Retry::Never };

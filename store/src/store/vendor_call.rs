@@ -36,6 +36,7 @@ where
     String: Type<DB> + for<'r> Decode<'r, DB>,
     bool: Type<DB> + for<'a> Encode<'a, DB> + for<'r> Decode<'r, DB>,
     f64: Type<DB> + for<'a> Encode<'a, DB> + for<'r> Decode<'r, DB>,
+    Option<f64>: for<'a> Encode<'a, DB>,
     i64: Type<DB> + for<'r> Decode<'r, DB>,
 {
     async fn record_vendor_call(&self, call: &VendorCall) -> Result<(), ServiceError> {

@@ -12,7 +12,7 @@ use crate::error::ServiceError;
 pub struct VendorCall {
     /// The vendor (pack) name: `tikhub`.
     pub pack: String,
-    /// The route asked, `GET /api/v1/…` (a cache hit: the operation's own).
+    /// The route asked, `GET /api/v1/…`; `cache` for a cache hit.
     pub route: String,
     /// The operation the call answered (for a call of a several-call
     /// operation, that operation): `channels.user-works`.
