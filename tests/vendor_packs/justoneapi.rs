@@ -112,8 +112,14 @@ async fn xiaohongshu_operations_answer_from_just_one_api() {
         json!({"userIds": ["64a0c0de000000001f00aa01"]}),
     )
     .await;
-    assert_eq!((seen.route.as_str(), seen.query["userId"].as_str()), ("api/xiaohongshu/get-user/v3", "64a0c0de000000001f00aa01"));
-    assert_eq!(data["items"], json!([{"userId": "64a0c0de000000001f00aa01", "nickname": "露营小队长", "fansCount": 12034}]));
+    assert_eq!(
+        (seen.route.as_str(), seen.query["userId"].as_str()),
+        ("api/xiaohongshu/get-user/v3", "64a0c0de000000001f00aa01")
+    );
+    assert_eq!(
+        data["items"],
+        json!([{"userId": "64a0c0de000000001f00aa01", "nickname": "露营小队长", "fansCount": 12034}])
+    );
     // The searches above stored the account already; the profile adds its likes and collects.
     let counters = eventually("the profile's counters", || async move {
         let account = store.get_account("lifestyle", "64a0c0de000000001f00aa01").await.unwrap()?.account;

@@ -50,10 +50,7 @@ async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::
 /// Every operation `file` maps answered by the vendor alone, except a
 /// refresh (docs/vendors.md "Several calls"), whose answer is the store's:
 /// `upstream:<pack>,store`.
-fn alone(
-    file: &core_service::vendors::mapping::VendorFile,
-    pack: &str,
-) -> std::collections::BTreeMap<String, String> {
+fn alone(file: &core_service::vendors::mapping::VendorFile, pack: &str) -> std::collections::BTreeMap<String, String> {
     file.operations
         .iter()
         .map(|(key, mapping)| {

@@ -92,7 +92,10 @@ async fn steps_find_the_id_the_final_call_takes() {
         call(&service, &replay, "/api/apis/channels/user-works/call", json!({"nickname": "样例陈皮小店"}), 4).await;
     assert_eq!(routes(&seen), ["api/v1/wechat_channels/fetch_user_search", "api/v1/wechat_channels/fetch_home_page"]);
     assert_eq!(query(&seen[0]), [("keywords", "样例陈皮小店"), ("page", "1")]);
-    assert_eq!((seen[1].method.as_str(), &seen[1].body), ("POST", &json!({"username": "v2_fixture0001@finder", "last_buffer": ""})));
+    assert_eq!(
+        (seen[1].method.as_str(), &seen[1].body),
+        ("POST", &json!({"username": "v2_fixture0001@finder", "last_buffer": ""}))
+    );
     assert_eq!(data["total"], 2);
     let first = &data["items"][0];
     assert_eq!(
@@ -153,7 +156,10 @@ async fn fan_outs_call_once_per_item_or_platform() {
     assert!(seen.iter().all(|s| s.route == "api/v1/xiaohongshu/web_v2/fetch_user_info_app"));
     assert_eq!(query(&seen[0]), [("user_id", recorded_id)]);
     assert_eq!(query(&seen[1]), [("user_id", "600000000000000000000001")]);
-    assert_eq!(data["items"][0], json!({"userId": recorded_id, "nickname": "星球研究所InstituteforPlanet", "fansCount": 1087876}));
+    assert_eq!(
+        data["items"][0],
+        json!({"userId": recorded_id, "nickname": "星球研究所InstituteforPlanet", "fansCount": 1087876})
+    );
     assert_eq!(data["items"].as_array().unwrap().len(), 2);
     let account = written_account(&store, "lifestyle", recorded_id).await;
     assert_eq!(account.account.nickname, "星球研究所InstituteforPlanet");
@@ -198,10 +204,7 @@ async fn refreshes_write_what_the_vendor_found_before_the_store_answers() {
     // answers from what they wrote (the recorded notes of the window).
     let (data, seen) =
         call(&service, &replay, "/api/apis/multi/cn30-multi-search/call", json!({"keyword": "陈皮"}), 12).await;
-    assert_eq!(
-        routes(&seen),
-        ["api/v1/xiaohongshu/web/search_notes", "api/v1/douyin/search/fetch_general_search_v1"]
-    );
+    assert_eq!(routes(&seen), ["api/v1/xiaohongshu/web/search_notes", "api/v1/douyin/search/fetch_general_search_v1"]);
     assert_eq!(seen[0].query["keyword"], "陈皮");
     assert_eq!(seen[1].body["keyword"], "陈皮");
     let found = titles(&data["lifestyleResult"]);
@@ -306,7 +309,8 @@ async fn hot_list_refreshes_add_a_capture_the_trend_operations_read() {
     assert_eq!(routes(&seen), ["api/v1/douyin/app/v3/fetch_hot_search_list", "api/v1/weibo/web_v2/fetch_hot_search"]);
 
     // Every refresh is a capture of the lists in the store.
-    let entries = store.hot_list_entries(&HotListQuery { sources: vec!["weibo".into()], ..Default::default() }).await.unwrap();
+    let entries =
+        store.hot_list_entries(&HotListQuery { sources: vec!["weibo".into()], ..Default::default() }).await.unwrap();
     assert_eq!(entries.iter().filter(|e| e.title == "样例微博热搜一").count(), 2, "two refreshes asked Weibo");
     assert!(entries.iter().all(|e| e.title != "样例推广"));
 }

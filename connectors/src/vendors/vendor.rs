@@ -124,9 +124,12 @@ impl MappedOperation {
     /// as it is.
     fn full_request(&self, request: Value) -> Result<Value, ServiceError> {
         let Some(input) = &self.input else { return Ok(request) };
-        let message =
-            DynamicMessage::deserialize_with_options(input.clone(), request, &DeserializeOptions::new().deny_unknown_fields(true))
-                .map_err(|e| ServiceError::internal(format!("a call's request is not a {}: {e}", input.full_name())))?;
+        let message = DynamicMessage::deserialize_with_options(
+            input.clone(),
+            request,
+            &DeserializeOptions::new().deny_unknown_fields(true),
+        )
+        .map_err(|e| ServiceError::internal(format!("a call's request is not a {}: {e}", input.full_name())))?;
         message
             .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))
             .map_err(|e| ServiceError::internal(format!("request not serializable: {e}")))
@@ -732,7 +735,10 @@ fn compile_calls(
                 let target = operations.get(key).ok_or_else(|| {
                     anyhow::anyhow!("{place}: operation {key} is not mapped by this file with a call of its own")
                 })?;
-                anyhow::ensure!(target.output.as_ref().is_some_and(|o| o.full_name() != SYNC_RECEIPT), "{place}: {key} is a sync operation");
+                anyhow::ensure!(
+                    target.output.as_ref().is_some_and(|o| o.full_name() != SYNC_RECEIPT),
+                    "{place}: {key} is a sync operation"
+                );
                 (target.clone(), key.clone())
             }
             (None, Some(route)) => {
