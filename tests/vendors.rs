@@ -236,7 +236,47 @@ async fn bad_mappings_and_chains_are_refused_at_start() {
         std::fs::write(&path, text.replace(from, to)).unwrap();
         path
     };
+    // Operations of several calls (docs/vendors.md "Several calls").
+    let appended = |name: &str, more: &str| {
+        let path = files.path().join(name);
+        std::fs::write(&path, format!("{text}\n{more}")).unwrap();
+        path
+    };
+    let calls = |head: &str, call: &str| {
+        format!(
+            "[operations.\"videosite.search-user\"]\n{head}\n[[operations.\"videosite.search-user\".calls]]\n{call}\n"
+        )
+    };
     let cases = [
+        (
+            appended(
+                "refresh.toml",
+                &calls(
+                    "path = \"/x\"\nrefresh = true",
+                    "operation = \"videosite.query-work\"\nrequest = '{bvId: .keyword}'",
+                ),
+            ),
+            vec![],
+            "a refresh makes its calls and leaves the answer to the store",
+        ),
+        (
+            appended(
+                "unmapped.toml",
+                &calls("response = '{items: []}'", "operation = \"videosite.query-account\"\nrequest = '{}'"),
+            ),
+            vec![],
+            "operation videosite.query-account is not mapped by this file",
+        ),
+        (
+            appended("route.toml", &calls("response = '{items: []}'", "route = \"nothing\"\nrequest = '{}'")),
+            vec![],
+            "no route nothing in [routes]",
+        ),
+        (
+            appended("noanswer.toml", &calls("", "operation = \"videosite.query-work\"\nrequest = '{}'")),
+            vec![],
+            "response (the jq filter giving our answer) is missing",
+        ),
         (variant("op.toml", "videosite.query-work", "videosite.no-such-op"), vec![], "does not exist"),
         (
             variant("jq.toml", "total: .data.data.numResults", "total: .data.data.numResults |"),
