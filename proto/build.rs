@@ -1,7 +1,9 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) into prost
 //! types, tonic clients and one service trait per proto service
-//! ([`services`]) in `OUT_DIR`, and writes the file descriptor set (imports
-//! included, so reflection clients resolve every type).
+//! ([`services`]) in `OUT_DIR`, the `Services` struct with one field per
+//! proto service (`services.rs`, [`services::services_struct`]), and writes
+//! the file descriptor set (imports included, so reflection clients resolve
+//! every type).
 
 use std::path::PathBuf;
 
@@ -24,6 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = compiler.file_descriptor_set();
     let encoded = compiler.encode_file_descriptor_set();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(out.join("services.rs"), services::services_struct(&fds))?;
     services::config(&out).compile_fds(fds)?;
     std::fs::write(out.join("descriptor.bin"), encoded)?;
     Ok(())

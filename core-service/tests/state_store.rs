@@ -268,8 +268,8 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
 
         // Charters: read on core two before and after core one stores one.
         let lists = mediaops_proto::value_lists::ValueLists::from_pool(mediaops_proto::descriptor_pool());
-        let charters_one = core_service::charter::CharterService::new(one.clone(), lists.clone(), clock);
-        let charters_two = core_service::charter::CharterService::new(two.clone(), lists, clock);
+        let charters_one = core_service::charter::Charters::new(one.clone(), lists.clone(), clock);
+        let charters_two = core_service::charter::Charters::new(two.clone(), lists, clock);
         assert!(charters_two.get("acct", "brand").await.is_err(), "no such profile yet");
         let put = mediaops_proto::mediaops::charter::v1::PutCharterRequest {
             id: "brand".into(),
