@@ -18,6 +18,7 @@ pub mod billing;
 pub mod bootstrap;
 pub mod call;
 pub mod catalog;
+pub mod closed_sets;
 pub mod dispatch;
 pub mod error;
 pub mod fields;

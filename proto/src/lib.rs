@@ -36,6 +36,15 @@ mod generated {
 }
 pub use generated::*;
 
+/// One enum per closed value list of the protos (`closed: true`:
+/// `Period`, `WatchChannel`, `WatchSource`, the charter's lists), generated
+/// by `proto/build.rs` (`build/closed_sets.rs`). Validation refuses a value
+/// outside any closed set before an operation runs (platform
+/// `closed_sets`); code that branches on one matches the enum exhaustively.
+pub mod closed_sets {
+    include!(concat!(env!("OUT_DIR"), "/closed_sets.rs"));
+}
+
 /// [`services::Services`]: one field per proto service, each holding that
 /// service's registration, which the composition root (`core-service`
 /// `server`) must fill (docs/architecture.md "Generated service traits").
