@@ -1,14 +1,14 @@
 //! Share links of every platform (spec 4.6 `parse-content-detail`;
 //! docs/data/tool.md): the link inside a share text, which platform a link
 //! belongs to, the work ids it carries, and whether it is a short link that
-//! only a redirect resolves. Pure functions: fetching is the caller's
-//! (through [`mediaops_connectors::outbound::GuardedFetcher`]).
+//! only a redirect resolves. Pure functions: following a short link is
+//! [`mediaops_connectors::share_link::resolve_short`]'s.
 //!
 //! The id forms reuse each platform module's own link readers
 //! ([`super::lifestyle::note_id_of`], [`super::shortvideo::video_id_of`],
 //! [`super::videosite::bv_id_of`], [`super::microblog::post_of_url`]).
 
-use reqwest::Url;
+use url::Url;
 
 use super::links::{query_param, segment_after};
 use super::{lifestyle, microblog, shortvideo, videosite};

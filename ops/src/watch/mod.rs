@@ -11,11 +11,9 @@
 //!   reserved before sending and committed only once a channel accepted it;
 //!   a 402 pauses the watch list (`state: paused_insufficient_points`).
 
-pub mod channel;
 pub mod digest;
 pub mod rules;
 pub mod runner;
-pub mod secret;
 pub mod settings;
 pub use mediaops_store::store::state::watch as store;
 
@@ -60,6 +58,9 @@ pub struct WatchService {
 }
 
 impl WatchService {
+    /// The watch-list API over `store`: `clock` stamps and schedules runs,
+    /// `fetcher` checks channel URLs when a watch list is saved, `settings`
+    /// say which channel kinds can be used (e-mail needs SMTP).
     pub fn new(
         store: Arc<dyn WatchStore>,
         clock: Clock,
@@ -98,7 +99,7 @@ impl WatchService {
             request.watchlist.ok_or_else(|| ServiceError::invalid_field("watchlist", "the watch list is required"))?;
         let mut spec = rules::normalize(spec)?;
         for (i, channel) in spec.channels.iter().enumerate() {
-            channel::available(&channel.r#type, &self.settings, &format!("watchlist.channels[{i}].type"))?;
+            self.settings.channel_available(&channel.r#type, &format!("watchlist.channels[{i}].type"))?;
             if !channel.url.is_empty() {
                 let field = format!("watchlist.channels[{i}].url");
                 let url = url::Url::parse(channel.url.trim())
