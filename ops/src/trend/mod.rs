@@ -94,7 +94,10 @@ pub fn topic_platforms(values: &[String], field: &str) -> Result<Vec<TopicPlatfo
 /// What the trend operations share: the data operations' store and clock,
 /// the cut titles and the background corpus.
 pub struct Trends {
+    /// The content store and the service clock.
     pub api: Arc<DataApi>,
+    /// Segmented titles, kept for the next window (most recent
+    /// `TERM_CACHE_TITLES`).
     pub terms: TermCache,
     background: Mutex<Option<Background>>,
 }
@@ -107,6 +110,8 @@ struct Background {
 }
 
 impl Trends {
+    /// The trend operations over `api`, with an empty term cache and no
+    /// background corpus yet (built on first use).
     pub fn new(api: Arc<DataApi>) -> Arc<Trends> {
         Arc::new(Trends { api, terms: TermCache::new(TERM_CACHE_TITLES), background: Mutex::new(None) })
     }

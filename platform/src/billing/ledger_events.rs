@@ -67,7 +67,9 @@ impl<'a> Event<'a> {
 /// The caches one subscription keeps in step.
 #[derive(Debug, Clone)]
 pub struct Caches {
+    /// Keys by their hash, as authentication reads them.
     pub keys: Arc<KeyCache>,
+    /// Accounts' rate limits, as the rate limiter reads them.
     pub limits: Arc<LimitCache>,
 }
 
