@@ -7,7 +7,7 @@
 //! SMTP) and following short [`share_link`]s. Builds on
 //! `mediaops-platform`; knows no operation module.
 //!
-//! `missing_docs` (workspace lints, issue 20 item 5) is allowed in the
+//! `missing_docs` (workspace lints) is allowed in the
 //! modules marked below: their public struct fields, variants and
 //! constructors are not all documented yet. Every other module is checked.
 

@@ -1,5 +1,4 @@
-//! The per-account state stores of migration 0008 (issue 16 items 1 and 2;
-//! docs/state.md) on both backends, one suite each: charters, article
+//! The per-account state stores of migration 0008 (docs/state.md) on both backends, one suite each: charters, article
 //! themes, banned-word lists and the WeChat third-party state round-trip
 //! and keep accounts apart; SQLite keeps them across a reopen; two cores on
 //! one PostgreSQL database see each other's changes within a second
@@ -210,7 +209,7 @@ async fn within_a_second(what: &str, mut seen: impl AsyncFnMut() -> bool) -> Dur
     start.elapsed()
 }
 
-/// Issue 16 item 2: two cores (two store handles, two services each) on
+/// two cores (two store handles, two services each) on
 /// one PostgreSQL database; a change through one is in force on the other
 /// within a second, also when the other already compiled or read the old
 /// state.

@@ -1,7 +1,7 @@
 //! JSON Schema (draft 2020-12) of a request message, of a response message
 //! as the gateway writes it, and a response skeleton, all generated from the
 //! descriptors (spec 2.2 `requestSchema`, `responseExample`; 2.3
-//! `inputSchema`, `outputExample`; the OpenAPI document of issue 17 item 2).
+//! `inputSchema`, `outputExample`; the OpenAPI document, docs/openapi.md).
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! The data operations answered from the content store (issue 5 item 5):
+//! The data operations answered from the content store (docs/store.md):
 //! search, lookups and lists on every platform, with exactly the spec's
 //! response fields (spec 4.3–4.13). One module per platform token; its
 //! operations answer an [`Answer`] and are called by the platform's service

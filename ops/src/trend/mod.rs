@@ -1,4 +1,4 @@
-//! Trends from the hot lists and the stored works (issue 7; spec 4.1, 4.11,
+//! Trends from the hot lists and the stored works (spec 4.1, 4.11,
 //! 4.14; docs/trends.md): the `trend` data operations (`hot-topics`,
 //! `hot-keywords`, `shortvideo-hot-trend`, `trending-hub-keyword`) and the
 //! skills `trend-radar` and `cn-last30days`, all answered from the content

@@ -1,4 +1,4 @@
-//! Watch lists (issue 19; docs/watchlists.md): per-account keyword
+//! Watch lists (docs/watchlists.md): per-account keyword
 //! subscriptions over the hot lists and the store, pushed on a cron schedule
 //! (Asia/Shanghai) or on change to a channel, with a seen-set so an item is
 //! pushed once, and a delivery log.
@@ -31,7 +31,7 @@ use mediaops_platform::error::ServiceError;
 use mediaops_store::clock::Clock;
 use store::{StoredWatchlist, WatchStore};
 
-/// Points a delivered digest costs (issue 19 item 4; docs/watchlists.md
+/// Points a delivered digest costs (docs/watchlists.md
 /// "Pricing"): whatever the number of channels or items.
 pub const DIGEST_PRICE: i64 = 1;
 

@@ -1,4 +1,4 @@
-//! The watch-list rules (issue 19 item 1; docs/watchlists.md "Fields"):
+//! The watch-list rules (docs/watchlists.md "Fields"):
 //! ids, keyword groups, schedules, quiet hours, sources and channels. Every
 //! refusal is a 400 naming the field inside the request (`watchlist.…`),
 //! and for keyword groups the line.

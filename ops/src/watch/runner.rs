@@ -1,4 +1,4 @@
-//! The watch-list scheduler (issue 19 item 2; docs/watchlists.md
+//! The watch-list scheduler (docs/watchlists.md
 //! "Scheduling"): every `tick_secs` it looks for watch lists due at the
 //! service clock's now, leases each one (one runner of all replicas wins the
 //! conditional row update), runs one firing and writes the outcome.

@@ -1,4 +1,4 @@
-//! The Redis ledger's event channel, `P:ledger-events` (issue 22 item 3):
+//! The Redis ledger's event channel, `P:ledger-events` (docs/billing.md):
 //! a core that disables a key or changes an account's rate limit announces
 //! it ([`publish`]) to every core sharing the Redis, and [`subscribe`]
 //! keeps each core's [`KeyCache`] and [`LimitCache`] in step: live while

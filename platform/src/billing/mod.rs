@@ -179,7 +179,7 @@ pub trait Ledger: Send + Sync + 'static {
     async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError>;
     /// The account's most recent usage, newest first, at most `limit`.
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError>;
-    /// The account's own rate limit (issue 16 item 4; docs/rate-limits.md);
+    /// The account's own rate limit (docs/rate-limits.md);
     /// `None` = the configured default applies.
     async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError>;
     /// Sets the account's own rate limit (`Some`) or drops it (`None`: back
