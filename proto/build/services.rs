@@ -124,7 +124,10 @@ fn service_module(service: &Service) -> String {
         out,
         "    pub fn registration<P: crate::service::Pipeline, S: {name}<P>>(service: ::std::sync::Arc<S>) -> crate::service::Registration<P, Tag> {{"
     );
-    let _ = writeln!(out, "        crate::service::Registration::new(move |pipeline: &mut P| register(pipeline, &service))");
+    let _ = writeln!(
+        out,
+        "        crate::service::Registration::new(move |pipeline: &mut P| register(pipeline, &service))"
+    );
     let _ = writeln!(out, "    }}");
     let _ = writeln!(out, "}}");
     out

@@ -94,7 +94,10 @@ mod tests {
         assert_eq!(lists.closed_values(&period).unwrap(), ["day", "week", "month"]);
         let category = Field { choices_from: "LIST_ARTICLES".into(), ..Default::default() };
         assert_eq!(lists.closed_values(&category), None, "spec 4.2 lets out-of-list categories through");
-        let own = Field { choices: vec![FieldChoice { label: "启用".into(), value: "active".into() }], ..Default::default() };
+        let own = Field {
+            choices: vec![FieldChoice { label: "启用".into(), value: "active".into() }],
+            ..Default::default()
+        };
         assert_eq!(lists.closed_values(&own).unwrap(), ["active"]);
         // The generated enums are the closed lists, value for value.
         use crate::closed_sets::{Period, WatchChannel};

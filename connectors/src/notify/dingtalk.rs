@@ -29,7 +29,12 @@ pub fn sign(timestamp_ms: i64, secret: &str) -> String {
 }
 
 impl ChannelFormat for Dingtalk {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, NotifyError> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let mut url = channel.url.clone();
         if !channel.secret.is_empty() {
             let ts = now.timestamp_millis();

@@ -27,7 +27,12 @@ pub fn sign(timestamp: i64, secret: &str) -> String {
 }
 
 impl ChannelFormat for Feishu {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, NotifyError> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         messages(envelope, Markup::Markdown, Measure::Chars, LIMIT_CHARS)
             .into_iter()
             .map(|text| {

@@ -11,8 +11,8 @@
 //! operator's server ([`Smtp`]). Why a delivery failed is a
 //! [`NotifyError`]; the delivery log keeps its text ([`Sent::last_error`]).
 
-pub mod dingtalk;
 pub mod digest;
+pub mod dingtalk;
 pub mod email;
 pub mod feishu;
 pub mod secret;

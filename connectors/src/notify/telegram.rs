@@ -22,7 +22,12 @@ pub const DEFAULT_BASE: &str = "https://api.telegram.org";
 pub struct Telegram;
 
 impl ChannelFormat for Telegram {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, _now: DateTime<Utc>) -> Result<Vec<Outgoing>, NotifyError> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        _now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let base = if channel.url.is_empty() { DEFAULT_BASE } else { channel.url.trim_end_matches('/') };
         let url = format!("{base}/bot{}/sendMessage", channel.secret);
         messages(envelope, Markup::Html, Measure::Chars, LIMIT_CHARS)

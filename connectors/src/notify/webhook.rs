@@ -23,8 +23,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
-use super::{ChannelFormat, Envelope, NotifyError, Outgoing};
 use super::secret::signing_key;
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing};
 
 /// Signature header of the `X-Mediaops-*` scheme.
 pub const SIGNATURE: &str = "x-mediaops-signature";
@@ -57,7 +57,12 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
 }
 
 impl ChannelFormat for Webhook {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, NotifyError> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let body = json!({
             "type": "watchlist.digest",
             "watchlistId": envelope.watchlist_id,

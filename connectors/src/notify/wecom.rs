@@ -18,7 +18,12 @@ pub const LIMIT_BYTES: usize = 4096;
 pub struct Wecom;
 
 impl ChannelFormat for Wecom {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, _now: DateTime<Utc>) -> Result<Vec<Outgoing>, NotifyError> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        _now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         messages(envelope, Markup::Markdown, Measure::Bytes, LIMIT_BYTES)
             .into_iter()
             .map(|content| {

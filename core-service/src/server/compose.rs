@@ -106,7 +106,10 @@ pub(super) async fn compose(
     metrics.register_collector(Box::new(mediaops_connectors::hotlists::metrics::CollectorMetrics(collectors.clone())));
     let data = Arc::new(mediaops_ops::data_api::DataApi { store, clock });
     let boards = (
-        mediaops_ops::rankings::boards::builder::Builder::with_retention(data.clone(), settings.snapshot_retention_days),
+        mediaops_ops::rankings::boards::builder::Builder::with_retention(
+            data.clone(),
+            settings.snapshot_retention_days,
+        ),
         std::time::Duration::from_secs(settings.boards_interval_secs),
     );
     let env = |name: &str| std::env::var(name).ok();
@@ -145,8 +148,12 @@ pub(super) async fn compose(
         sync: sync.clone(),
     };
     let fetcher = mediaops_connectors::outbound::GuardedFetcher::new(&settings.outbound)?;
-    let watchlists =
-        mediaops_ops::watch::WatchService::new(opened.watch.clone(), clock, fetcher.clone(), settings.watchlists.clone());
+    let watchlists = mediaops_ops::watch::WatchService::new(
+        opened.watch.clone(),
+        clock,
+        fetcher.clone(),
+        settings.watchlists.clone(),
+    );
     let feeds = mediaops_ops::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trend.clone());
     let watch = mediaops_ops::watch::runner::Runner::new(
         opened.watch,
@@ -158,10 +165,15 @@ pub(super) async fn compose(
         &settings.outbound,
     )
     .counting_into(metrics.watch_deliveries.clone());
-    let links =
-        Arc::new(mediaops_ops::data_api::parse_link::LinkParser { store: data.store.clone(), fetcher: fetcher.clone() });
-    let images =
-        mediaops_connectors::images::client::ImagesApi::from_settings(&settings.images, &settings.outbound, fetcher.clone())?;
+    let links = Arc::new(mediaops_ops::data_api::parse_link::LinkParser {
+        store: data.store.clone(),
+        fetcher: fetcher.clone(),
+    });
+    let images = mediaops_connectors::images::client::ImagesApi::from_settings(
+        &settings.images,
+        &settings.outbound,
+        fetcher.clone(),
+    )?;
     let image_skills =
         Arc::new(mediaops_connectors::images::ImageSkills { api: images, settings: settings.images.clone() });
     let wechat_tokens = match redis {

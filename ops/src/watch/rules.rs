@@ -5,8 +5,8 @@
 
 use chrono::{DateTime, NaiveTime, TimeZone, Timelike, Utc};
 use croner::Cron;
-use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::closed_sets::{WatchChannel, WatchSource};
+use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{Channel, WatchlistSpec};
 
 use mediaops_platform::error::ServiceError;

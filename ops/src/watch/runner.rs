@@ -25,12 +25,12 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::watch::v1::Delivery;
 
-use mediaops_connectors::notify::{self as channel, Envelope, RetryPolicy};
 use super::rules::{QuietHours, Schedule, parse_groups};
 use super::settings::WatchSettings;
 use super::store::{RunOutcome, StoredWatchlist, WatchStore};
 use super::{DIGEST_PRICE, state};
 use crate::trend::Trends;
+use mediaops_connectors::notify::{self as channel, Envelope, RetryPolicy};
 use mediaops_connectors::outbound::{FetchLimits, GuardedFetcher, OutboundSettings};
 use mediaops_platform::billing::{Ledger, Reserved, UsageRecord};
 use mediaops_platform::error::ServiceError;
