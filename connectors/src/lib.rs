@@ -15,7 +15,6 @@
 pub mod hotlists;
 pub mod images;
 pub mod notify;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod outbound;
 pub mod share_link;
 #[allow(missing_docs)] // documentation debt, see the note above

@@ -13,7 +13,6 @@ pub mod admin;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod articles;
 pub mod charter;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod data_api;
 pub mod feeds;
 pub mod rankings;

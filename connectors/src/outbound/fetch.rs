@@ -64,6 +64,7 @@ pub struct FetchedBody {
     pub final_url: Url,
     /// The `Content-Type` header as sent, if any.
     pub content_type: Option<String>,
+    /// The body, at most the fetch's byte limit.
     pub bytes: Bytes,
 }
 

@@ -43,7 +43,9 @@ pub use mediaops_store::rules::times;
 
 /// What the data operations share.
 pub struct DataApi {
+    /// The content store the data operations read.
     pub store: Arc<dyn ContentStore>,
+    /// The service clock (`MEDIAOPS_NOW`): "today", windows and look-backs.
     pub clock: Clock,
 }
 

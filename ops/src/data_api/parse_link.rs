@@ -33,7 +33,9 @@ pub const SOURCE: &str = "store";
 /// What the operation needs: the store and the guarded fetcher for short
 /// links.
 pub struct LinkParser {
+    /// Where the work is looked up by its ids.
     pub store: Arc<dyn ContentStore>,
+    /// The guarded client short links are followed through.
     pub fetcher: GuardedFetcher,
 }
 
