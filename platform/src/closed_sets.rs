@@ -75,7 +75,7 @@ fn check_value(allowed: &[String], path: &str, value: &Value) -> Result<(), Serv
         Value::U64(n) => n.to_string(),
         _ => return Ok(()),
     };
-    if text.is_empty() || allowed.iter().any(|v| *v == text) {
+    if text.is_empty() || allowed.contains(&text) {
         return Ok(());
     }
     let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();

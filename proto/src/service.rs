@@ -100,9 +100,12 @@ pub trait Pipeline {
 /// [`crate::services::Services`] takes only its own service's registration.
 /// Made by the generated `registration` function of each service module.
 pub struct Registration<P: Pipeline, Tag> {
-    register: Box<dyn FnOnce(&mut P) -> Result<(), P::Failure> + Send>,
+    register: RegisterFn<P>,
     tag: std::marker::PhantomData<fn() -> Tag>,
 }
+
+/// A service's `register` over one service value, called once.
+type RegisterFn<P> = Box<dyn FnOnce(&mut P) -> Result<(), <P as Pipeline>::Failure> + Send>;
 
 impl<P: Pipeline, Tag> Registration<P, Tag> {
     /// Holds `register` (the service module's `register` over one service
