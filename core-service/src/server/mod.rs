@@ -1,10 +1,10 @@
 //! Assembles the core (the composition root): the state it opens first
-//! ([`state`]), every service built and registered ([`compose`], through
+//! (`state.rs`), every service built and registered (`compose.rs`, through
 //! the generated `Services` with one field per proto service), the call
 //! pipeline, and the gRPC router with reflection (v1 and v1alpha),
 //! `grpc.health.v1` (fed by [`mediaops_platform::readiness`]), the
 //! operation service and, over HTTP/1.1 on the same port, `GET /metrics`
-//! (docs/metrics.md) ([`routes`]); [`Serving`] serves it and drains it.
+//! (docs/metrics.md) (`routes.rs`); [`Serving`] serves it and drains it.
 
 mod compose;
 mod routes;
