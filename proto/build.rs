@@ -1,10 +1,15 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) into prost
 //! types, tonic clients and one service trait per proto service
-//! ([`services`]) in `OUT_DIR`, and writes the file descriptor set (imports
-//! included, so reflection clients resolve every type).
+//! ([`services`]) in `OUT_DIR`, the `Services` struct with one field per
+//! proto service (`services.rs`, [`services::services_struct`]), one enum per
+//! closed value list (`closed_sets.rs`, [`closed_sets::enums`]), and writes
+//! the file descriptor set (imports included, so reflection clients resolve
+//! every type).
 
 use std::path::PathBuf;
 
+#[path = "build/closed_sets.rs"]
+mod closed_sets;
 #[path = "build/services.rs"]
 mod services;
 
@@ -24,6 +29,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = compiler.file_descriptor_set();
     let encoded = compiler.encode_file_descriptor_set();
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(out.join("services.rs"), services::services_struct(&fds))?;
+    std::fs::write(out.join("closed_sets.rs"), closed_sets::enums(&compiler.descriptor_pool()))?;
     services::config(&out).compile_fds(fds)?;
     std::fs::write(out.join("descriptor.bin"), encoded)?;
     Ok(())

@@ -40,7 +40,7 @@ pub struct Running {
 ///
 /// The gateway calls the core in process: the same gRPC requests, metadata
 /// and pipeline as across machines, without a connection between them, so
-/// no call can break a connection another call shares (issue 21) and no
+/// no call can break a connection another call shares (docs/errors.md "Limits of a request") and no
 /// call pays a loopback hop. The core's own port serves gRPC clients.
 pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<Running> {
     let grpc_listener = tokio::net::TcpListener::bind(&core.grpc_addr)

@@ -1,6 +1,5 @@
 //! `mediaops mcp --url URL --key KEY`: an MCP server on standard input and
-//! output for desktop agents that start their servers as commands (issue 17
-//! item 5; docs/mcp.md "Stdio"). It is a proxy: an rmcp client of the
+//! output for desktop agents that start their servers as commands (docs/mcp.md "Stdio"). It is a proxy: an rmcp client of the
 //! server's `/mcp` endpoint (Streamable HTTP, `Authorization: Bearer KEY`)
 //! and an rmcp server on stdio whose `tools/list` and `tools/call` are the
 //! remote ones, so tools, prices and errors are the server's own. Standard

@@ -1,6 +1,6 @@
 //! `mediaops probe URL`: one health check, for container managers that run
 //! a command rather than a request (the image's `HEALTHCHECK`, a compose
-//! `healthcheck`; issue 16 item 5), so the runtime image needs no curl and
+//! `healthcheck`), so the runtime image needs no curl and
 //! no gRPC probe of its own. Exit status 0 when healthy, else 1 with one
 //! line naming the URL and what it answered.
 //!

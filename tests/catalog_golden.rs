@@ -1,4 +1,4 @@
-//! Golden catalogs (issue 20 item 3): the exact bytes of `GET /api/apis`,
+//! Golden catalogs (docs/architecture.md): the exact bytes of `GET /api/apis`,
 //! `GET /api/skills` and `GET /api/skills/search`, and of the three gRPC
 //! catalog answers, compared with the files in `tests/golden/catalog/`.
 //!

@@ -1,4 +1,4 @@
-//! Issue 23: what operators expect from a server and a CLI, checked on the
+//! what operators expect from a server and a CLI, checked on the
 //! real `mediaops` binary: the Authorization scheme in any case, logs on
 //! stderr (JSON on request), strict configuration, imports that write
 //! nothing, a closed stdout, help and completions, replayed idempotent

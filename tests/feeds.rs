@@ -1,4 +1,4 @@
-//! Atom feeds (issue 19 item 5; docs/watchlists.md "Feeds") over REST on
+//! Atom feeds (docs/watchlists.md "Feeds") over REST on
 //! the shared 21-day hot-list archive, the clock at 2024-06-07 07:00 in
 //! Shanghai: per-feed tokens (made, rotated, revoked, bound to one feed and
 //! to nothing else), the documents parsed back with `atom_syndication` and

@@ -1,7 +1,7 @@
 //! The core over real gRPC: reflection (v1 and v1alpha) lists every service,
 //! health answers, generated clients call operations with the Bearer key in
 //! metadata, and failures carry the error object in the status details as a
-//! standard `google.rpc.Status` (issue 17 item 1): read by tonic-types and,
+//! standard `google.rpc.Status` (docs/openapi.md): read by tonic-types and,
 //! when python3 has `grpcio` and `grpcio-status`, by grpcio's `rpc_status`.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 

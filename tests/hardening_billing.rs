@@ -1,4 +1,4 @@
-//! Issue 21 items 1, 2 and 9 on real processes: long invalid values never
+//! docs/errors.md "Limits of a request" and docs/billing.md on real processes: long invalid values never
 //! hurt another account's calls, a failed call is never charged, a bad
 //! `Idempotency-Key` is refused, and a caller that goes away frees its
 //! points at once. The ledger is the machine's Redis (a prefix of the

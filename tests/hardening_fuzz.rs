@@ -1,4 +1,4 @@
-//! Issue 21 item 10: a bounded, seeded fuzz run over every REST route of a
+//! a bounded, seeded fuzz run over every REST route of a
 //! real `mediaops` process, on both store backends: wrong types, huge
 //! strings, NUL and control characters, deep nesting, invalid UTF-8,
 //! unknown fields, empty and non-JSON bodies, long paths, queries and
@@ -347,7 +347,7 @@ async fn fuzz(backend: &str, env: Vec<(&'static str, String)>) {
     assert_eq!(100_000 - honest_left, honest.len() as i64, "the honest account was not charged exactly per call");
     assert!(rss_after < rss_before + 512 * 1024, "RSS grew from {rss_before} to {rss_after} KiB");
 
-    // The log stays bounded and keeps keys out (issue 21 item 7).
+    // The log stays bounded and keeps keys out (docs/errors.md "Limits of a request").
     let log = process.output();
     let longest = log.iter().map(String::len).max().unwrap_or(0);
     println!("fuzz {backend}: {} log lines, the longest {longest} bytes", log.len());

@@ -1,4 +1,4 @@
-//! Issue 21 items 3 and 8 on the real `mediaops` binary: a slow or idle
+//! docs/errors.md "Limits and timeouts" on the real `mediaops` binary: a slow or idle
 //! client is disconnected by the header, body and first-request timeouts on
 //! both ports; the connection cap holds with one WARN line and the service
 //! answers again once the idle connections are gone; SIGTERM (and SIGINT)
@@ -250,7 +250,7 @@ async fn an_in_flight_call_finishes_after(signal: &str) {
     let signalled = Instant::now();
     process.signal(signal);
 
-    // The notice period (issue 16 item 3): the port still accepts, and
+    // The notice period (docs/state.md): the port still accepts, and
     // readiness says the gateway is stopping, so a load balancer moves away.
     let readyz = format!("{}/readyz", process.rest());
     let mut ready = (0, Value::Null);

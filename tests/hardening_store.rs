@@ -1,4 +1,4 @@
-//! Issue 21 items 4-6 on real `mediaops` processes: bad input reaching the
+//! docs/errors.md "Limits of a request" (values the store sees) on real `mediaops` processes: bad input reaching the
 //! store is a 400 naming its field (never a 500 or the database's words), a
 //! store outage is a fast, uncharged 503 `store_unavailable` that heals by
 //! itself, and readiness (`/readyz`, `grpc.health.v1`) follows the ledger

@@ -1,4 +1,4 @@
-//! The gateway's HTTP layers (issue 17 item 4; docs/http.md) over real HTTP
+//! The gateway's HTTP layers (docs/http.md) over real HTTP
 //! against the one-process service: CORS, gzip/br compression, ETag and
 //! 304, the whole-request timeout, W3C `traceparent`.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)

@@ -1,4 +1,4 @@
-//! Issue 22 item 3: each core caches the API keys it has seen, and a key
+//! each core caches the API keys it has seen, and a key
 //! disabled anywhere stops working on every replica within 1 s
 //! (docs/billing.md "Key cache"). Two `mediaops serve` processes on the
 //! machine's Redis, one shared ledger; the key is disabled with the CLI,

@@ -1,4 +1,4 @@
-//! The maintenance switch (issue 10 item 5, docs/maintenance.md): an admin
+//! The maintenance switch (docs/maintenance.md): an admin
 //! switches operations at run time; the catalogs and calls follow, nothing is
 //! charged while down, switches survive a restart, and with Redis every core
 //! sees them.

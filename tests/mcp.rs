@@ -1,4 +1,4 @@
-//! The MCP server (issue 17 item 5; docs/mcp.md) against a real `mediaops`
+//! The MCP server (docs/mcp.md) against a real `mediaops`
 //! process on embedded defaults, with the official MCP Python SDK (`mcp` on
 //! PyPI) as the client (`tests/mcp_client.py`): over Streamable HTTP with the
 //! current protocol and with the `initialize` handshake, and over stdio

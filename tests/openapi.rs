@@ -1,4 +1,4 @@
-//! Issue 17 items 2, 3 and 6 against a real `mediaops` process: the
+//! docs/openapi.md against a real `mediaops` process: the
 //! OpenAPI 3.1 document (`/openapi.json`, `/openapi.yaml`) lists every route
 //! of the route table and validates against the 3.1 meta-schema
 //! (openapi-spec-validator); `/docs` renders the operations offline in a

@@ -1,4 +1,4 @@
-//! Issue 16 item 4 on real `mediaops` processes: a key of an account limited
+//! docs/rate-limits.md on real `mediaops` processes: a key of an account limited
 //! to 5/s with a burst of 5 gets its burst, then 429 `rate_limited` with
 //! `Retry-After` and the IETF `RateLimit` headers; refused calls are neither
 //! charged nor recorded; the key works again after the wait. Once on the

@@ -1,4 +1,4 @@
-"""Reads a failed mediaops gRPC call the way Python clients do (issue 17 item 1).
+"""Reads a failed mediaops gRPC call the way Python clients do (docs/openapi.md).
 (Not named grpc_status.py: that would shadow the grpcio-status package.)
 
 Usage: python3 tests/read_grpc_status.py HOST:PORT KEY

@@ -1,4 +1,4 @@
-//! Issue 16 item 6: several replicas on the machine's PostgreSQL and Redis,
+//! several replicas on the machine's PostgreSQL and Redis,
 //! as separate processes of the built binary. Two cores and two gateways
 //! (each gateway balanced over both cores), plus one gateway pinned to each
 //! core so a test can say "through one replica, seen on the other". Every

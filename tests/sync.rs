@@ -1,4 +1,4 @@
-//! Sync operations (issue 10 item 4, spec 2.6; docs/sync.md) end to end:
+//! Sync operations (spec 2.6; docs/sync.md) end to end:
 //! the REST call answers the receipt uncharged with the job as `taskId`,
 //! workers read a fake vendor (TikHub's `{code, message, data}` envelope,
 //! cursor pagination) through a declarative mapping and write the content

@@ -1,5 +1,4 @@
-//! Declarative vendor mappings and source chains (issue 10 items 1–3,
-//! docs/vendors.md) against a local fake vendor that answers in TikHub's
+//! Declarative vendor mappings and source chains (docs/vendors.md) against a local fake vendor that answers in TikHub's
 //! documented envelope (`{code, message, data}`), over a store holding the
 //! real archived Bilibili popular feed.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)

@@ -1,4 +1,4 @@
-//! Watch lists (issue 19) over REST on the shared 21-day hot-list archive:
+//! Watch lists (docs/watchlists.md) over REST on the shared 21-day hot-list archive:
 //! a watch list is created with the clock before the archive, then the
 //! service restarts with `MEDIAOPS_NOW` stepping through the days; the
 //! scheduler runs each missed firing as of its own time and posts digests

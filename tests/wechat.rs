@@ -1,4 +1,4 @@
-//! WeChat official accounts (spec 4.15, issue 9, docs/wechat.md) over real
+//! WeChat official accounts (spec 4.15, docs/wechat.md) over real
 //! HTTP against a local fake WeChat that checks what we send (fields,
 //! multipart parts, tokens) and answers WeChat's documented shapes and
 //! error codes, plus a local image host:

@@ -1,4 +1,4 @@
-//! The web workbench (issue 18) in a real browser: `tests/workbench/
+//! The web workbench (docs/workbench.md) in a real browser: `tests/workbench/
 //! browser_test.py` drives Debian's Chromium with Playwright for Python
 //! against a service holding the archived Bilibili feed. Screenshots go to
 //! `target/tmp/workbench/` (kept for a look; `FAILED-*.png` for a failing

@@ -5,7 +5,7 @@
 //! - bare: EVALSHA of the reserve script, sequentially and from 64 tasks;
 //! - charged: full gRPC calls (authenticate, price, reserve, run, commit,
 //!   usage) of a 4-point operation whose handler does no work, the same two ways;
-//! - rate limit: one check of a limited account's two cells (issue 16 item
+//! - rate limit: one check of a limited account's two cells (docs/rate-limits.md
 //!   4), by the Redis GCRA script and by the in-process `governor` cells.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 

@@ -1,4 +1,4 @@
-//! Every ranking on a generated store (issue 6), both backends: p50 / p99
+//! Every ranking on a generated store (docs/performance.md), both backends: p50 / p99
 //! latency of each operation's handler, called through the registry as the
 //! pipeline calls it (request decode, rules, store reads, ranking, encode).
 //! Run: `cargo bench -p core-service --bench rankings`.
@@ -399,7 +399,7 @@ fn requests() -> Vec<(&'static str, Bytes)> {
 /// skills and `multi`, and the keyword boards again with a keyword that
 /// matches every work of the platform (the generated titles are
 /// `<category>作品<n>`: a category matches 1/24 of a platform, 作品 all of
-/// it, past the count cap from 30,000 works on): issue 24 items 2 and 3.
+/// it, past the count cap from 30,000 works on): docs/rankings.md.
 /// Printed in this order (two calls of one operation share its name).
 fn search_requests() -> Vec<(&'static str, Bytes)> {
     use mediaops_proto::mediaops::{

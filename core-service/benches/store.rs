@@ -1,4 +1,4 @@
-//! Content store at scale (issue 5): import rate and search latency of both
+//! Content store at scale (docs/performance.md): import rate and search latency of both
 //! backends on a synthetic store. Run:
 //! `cargo bench -p core-service --bench store` (release build).
 //!

@@ -1,4 +1,4 @@
-//! Trend operations over the real hot-list archive (issue 7): `hot-keywords`
+//! Trend operations over the real hot-list archive (docs/performance.md): `hot-keywords`
 //! over the whole 21-day window (2024-06-01 00:00:00 .. 2024-06-21
 //! 23:59:59, every list) with the clock at 2024-06-22, p50/p99, on both
 //! backends; plus the latest batch and `trend-radar` for comparison. Run:

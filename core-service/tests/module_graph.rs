@@ -1,4 +1,4 @@
-//! No import loops between modules (issue 20, "dependencies point one way").
+//! No import loops between modules ("dependencies point one way").
 //!
 //! Reads the sources of every crate of the workspace (`mediaops-proto`, `mediaops-listener`,
 //! `mediaops-store`, `mediaops-platform`, `mediaops-connectors`, `mediaops-ops`, `core-service`,

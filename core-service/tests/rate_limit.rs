@@ -1,4 +1,4 @@
-//! The two rate limiters (issue 16 item 4; docs/rate-limits.md) under one
+//! The two rate limiters (docs/rate-limits.md) under one
 //! suite, each on a clock the test moves: the GCRA Lua script on the real
 //! Redis (127.0.0.1:6379, `MEDIAOPS_TEST_REDIS_URL` overrides; the clock is
 //! passed to the script) and the in-process `governor` limiter (a fake

@@ -1,4 +1,4 @@
-//! Relevance of work search (issue 5, item 4) on a small hand-judged set,
+//! Relevance of work search on a small hand-judged set,
 //! against both stores (SQLite in a temp file, PostgreSQL in a fresh schema
 //! at postgres://root@127.0.0.1:5432/test, `MEDIAOPS_TEST_DATABASE_URL`
 //! overrides).

@@ -1,5 +1,4 @@
-//! The per-account state stores of migration 0008 (issue 16 items 1 and 2;
-//! docs/state.md) on both backends, one suite each: charters, article
+//! The per-account state stores of migration 0008 (docs/state.md) on both backends, one suite each: charters, article
 //! themes, banned-word lists and the WeChat third-party state round-trip
 //! and keep accounts apart; SQLite keeps them across a reopen; two cores on
 //! one PostgreSQL database see each other's changes within a second
@@ -210,7 +209,7 @@ async fn within_a_second(what: &str, mut seen: impl AsyncFnMut() -> bool) -> Dur
     start.elapsed()
 }
 
-/// Issue 16 item 2: two cores (two store handles, two services each) on
+/// two cores (two store handles, two services each) on
 /// one PostgreSQL database; a change through one is in force on the other
 /// within a second, also when the other already compiled or read the old
 /// state.
@@ -268,8 +267,8 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
 
         // Charters: read on core two before and after core one stores one.
         let lists = mediaops_proto::value_lists::ValueLists::from_pool(mediaops_proto::descriptor_pool());
-        let charters_one = core_service::charter::CharterService::new(one.clone(), lists.clone(), clock);
-        let charters_two = core_service::charter::CharterService::new(two.clone(), lists, clock);
+        let charters_one = core_service::charter::Charters::new(one.clone(), lists.clone(), clock);
+        let charters_two = core_service::charter::Charters::new(two.clone(), lists, clock);
         assert!(charters_two.get("acct", "brand").await.is_err(), "no such profile yet");
         let put = mediaops_proto::mediaops::charter::v1::PutCharterRequest {
             id: "brand".into(),

@@ -1,5 +1,5 @@
-//! The chat channels of watch lists (issue 19 item 2; docs/watchlists.md
-//! "Channels") against one local fake server that checks each target's
+//! The chat channels of watch lists (`mediaops_connectors::notify`;
+//! docs/watchlists.md "Channels") against one local fake server that checks each target's
 //! request shape, limit and signature with its documented algorithm
 //! (coded here again from the vendors' samples): WeCom markdown split
 //! under 4096 bytes, Feishu's signed interactive card, DingTalk's signed
@@ -14,10 +14,9 @@ use axum::extract::{Path, Query};
 use base64::Engine;
 use chrono::{DateTime, Utc};
 use core_service::outbound::{GuardedFetcher, OutboundSettings};
-use core_service::watch::channel::{self, Envelope, RetryPolicy};
-use core_service::watch::digest::{Digest, DigestItem};
 use core_service::watch::settings::WatchSettings;
 use hmac::{Hmac, Mac};
+use mediaops_connectors::notify::{self as channel, Digest, DigestItem, Envelope, RetryPolicy};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::{Value, json};
 use sha2::Sha256;
@@ -101,7 +100,7 @@ async fn each_chat_channel_sends_its_documented_shape_and_signature() {
         ..Channel::default()
     };
     let settings = WatchSettings::default();
-    let transport = channel::Transport { fetcher: &fetcher, limits, retry, settings: &settings };
+    let transport = channel::Transport { fetcher: &fetcher, limits, retry, smtp: settings.smtp() };
     let send = async |c: Channel| channel::send(&transport, &c, &envelope, now).await;
 
     for (kind, url, secret) in [
@@ -223,7 +222,7 @@ async fn an_email_digest_goes_over_smtp_with_both_parts() {
     };
     let fetcher = GuardedFetcher::new(&OutboundSettings::default()).unwrap();
     let retry = RetryPolicy { retries: 0, backoff: std::time::Duration::from_millis(1) };
-    let transport = channel::Transport { fetcher: &fetcher, limits: fetcher.limits(), retry, settings: &settings };
+    let transport = channel::Transport { fetcher: &fetcher, limits: fetcher.limits(), retry, smtp: settings.smtp() };
     let digest = digest(3);
     let now: DateTime<Utc> = "2024-06-07T04:00:00Z".parse().unwrap();
     let envelope =
@@ -242,6 +241,6 @@ async fn an_email_digest_goes_over_smtp_with_both_parts() {
 
     // Without an SMTP server the channel is not configured.
     let none = WatchSettings::default();
-    let error = channel::available("email", &none, "channels[0].type").unwrap_err();
+    let error = none.channel_available("email", "channels[0].type").unwrap_err();
     assert_eq!(error.code.as_str(), "not_configured");
 }

@@ -1,5 +1,4 @@
-//! The watch-list store of migration 0009 (issue 19 item 1;
-//! docs/watchlists.md "Storage") on both backends, one suite: round trip
+//! The watch-list store of migration 0009 (docs/watchlists.md "Storage") on both backends, one suite: round trip
 //! with secrets, accounts kept apart, due lists and the lease (one claimer
 //! wins; an edit drops the lease so the runner's finish writes nothing),
 //! the seen-set, the delivery log newest first, deletion of everything.

@@ -1,5 +1,4 @@
-//! WeChat access tokens shared across cores (issue 16 item 3;
-//! docs/wechat.md "Tokens"): with the real Redis (`MEDIAOPS_TEST_REDIS_URL`
+//! WeChat access tokens shared across cores (docs/wechat.md "Tokens"): with the real Redis (`MEDIAOPS_TEST_REDIS_URL`
 //! overrides 127.0.0.1:6379, a key prefix per test) and a local fake
 //! WeChat whose `POST /cgi-bin/stable_token` counts its calls and answers
 //! slowly, two `TokenCache`s standing for two cores fetch once between them,

@@ -1,4 +1,4 @@
-//! The first phase of a graceful stop (issue 16 item 3): once SIGINT or
+//! The first phase of a graceful stop (docs/state.md): once SIGINT or
 //! SIGTERM arrives the process says "not ready" (gRPC health NOT_SERVING,
 //! the gateway's `GET /readyz` 503) while its ports still accept, for
 //! `shutdown_notice_secs`, so that load balancers stop routing new calls to

@@ -1,4 +1,4 @@
-//! How both mediaops ports serve (issue 21): the REST gateway's port and the
+//! How both mediaops ports serve (docs/errors.md "Limits of a request"): the REST gateway's port and the
 //! core's gRPC port share this one listener, so a slow or idle client can
 //! neither hold a connection forever nor exhaust the process's file
 //! descriptors, and SIGINT/SIGTERM drain in-flight calls before exit.

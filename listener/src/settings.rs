@@ -42,7 +42,7 @@ pub struct ListenerSettings {
     /// Seconds the port keeps accepting after SIGINT/SIGTERM while the
     /// process already reports "not ready" (gRPC health NOT_SERVING, the
     /// gateway's `/readyz` 503), so load balancers stop routing to it
-    /// before it stops accepting (issue 16 item 3). Default 3; 0 stops
+    /// before it stops accepting (docs/state.md). Default 3; 0 stops
     /// accepting at once.
     pub shutdown_notice_secs: u64,
     /// Seconds in-flight requests may take to finish once the port stopped

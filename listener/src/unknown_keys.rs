@@ -1,4 +1,4 @@
-//! The TOML file is strict (issue 23 item 9): a key no setting reads is
+//! The TOML file is strict: a key no setting reads is
 //! refused, naming the closest known key, instead of being ignored
 //! (`interval_sec` for `interval_secs`, `[hotlist]` for `[hotlists]`).
 //! "Known" means known to the core or the gateway, since both read the same

@@ -1,5 +1,5 @@
 //! Administration of keys, points, usage (billing issue, item 7) and
-//! account rate limits (issue 16 item 4): the functions behind both the
+//! account rate limits (docs/state.md): the functions behind both the
 //! admin gRPC service (`mediaops.admin.v1`, gRPC only, admin token) and the
 //! `mediaops keys|points|usage` CLI.
 

@@ -1,6 +1,5 @@
-//! The caller's own account: `GET /api/account/balance` (billing issue,
-//! item 6), `{accountId, points}`, and `GET /api/account/usage` (issue 18
-//! item 6, for the workbench's usage page), the account's usage log. Both
+//! The caller's own account: `GET /api/account/balance` (docs/billing.md),
+//! `{accountId, points}`, and `GET /api/account/usage` (for the workbench's usage page), the account's usage log. Both
 //! free.
 
 use mediaops_proto::mediaops::account::v1::{Usage, UsageRecord};

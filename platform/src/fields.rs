@@ -1,4 +1,4 @@
-//! Rules for one text value of a request (issue 21 item 4), checked before
+//! Rules for one text value of a request (docs/errors.md "Limits of a request"), checked before
 //! anything reaches the store, so bad input is a 400 naming its field and
 //! never a database error:
 //!

@@ -1,8 +1,8 @@
-//! An account's rate limit as data (issue 16 item 4; docs/rate-limits.md):
+//! An account's rate limit as data (docs/rate-limits.md):
 //! a [`Quota`] of calls per period with a burst, or [`Limit::Off`]. The
 //! ledger keeps each account's own limit ([`crate::billing::Ledger`]) and
 //! the limiters enforce it ([`crate::rate_limit`]); both name it from here,
-//! so neither depends on the other for it (issue 20, "dependencies point
+//! so neither depends on the other for it ("dependencies point
 //! one way").
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
 //! A small in-memory cache in front of a slower read (Redis, the database)
-//! whose writers drop entries as they change them (issue 22): the API keys
+//! whose writers drop entries as they change them (docs/performance.md): the API keys
 //! and account limits of the Redis ledger
 //! ([`crate::billing::ledger_events`]) and the banned-word lists of the
 //! SQLite store (`mediaops_ops::safety::cached_words`).

@@ -1,4 +1,4 @@
-//! Readiness of a core (issue 21 item 6; docs/errors.md "Liveness and
+//! Readiness of a core (docs/errors.md "Liveness and
 //! readiness"): every [`interval`](Readiness::new) the ledger is pinged and
 //! the content store checked ([`ContentStore::check`], which also re-runs
 //! the migrations of a database re-created empty), and the result is
@@ -14,7 +14,7 @@
 //! the store, so a core missing either is taken out of rotation as a whole.
 //! Once the core begins to stop ([`mediaops_listener::Draining`]), `""` and
 //! every mediaops service turn NOT_SERVING for good, so gateways and load
-//! balancers take it out before it stops accepting (issue 16 item 3).
+//! balancers take it out before it stops accepting (docs/state.md).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Where an operation's answer comes from (issue 5 item 6; ARCHITECTURE.md
+//! Where an operation's answer comes from (ARCHITECTURE.md
 //! "Data"): each data operation is answered by a [`SourceChain`], an
 //! ordered list of [`Source`]s. Today every chain is `store`, the content
 //! store; the upstream-vendor issue adds `upstream:<vendor>` sources and

@@ -1,7 +1,8 @@
 //! Generic request validation from the field options (spec 2.4: "declared
 //! required flags ... actual enforcement follows request validation"), and
-//! the length limit of every string (docs/errors.md "Limits"; issue 21:
-//! gRPC callers meet the same limits as the gateway's).
+//! the length limit of every string (docs/errors.md "Limits of a request":
+//! gRPC callers meet the same limits as the gateway's), and the closed sets
+//! ([`crate::closed_sets`]).
 //!
 //! A field declared `required` must be present when it has presence
 //! (messages, proto3 `optional`), and otherwise non-empty: a string with
@@ -14,26 +15,30 @@
 use mediaops_proto::options::{FieldRules, RequiredField};
 use prost_reflect::{DescriptorPool, DynamicMessage, Kind, ReflectMessage, Value};
 
+use crate::closed_sets::ClosedSets;
 use crate::error::ServiceError;
 
-/// The required fields and string limits of every message in the pool,
-/// computed once.
+/// The required fields, string limits and closed sets of every message in
+/// the pool, computed once.
 #[derive(Debug, Default)]
 pub struct FieldChecks {
     rules: FieldRules,
+    closed: ClosedSets,
 }
 
 impl FieldChecks {
-    /// Reads the `required` flag and length limit of every field of every message.
+    /// Reads the `required` flag, length limit and closed set
+    /// ([`ClosedSets`]) of every field of every message.
     pub fn from_pool(pool: &DescriptorPool) -> FieldChecks {
-        FieldChecks { rules: FieldRules::from_pool(pool) }
+        FieldChecks { rules: FieldRules::from_pool(pool), closed: ClosedSets::from_pool(pool) }
     }
 
     /// Checks `message` and every message inside it.
     ///
     /// # Errors
     /// 400 `invalid_input` naming, by its JSON path, the first missing
-    /// field or the first string longer than its limit.
+    /// field, the first string longer than its limit, or the first value
+    /// outside its closed set.
     pub fn check(&self, message: &DynamicMessage) -> Result<(), ServiceError> {
         self.check_at(message, "")
     }
@@ -47,6 +52,7 @@ impl FieldChecks {
             }
         }
         for field in desc.fields() {
+            self.closed.check(message, &field, prefix)?;
             if !matches!(field.kind(), Kind::Message(_) | Kind::String) || !message.has_field(&field) {
                 continue;
             }

@@ -1,12 +1,12 @@
 //! The one error type of mediaops, shared by the core and the gateway
-//! (issue 20 item 6; docs/errors.md). Every failure of an operation becomes
+//! (docs/errors.md). Every failure of an operation becomes
 //! a [`ServiceError`]:
 //!
 //! - the core answers it as a gRPC status ([`ServiceError::status`]) whose
 //!   details are a standard `google.rpc.Status` carrying the envelope's
 //!   error object (`{code, message, field?, upstream?}`) as `ErrorInfo`,
 //!   `BadRequest`, `RetryInfo` and `RequestInfo` ([`crate::grpc_error`];
-//!   issue 17 item 1);
+//!   docs/errors.md "gRPC errors");
 //! - the gateway reads it back from that status
 //!   ([`ServiceError::from_status`]) and answers it as the HTTP status of
 //!   its code ([`ServiceError::http_status`]) with the envelope's error
@@ -134,7 +134,7 @@ impl ServiceError {
     /// `requestId`), `BadRequest` for a 400 naming its field, `RetryInfo`
     /// when a wait is known, `RequestInfo` ([`crate::grpc_error`]).
     /// The `grpc-message` is the capped message, so no input can blow the
-    /// peer's header-list limit (issue 21 item 1).
+    /// peer's header-list limit (docs/errors.md "Limits of a request").
     pub fn status(&self, request_id: Option<&str>) -> tonic::Status {
         let retry_after = self.retry_after.or_else(|| self.code.retry_after_secs().map(Duration::from_secs));
         crate::grpc_error::status(self.code, &self.to_proto(), request_id, retry_after)

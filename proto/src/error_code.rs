@@ -32,8 +32,7 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// 415: a body without `Content-Type: application/json` (spec 5.2).
     UnsupportedMediaType,
-    /// 429: over the key's or the account's rate limit (issue 16 item 4;
-    /// docs/rate-limits.md); nothing ran or was charged. The answer says
+    /// 429: over the key's or the account's rate limit (docs/rate-limits.md); nothing ran or was charged. The answer says
     /// when to retry ([`crate::rate_limit`]).
     RateLimited,
     /// 500: a bug or broken local state; never expected.

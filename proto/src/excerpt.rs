@@ -1,6 +1,6 @@
 //! How a client's value may appear in an error message or a log line: a
 //! short, escaped prefix with the total length, never the whole value
-//! (issue 21 item 1: a 100,000-character value echoed into `grpc-message`
+//! (a 100,000-character value echoed into `grpc-message`
 //! broke the gateway's HTTP/2 connection for every other caller).
 
 use std::borrow::Cow;

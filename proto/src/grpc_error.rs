@@ -1,4 +1,4 @@
-//! The error object on the gRPC wire (issue 17 item 1; docs/errors.md
+//! The error object on the gRPC wire (docs/errors.md
 //! "gRPC errors"): a failed call's `grpc-status-details-bin` is a standard
 //! `google.rpc.Status` (code, message, details), so grpcurl, grpcio's
 //! `rpc_status` and tonic-types read it. Its details:
@@ -82,7 +82,7 @@ pub fn status(
 /// The error object of a status the core made with [`status`], or `None`
 /// when it carries none (the call failed on the way: a refused
 /// connection, a reset stream). A status whose details are a bare
-/// `mediaops.common.v1.Error`, what cores before issue 17 item 1 sent, is
+/// `mediaops.common.v1.Error`, what older cores sent, is
 /// read too, so a gateway can be upgraded before its cores.
 pub fn error_object(status: &tonic::Status) -> Option<common::Error> {
     let Ok(details) = status.check_error_details() else {

@@ -14,7 +14,7 @@ pub const RULE: &str = "Idempotency-Key must be 1-255 printable ASCII characters
 
 /// Whether `key` is 1-255 printable ASCII characters (no spaces, no
 /// controls). Any other value is refused with a 400 naming the header,
-/// never ignored: ignoring it would charge a retry twice (issue 21 item 2).
+/// never ignored: ignoring it would charge a retry twice (docs/errors.md "Limits of a request").
 pub fn is_well_formed(key: &str) -> bool {
     (1..=255).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic())
 }

@@ -1,7 +1,7 @@
 //! JSON Schema (draft 2020-12) of a request message, of a response message
 //! as the gateway writes it, and a response skeleton, all generated from the
 //! descriptors (spec 2.2 `requestSchema`, `responseExample`; 2.3
-//! `inputSchema`, `outputExample`; the OpenAPI document of issue 17 item 2).
+//! `inputSchema`, `outputExample`; the OpenAPI document, docs/openapi.md).
 
 use std::collections::BTreeMap;
 
@@ -100,8 +100,8 @@ fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, de
     if !description.is_empty() {
         map.insert("description".into(), json!(description));
     }
-    // Suggested values, not a closed enum: spec 4.1 lets out-of-list
-    // categories through (they give empty or other rankings). Each example
+    // Suggested values (a closed set is also an `enum`, below; spec 4.1 lets
+    // out-of-list categories through: they give empty or other rankings). Each example
     // is a valid value of the schema it sits on: a list's choices are
     // examples of its items, an integer's are numbers, and a value the
     // field refuses ("" where a value is wanted) is left out.
@@ -110,10 +110,25 @@ fn field_schema(field: &FieldDescriptor, options: &Field, lists: &ValueLists, de
         .iter()
         .filter_map(|choice| example_value(&kind, &choice.value, filled && !field.is_list()))
         .collect();
-    if !examples.is_empty() {
-        let target = if field.is_list() { map.get_mut("items").and_then(Value::as_object_mut) } else { Some(map) };
-        if let Some(target) = target {
+    // A closed set (`ValueLists::closed_values`) is an `enum`: the values
+    // the core accepts (platform `closed_sets`), with "" (or 0) where the
+    // field may be left empty.
+    let closed = lists.closed_values(options).map(|values| {
+        let mut values: Vec<Value> =
+            values.iter().filter_map(|v| example_value(&kind, v, filled && !field.is_list())).collect();
+        let empty = if kind == Kind::String { json!("") } else { json!(0) };
+        if !filled && !field.is_list() && !values.contains(&empty) {
+            values.push(empty);
+        }
+        values
+    });
+    let target = if field.is_list() { map.get_mut("items").and_then(Value::as_object_mut) } else { Some(map) };
+    if let Some(target) = target {
+        if !examples.is_empty() {
             target.insert("examples".into(), Value::Array(examples));
+        }
+        if let Some(values) = closed {
+            target.insert("enum".into(), Value::Array(values));
         }
     }
     schema
@@ -402,6 +417,12 @@ mod tests {
         let platform = &request_schema(&feed, &lists)["properties"]["platform"];
         assert_eq!(platform["type"], "integer");
         assert!(platform["examples"].as_array().unwrap().iter().all(Value::is_i64), "{platform}");
+        // Closed sets are enums: the values the core accepts.
+        assert_eq!(platform["enum"], json!([0, 1, 3, 6]));
+        let rank = pool.get_message_by_name("mediaops.shortvideo.v1.DouyinRiseFansRankRequest").unwrap();
+        let rank = request_schema(&rank, &lists);
+        assert_eq!(rank["properties"]["period"]["enum"], json!(["day", "week", "month", ""]));
+        assert_eq!(rank["properties"]["category"].get("enum"), None, "spec 4.2 lists are not closed");
         assert_eq!(example_value(&Kind::String, " ", true), None, "not blank: \"\" is no example");
         assert_eq!(example_value(&Kind::Int32, "3", false), Some(json!(3)));
         assert_eq!(example_value(&Kind::Int32, "三", false), None);

@@ -2,7 +2,7 @@
 //! `info`), to stderr so stdout stays for a command's output, colour only
 //! when stderr is a terminal, one JSON object a line with
 //! `MEDIAOPS_LOG_FORMAT=json`, and no line longer than [`MAX_LINE_BYTES`]
-//! (issue 21 item 7: one 3.9 MB input once made a 4.1 MB log line). Values
+//! (one 3.9 MB input once made a 4.1 MB log line). Values
 //! a log line carries are already cut at their source ([`crate::excerpt`]);
 //! this is the last guard.
 

@@ -193,7 +193,7 @@ impl FieldRules {
     }
 
     /// `Err` with a message naming `path` when `value` is longer than the
-    /// field allows (a 400 naming the field, issue 21 item 1).
+    /// field allows (a 400 naming the field).
     pub fn check_length(&self, field: &FieldDescriptor, path: &str, value: &str) -> Result<(), String> {
         let limit = self.max_chars(field);
         // A string has at least as many bytes as characters: most values

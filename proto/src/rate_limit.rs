@@ -1,4 +1,4 @@
-//! The rate-limit fields of an answer (issue 16 item 4; docs/rate-limits.md):
+//! The rate-limit fields of an answer (docs/rate-limits.md):
 //! `RateLimit-Policy` and `RateLimit` of the IETF draft
 //! draft-ietf-httpapi-ratelimit-headers (revision 11; structured-field
 //! lists, e.g. `"default";q=20;w=1` and `"default";r=3;t=1`), and

@@ -93,3 +93,32 @@ pub trait Pipeline {
         F: Fn(Arc<S>, Self::Context, Req) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<R, Self::Error>> + Send + 'static;
 }
+
+/// One service's `register`, held until the composition root registers
+/// every service at once ([`crate::services::Services`]). `Tag` is the
+/// service module's `Tag` (`videosite_service::Tag`), so a field of
+/// [`crate::services::Services`] takes only its own service's registration.
+/// Made by the generated `registration` function of each service module.
+pub struct Registration<P: Pipeline, Tag> {
+    register: RegisterFn<P>,
+    tag: std::marker::PhantomData<fn() -> Tag>,
+}
+
+/// A service's `register` over one service value, called once.
+type RegisterFn<P> = Box<dyn FnOnce(&mut P) -> Result<(), <P as Pipeline>::Failure> + Send>;
+
+impl<P: Pipeline, Tag> Registration<P, Tag> {
+    /// Holds `register` (the service module's `register` over one service
+    /// value) until [`Registration::register`].
+    pub fn new(register: impl FnOnce(&mut P) -> Result<(), P::Failure> + Send + 'static) -> Registration<P, Tag> {
+        Registration { register: Box::new(register), tag: std::marker::PhantomData }
+    }
+
+    /// Registers every RPC of the service with `pipeline`.
+    ///
+    /// # Errors
+    /// See [`Pipeline::Failure`].
+    pub fn register(self, pipeline: &mut P) -> Result<(), P::Failure> {
+        (self.register)(pipeline)
+    }
+}

@@ -1,4 +1,4 @@
-//! The W3C Trace Context `traceparent` header (issue 17 item 4): a client's
+//! The W3C Trace Context `traceparent` header (docs/http.md): a client's
 //! trace id is recorded in the gateway's request span, passed on to the core
 //! as gRPC metadata `traceparent`, and named by the core's call log lines
 //! (`trace_id`, docs/http.md "Tracing"). A malformed header is ignored,

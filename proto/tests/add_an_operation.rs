@@ -201,3 +201,17 @@ fn steps_3_and_4_the_generated_register_puts_the_rpc_in_the_pipeline() {
     // A second registration of the same RPC is refused by the pipeline.
     assert!(sample_service::register(&mut pipeline, &Arc::new(Sample)).is_err());
 }
+
+#[test]
+fn step_4_the_composition_root_fills_one_field_per_service() {
+    // `build.rs` writes `Services` with one field per proto service; the
+    // core's composition root must fill each one, so a service without an
+    // implementation does not compile (E0063, missing field).
+    let code = services::services_struct(&compiler(false).file_descriptor_set());
+    let field = "pub sample: crate::service::Registration<P, crate::mediaops::sample::v1::sample_service::Tag>,";
+    assert!(code.contains(field), "{code}");
+    assert!(code.contains("self.sample.register(pipeline)?;"), "{code}");
+    let mut pipeline = Recorder::default();
+    sample_service::registration(Arc::new(Sample)).register(&mut pipeline).unwrap();
+    assert_eq!(pipeline.rpcs.len(), 1, "the held registration registers the service's RPC");
+}

@@ -3,7 +3,7 @@
 //! gRPC call to the core, response message → envelope.
 //!
 //! The part after HTTP parsing, [`call_metadata`] and [`invoke`], is the
-//! pipeline the MCP tools call too ([`crate::mcp`]; issue 17 item 5), so a
+//! pipeline the MCP tools call too ([`crate::mcp`]), so a
 //! tool call is validated, authenticated, charged and failed exactly as the
 //! REST call of the same operation.
 

@@ -24,7 +24,7 @@ pub struct CallMetadata<'a> {
     /// The client's `Idempotency-Key` header, if any.
     pub idempotency_key: Option<&'a str>,
     /// The client's well-formed W3C `traceparent` header, if any
-    /// ([`crate::traceparent::from_headers`]; issue 17 item 4).
+    /// ([`crate::traceparent::from_headers`]).
     pub traceparent: Option<&'a str>,
 }
 
@@ -56,7 +56,7 @@ impl std::error::Error for TransportError {
 /// The gateway's way to the core; cheap to clone. Either a lazily
 /// connected gRPC channel (split deployments) or the core's own service in
 /// the same process (the one-process `mediaops`: no connection that one
-/// call could break for another, no loopback hop; issue 21 item 1).
+/// call could break for another, no loopback hop).
 #[derive(Clone)]
 pub struct CoreClient {
     service: CoreService,

@@ -1,4 +1,4 @@
-//! The set of cores one gateway calls (issue 16 item 2).
+//! The set of cores one gateway calls (docs/state.md).
 //!
 //! `MEDIAOPS_CORE_ADDR` names one or more cores, comma-separated
 //! (`http://core-1:50051,http://core-2:50051`), or one DNS name whose A/AAAA

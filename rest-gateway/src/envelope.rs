@@ -41,7 +41,7 @@ impl ApiError {
     /// without one did not come from the core's pipeline: the connection to
     /// the core failed or the answer was lost on the way (a reset stream, a
     /// protocol error, a timeout). That is 502 `upstream_unavailable`,
-    /// never a 500 or a code of the core's (issue 21 item 1); the core
+    /// never a 500 or a code of the core's (docs/errors.md "Limits of a request"); the core
     /// settles a charge only on a delivered success, so nothing was charged.
     pub fn from_status(status: &tonic::Status) -> Self {
         if let Some(error) = ServiceError::from_status(status) {

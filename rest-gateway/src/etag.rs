@@ -1,5 +1,5 @@
 //! `ETag`, `Cache-Control` and `304 Not Modified` for the successful GET
-//! answers of the operation routes (issue 17 item 4; docs/http.md "Caching").
+//! answers of the operation routes (docs/http.md "Caching").
 //!
 //! Every GET operation is a read (the catalogs `/api/apis`, `/api/skills`,
 //! `/api/skills/search`, the article themes, a task, a charter, …), so the

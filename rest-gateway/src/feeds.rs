@@ -1,4 +1,4 @@
-//! The Atom feeds over HTTP (issue 19 item 5; docs/watchlists.md "Feeds"):
+//! The Atom feeds over HTTP (docs/watchlists.md "Feeds"):
 //! `GET /api/feeds/hotlists/{source}.atom` and `GET /api/watchlists/{id}.atom`,
 //! authenticated by the feed's token in the URL (`?token=mf_…`; feed readers
 //! cannot send headers; an `Authorization: Bearer mf_…` header is taken

@@ -1,5 +1,4 @@
-//! The HTTP layers around the gateway's router (issue 17 item 4;
-//! docs/http.md), outermost first: the trace span (with a client's W3C
+//! The HTTP layers around the gateway's router (docs/http.md), outermost first: the trace span (with a client's W3C
 //! trace id), CORS, the whole-request timeout, [`crate::etag::mark_encoding`],
 //! gzip/br compression; the ETag layer sits inside, on the operation routes.
 

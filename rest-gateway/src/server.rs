@@ -67,7 +67,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // route (and outside its ETag layer: the feed has its own validators).
     router = router.layer(axum::middleware::from_fn_with_state(state.clone(), crate::feeds::watchlist));
     router = router.merge(crate::mcp::router(state.clone(), tools));
-    // The public document and its docs page (issue 17 items 2-3).
+    // The public document and its docs page (docs/openapi.md).
     router = router.merge(crate::openapi::router(pool)?);
     let ready_state = state.clone();
     let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);

@@ -29,8 +29,7 @@ pub struct GatewaySettings {
     pub max_body_bytes: usize,
     /// Origins a browser may call the API from (`MEDIAOPS_CORS_ORIGINS`):
     /// exact origins (`https://app.example.com`), comma-separated, or `*`
-    /// for any; empty (the default) sends no CORS headers at all (issue 17
-    /// item 4; [`crate::middleware::cors`], docs/http.md).
+    /// for any; empty (the default) sends no CORS headers at all ([`crate::middleware::cors`], docs/http.md).
     pub cors_origins: String,
     /// Seconds one whole request may take, body and core call included
     /// (`MEDIAOPS_REQUEST_TIMEOUT_SECS`, 1-3600, default 330: above the

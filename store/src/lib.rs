@@ -1,11 +1,11 @@
-//! The mediaops content store and durable state (issue 20 item 2): the
+//! The mediaops content store and durable state (docs/store.md): the
 //! model, the SQLite and PostgreSQL backends with their migrations, the
 //! imports, the boards tables, bulk writes, retention and the state traits
 //! ([`store`]), with the leaf modules it needs. `core-service` re-exports
 //! these modules under the same paths (`core_service::store`, …), so a
 //! change in an operation module no longer recompiles the store.
 //!
-//! `missing_docs` (workspace lints, issue 20 item 5) is allowed in the
+//! `missing_docs` (workspace lints) is allowed in the
 //! modules marked below: their public struct fields, variants and
 //! constructors are not all documented yet.
 

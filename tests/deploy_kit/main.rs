@@ -1,4 +1,4 @@
-//! The deploy kit (`deploy/`, issue 16 item 5) against the code it deploys:
+//! The deploy kit (`deploy/`) against the code it deploys:
 //! every file parses, every `MEDIAOPS_*` variable a manifest sets is one
 //! its role's settings read, the settings file passes the real loader,
 //! ports, probe paths and grace periods match the settings and the router,

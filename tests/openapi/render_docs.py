@@ -1,4 +1,4 @@
-"""Opens the service's /docs page in headless Chromium (issue 17 item 3).
+"""Opens the service's /docs page in headless Chromium (docs/openapi.md).
 
 Usage: render_docs.py <base URL> <screenshot path>
 

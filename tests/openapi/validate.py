@@ -1,4 +1,4 @@
-"""Validates the service's OpenAPI document (issue 17 item 2).
+"""Validates the service's OpenAPI document (docs/openapi.md).
 
 Usage: validate.py <openapi.json>
 

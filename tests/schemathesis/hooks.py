@@ -1,4 +1,4 @@
-"""Schemathesis hooks of the OpenAPI fuzz run (issue 17 item 6; docs/openapi.md).
+"""Schemathesis hooks of the OpenAPI fuzz run (docs/openapi.md).
 
 Loaded with SCHEMATHESIS_HOOKS=hooks (this directory on PYTHONPATH).
 """

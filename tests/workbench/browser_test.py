@@ -1,4 +1,4 @@
-"""The workbench in a real browser (issue 18 item 8).
+"""The workbench in a real browser (docs/workbench.md).
 
 Debian's Chromium driven by Playwright for Python (launched with
 `executable_path`; Playwright's own browser download is not used). Run by

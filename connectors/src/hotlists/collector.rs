@@ -1,4 +1,4 @@
-//! The hot-list scheduler (issue 7, item 1; docs/hotlists.md "Collectors"):
+//! The hot-list scheduler (docs/hotlists.md "Collectors"):
 //! one task per enabled source, each on its own interval with jitter,
 //! reading the source's endpoint with timeouts and bounded retries, parsing
 //! the reply ([`super::parse`]) and writing the snapshot to the content

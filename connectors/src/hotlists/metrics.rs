@@ -1,5 +1,4 @@
-//! The hot-list collectors' state as Prometheus metrics (issue 7 item 1,
-//! docs/hotlists.md "Admin view", docs/metrics.md), read from
+//! The hot-list collectors' state as Prometheus metrics (docs/hotlists.md "Admin view", docs/metrics.md), read from
 //! [`Collectors::states`] at each scrape, one series per source labelled
 //! `source` (`weibo`, `douyin`, …):
 //!

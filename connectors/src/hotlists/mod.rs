@@ -1,4 +1,4 @@
-//! Public hot lists (issue 7; docs/hotlists.md): the seven [`sources`], the
+//! Public hot lists (docs/hotlists.md): the seven [`sources`], the
 //! parsers of their live replies ([`parse`]), the [`collector`] that reads
 //! them on a schedule into the content store, and the [`archive`] import of
 //! archived snapshots.

@@ -1,4 +1,4 @@
-//! The seven public hot lists the collectors read (issue 7; design
+//! The seven public hot lists the collectors read (design
 //! HOTLISTS.md). [`Source::name`] is the stable name stored as
 //! `HotListEntry.source` (`weibo`, `douyin`, `bilibili`, `kuaishou`, `zhihu`,
 //! `toutiao`, `baidu`): the trend operations and the archive import rely on

@@ -16,28 +16,82 @@ use mediaops_platform::error::{ServiceError, UpstreamDetail};
 pub enum OutboundError {
     /// Not an `http`/`https` link, credentials in it, no host, …
     #[error("{url} is not a usable link: {reason}")]
-    InvalidUrl { url: String, reason: String },
+    InvalidUrl {
+        /// The link, without its query.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The SSRF guard refused the host, an address it resolved to, or its
     /// port (docs/outbound.md "What is refused").
     #[error("{url}: {refusal}")]
-    Refused { url: String, refusal: Refusal },
+    Refused {
+        /// The address called, without its query.
+        url: String,
+        /// The host or address refused, and why.
+        refusal: Refusal,
+    },
+    /// More redirects than `max_redirects` (`[outbound]`).
     #[error("{url} redirects more than {limit} times")]
-    TooManyRedirects { url: String, limit: usize },
+    TooManyRedirects {
+        /// The address called, without its query.
+        url: String,
+        /// The most redirects followed.
+        limit: usize,
+    },
+    /// A body over the fetch's byte limit.
     #[error("{url} answered more than {limit} bytes")]
-    TooLarge { url: String, limit: usize },
+    TooLarge {
+        /// The address called, without its query.
+        url: String,
+        /// The most bytes read.
+        limit: usize,
+    },
+    /// No whole answer within the fetch's time limit.
     #[error("{url} did not answer in time")]
-    Timeout { url: String },
+    Timeout {
+        /// The address called, without its query.
+        url: String,
+    },
+    /// DNS, TCP or TLS failed, or the connection broke.
     #[error("{url} cannot be reached: {message}")]
-    Transport { url: String, message: String },
+    Transport {
+        /// The address called, without its query.
+        url: String,
+        /// What the HTTP stack said.
+        message: String,
+    },
     /// A non-success HTTP status, with the code and message found in the
     /// body when it has a known error shape ([`upstream_said`]).
     #[error("{url} answered HTTP {status}: {message}")]
-    Status { url: String, status: u16, code: Option<String>, message: String },
+    Status {
+        /// The address called, without its query.
+        url: String,
+        /// The HTTP status (not 2xx).
+        status: u16,
+        /// The upstream's own error code, when its body has one.
+        code: Option<String>,
+        /// The upstream's message, or the start of its body.
+        message: String,
+    },
     /// A success status with a body that is not what was expected.
     #[error("{url} answered something unexpected: {message}")]
-    Malformed { url: String, message: String },
+    Malformed {
+        /// The address called, without its query.
+        url: String,
+        /// What was wrong with the body.
+        message: String,
+    },
+    /// A `Content-Type` other than the one the caller reads.
     #[error("{url} answered {found}, not {expected}")]
-    ContentType { url: String, found: String, expected: String },
+    ContentType {
+        /// The address called, without its query.
+        url: String,
+        /// The `Content-Type` sent.
+        found: String,
+        /// The type the caller reads (`image/*`, `text/html`).
+        expected: String,
+    },
 }
 
 impl OutboundError {

@@ -1,4 +1,4 @@
-//! The guarded fetch of user-supplied links (issue 9, SSRF guard): every
+//! The guarded fetch of user-supplied links (SSRF guard): every
 //! server-side request to a link a caller gave goes through
 //! [`GuardedFetcher`], which
 //!
@@ -64,6 +64,7 @@ pub struct FetchedBody {
     pub final_url: Url,
     /// The `Content-Type` header as sent, if any.
     pub content_type: Option<String>,
+    /// The body, at most the fetch's byte limit.
     pub bytes: Bytes,
 }
 
@@ -153,7 +154,7 @@ impl GuardedFetcher {
     }
 
     /// POSTs `body` with `headers` to `link`, a URL a caller configured (a
-    /// watch list's webhook or chat robot, issue 19): the link is checked as
+    /// watch list's webhook or chat robot): the link is checked as
     /// every hop of [`GuardedFetcher::fetch`] is (scheme, credentials,
     /// refused names, addresses and ports, and again at connect time);
     /// redirects are not followed (a POST is not replayed elsewhere); the

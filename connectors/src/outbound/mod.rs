@@ -1,4 +1,4 @@
-//! Everything the core sends out of the process (issue 9; docs/outbound.md).
+//! Everything the core sends out of the process (docs/outbound.md).
 //!
 //! - [`ConnectorClient`]: the client of one *configured* upstream (images
 //!   API, WeChat, search engine, vendor): base URL from config, timeouts,

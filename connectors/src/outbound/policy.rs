@@ -103,7 +103,9 @@ fn refused_name(host: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{host} is refused: {reason}")]
 pub struct Refusal {
+    /// The host name or address refused.
     pub host: String,
+    /// Which rule refused it (docs/outbound.md "What is refused").
     pub reason: String,
 }
 

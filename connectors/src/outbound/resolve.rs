@@ -15,6 +15,10 @@ use super::policy::{AddressPolicy, Refusal};
 /// Looks up the addresses of a host name.
 #[async_trait]
 pub trait NameResolver: Send + Sync + 'static {
+    /// Every address `host` resolves to.
+    ///
+    /// # Errors
+    /// The lookup failed (no such host, DNS unreachable).
     async fn lookup(&self, host: &str) -> io::Result<Vec<IpAddr>>;
 }
 
@@ -32,7 +36,9 @@ impl NameResolver for SystemResolver {
 /// The resolver reqwest connects through: every address the policy
 /// refuses is dropped at connect time; none left is a [`Refusal`].
 pub struct GuardedResolver {
+    /// The resolver asked first (the system's, or a test's).
     pub inner: Arc<dyn NameResolver>,
+    /// What may be reached.
     pub policy: Arc<AddressPolicy>,
 }
 

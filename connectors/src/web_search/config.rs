@@ -25,7 +25,7 @@ pub struct WebSearchSettings {
     /// The `model` of the chat request.
     pub chat_model: String,
     /// Seconds the invoke call waits for the answer before returning
-    /// `status: running` with the `taskId` (issue 9: 60).
+    /// `status: running` with the `taskId` (60).
     pub wait_secs: u64,
     /// Seconds a task may run before it fails, uncharged (spec 8: "about 5 minutes").
     pub deadline_secs: u64,
@@ -106,7 +106,7 @@ mod tests {
     fn defaults_pass_and_name_what_is_missing() {
         let s = WebSearchSettings::default();
         assert!(s.check().is_ok());
-        assert_eq!((s.wait_secs, s.deadline_secs), (60, 300), "issue 9: wait 60 s; spec 8: about 5 minutes");
+        assert_eq!((s.wait_secs, s.deadline_secs), (60, 300), "wait 60 s; spec 8: about 5 minutes");
         assert_eq!(s.missing(), ["MEDIAOPS_WEB_SEARCH__SEARXNG_URL", "MEDIAOPS_WEB_SEARCH__CHAT_URL"]);
         let configured = WebSearchSettings {
             searxng_url: Some("http://searxng:8080".into()),

@@ -1,4 +1,4 @@
-//! `skills.ai-web-search` (spec 4.14, 2.6; issue 9; docs/web-search.md):
+//! `skills.ai-web-search` (spec 4.14, 2.6; docs/web-search.md):
 //! a question answered from the web. Each invoke creates a task
 //! (docs/tasks.md) that searches a SearXNG instance ([`searxng`]) and has an
 //! OpenAI-compatible chat model ([`chat`]) write the answer citing the hits

@@ -1,7 +1,7 @@
 //! Authorized accounts of a mediaops account, in both modes, and the access
 //! token of each: direct mode through the stable token endpoint, component
-//! mode through the authorizer refresh token (spec 4.15 status; issue 9
-//! item 1-2).
+//! mode through the authorizer refresh token (spec 4.15 status;
+//! docs/wechat.md).
 
 use std::future::Future;
 

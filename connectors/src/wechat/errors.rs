@@ -1,6 +1,6 @@
 //! WeChat's error codes (全局返回码) and what we tell the caller about them.
 //! Every WeChat failure is a 502 `upstream_unavailable` with the code and a
-//! clear message in `error.upstream` (issue 9); the charge is released.
+//! clear message in `error.upstream` (docs/wechat.md); the charge is released.
 
 use mediaops_proto::error_code::ErrorCode;
 

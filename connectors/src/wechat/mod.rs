@@ -1,4 +1,4 @@
-//! WeChat official accounts (spec 4.15; issue 9; docs/wechat.md): draft
+//! WeChat official accounts (spec 4.15; docs/wechat.md): draft
 //! publish, the authorized-account status, media upload and the
 //! authorization link, over two ways of having authorized accounts:
 //!

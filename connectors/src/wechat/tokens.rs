@@ -1,5 +1,5 @@
 //! Access tokens cached per account (and the component token), refreshed
-//! before they expire (issue 9; issue 16 item 3; docs/wechat.md "Tokens").
+//! before they expire (docs/wechat.md "Tokens").
 //! WeChat rate-limits its token calls (and an authorizer token refresh may
 //! rotate the refresh token), so a token is fetched once and shared:
 //!

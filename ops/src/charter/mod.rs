@@ -21,18 +21,21 @@ use mediaops_store::clock::Clock;
 use rules::DEFAULT_PROFILE;
 use store::CharterStore;
 
-/// The charter operations over a store.
-pub struct CharterService {
+/// The positioning charters of every account (spec 2.5, docs/charter.md): get
+/// and put over a [`CharterStore`], checking values against the closed lists.
+/// (The proto service is the generated `charter_service::CharterService`
+/// trait, implemented by `services::charter::Charter` over this.)
+pub struct Charters {
     store: Arc<dyn CharterStore>,
     lists: ValueLists,
     /// Stamps `charterUpdatedAt` (the service clock, `MEDIAOPS_NOW`).
     clock: Clock,
 }
 
-impl CharterService {
-    /// The charter service over `store`, checking values against `lists` (spec 4.2), stamping changes with `clock`.
+impl Charters {
+    /// The charters over `store`, checking values against `lists` (spec 4.2), stamping changes with `clock`.
     pub fn new(store: Arc<dyn CharterStore>, lists: ValueLists, clock: Clock) -> Self {
-        CharterService { store, lists, clock }
+        Charters { store, lists, clock }
     }
 
     /// Reads a profile's charter; 404 for an unknown profile other than `default`.

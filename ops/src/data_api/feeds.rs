@@ -117,7 +117,9 @@ keywords_feed_input!(videosite::v1::VideositeAiFeedRequest, clipapp::v1::Clipapp
 /// Whether a feed's `startTime`/`endTime` must be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Times {
+    /// Both must be given (400 naming the missing one).
     Required,
+    /// Either may be left empty (an open window on that side).
     Optional,
 }
 
@@ -230,11 +232,17 @@ fn keyword_list(given: &[&str], field: &str) -> Result<Vec<String>, ServiceError
 /// the window, most liked first.
 #[derive(Debug, Clone)]
 pub struct FeedQuery<'a> {
+    /// The platform token (`lifestyle`, `shortvideo`, …).
     pub platform: &'a str,
+    /// The topic (AI, 短剧) the works must be in, when set.
     pub topic: Option<Topic>,
+    /// Words of which a work's text must hold one (empty: any work).
     pub keywords: &'a [String],
+    /// Earliest publication time, inclusive.
     pub published_from: Option<DateTime<Utc>>,
+    /// Latest publication time, inclusive.
     pub published_to: Option<DateTime<Utc>>,
+    /// The page asked for.
     pub page: PageRequest,
 }
 

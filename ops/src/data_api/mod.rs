@@ -1,4 +1,4 @@
-//! The data operations answered from the content store (issue 5 item 5):
+//! The data operations answered from the content store (docs/store.md):
 //! search, lookups and lists on every platform, with exactly the spec's
 //! response fields (spec 4.3–4.13). One module per platform token; its
 //! operations answer an [`Answer`] and are called by the platform's service
@@ -43,7 +43,9 @@ pub use mediaops_store::rules::times;
 
 /// What the data operations share.
 pub struct DataApi {
+    /// The content store the data operations read.
     pub store: Arc<dyn ContentStore>,
+    /// The service clock (`MEDIAOPS_NOW`): "today", windows and look-backs.
     pub clock: Clock,
 }
 

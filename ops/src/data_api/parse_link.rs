@@ -5,9 +5,10 @@
 //! 1. The link is taken from the text ([`share_link::link_in`]); none is a
 //!    400 naming `url`.
 //! 2. A short link (`v.douyin.com`, `xhslink.com`, `b23.tv`, …) is followed
-//!    through the SSRF-guarded fetcher (redirects bounded by
-//!    `max_redirects`, each hop checked; no body read) until the first
-//!    address that is not a short link, which is not requested itself.
+//!    ([`mediaops_connectors::share_link::resolve_short`]: the SSRF-guarded
+//!    fetcher, redirects bounded by `max_redirects`, each hop checked, no
+//!    body read) until the first address that is not a short link, which
+//!    is not requested itself.
 //! 3. The platform and work ids are recognized ([`share_link::recognize`]);
 //!    a link of no covered platform, or a platform page without a work id,
 //!    is a 400 naming `url` and saying what was recognized.
@@ -32,7 +33,9 @@ pub const SOURCE: &str = "store";
 /// What the operation needs: the store and the guarded fetcher for short
 /// links.
 pub struct LinkParser {
+    /// Where the work is looked up by its ids.
     pub store: Arc<dyn ContentStore>,
+    /// The guarded client short links are followed through.
     pub fetcher: GuardedFetcher,
 }
 
@@ -72,14 +75,10 @@ impl LinkParser {
             match share_link::recognize(&current) {
                 Recognized::Work { platform, ids } => return Ok((platform, ids)),
                 Recognized::Short { platform } if !followed => {
-                    let is_short =
-                        |url: &reqwest::Url| matches!(share_link::recognize(url.as_str()), Recognized::Short { .. });
-                    let target = self
-                        .fetcher
-                        .follow_until(&current, &self.fetcher.limits(), |url| !is_short(url))
+                    let is_short = |url: &str| matches!(share_link::recognize(url), Recognized::Short { .. });
+                    current = mediaops_connectors::share_link::resolve_short(&self.fetcher, &current, is_short)
                         .await
                         .map_err(|e| e.to_service_error(&format!("the {platform} short link"), Some("url")))?;
-                    current = target.to_string();
                 }
                 Recognized::Short { platform } => {
                     return Err(ServiceError::invalid_field(

@@ -1,14 +1,14 @@
 //! Share links of every platform (spec 4.6 `parse-content-detail`;
 //! docs/data/tool.md): the link inside a share text, which platform a link
 //! belongs to, the work ids it carries, and whether it is a short link that
-//! only a redirect resolves. Pure functions: fetching is the caller's
-//! (through [`mediaops_connectors::outbound::GuardedFetcher`]).
+//! only a redirect resolves. Pure functions: following a short link is
+//! [`mediaops_connectors::share_link::resolve_short`]'s.
 //!
 //! The id forms reuse each platform module's own link readers
 //! ([`super::lifestyle::note_id_of`], [`super::shortvideo::video_id_of`],
 //! [`super::videosite::bv_id_of`], [`super::microblog::post_of_url`]).
 
-use reqwest::Url;
+use url::Url;
 
 use super::links::{query_param, segment_after};
 use super::{lifestyle, microblog, shortvideo, videosite};
@@ -18,15 +18,31 @@ use super::{lifestyle, microblog, shortvideo, videosite};
 pub enum Recognized {
     /// A work link: the platform token and the ids to look the work up by,
     /// most specific first (any id form the store keeps may match).
-    Work { platform: &'static str, ids: Vec<String> },
+    Work {
+        /// The platform token.
+        platform: &'static str,
+        /// Work ids, most specific first.
+        ids: Vec<String>,
+    },
     /// A short link of `platform`: follow its redirects, then recognize
     /// where it leads.
-    Short { platform: &'static str },
+    Short {
+        /// The platform token.
+        platform: &'static str,
+    },
     /// A link on `platform`'s hosts without a work id; `looked_for` lists
     /// the forms that would have had one.
-    NoWork { platform: &'static str, looked_for: &'static str },
+    NoWork {
+        /// The platform token.
+        platform: &'static str,
+        /// The work link forms of the platform, for the message.
+        looked_for: &'static str,
+    },
     /// A host of no platform we cover.
-    Unknown { host: String },
+    Unknown {
+        /// The link's host (empty when it has none).
+        host: String,
+    },
 }
 
 /// One platform's hosts and link forms.

@@ -1,4 +1,4 @@
-//! Atom feeds (issue 19 item 5; docs/watchlists.md "Feeds"): the seven hot
+//! Atom feeds (docs/watchlists.md "Feeds"): the seven hot
 //! lists and every watch list of an account as Atom 1.0 feeds
 //! ([`atom`], [`entries`]) that feed readers poll.
 //!

@@ -1,5 +1,5 @@
 //! Rankings, boards and account analytics computed from the content
-//! store's snapshots (issue 6; spec 4.1–4.5, 4.14, 8). The window and
+//! store's snapshots (spec 4.1–4.5, 4.14, 8). The window and
 //! category rules are in [`rules`]; reading levels and gains out of
 //! snapshot series in [`series`]; one module per platform token. Each
 //! formula is written on its function and in docs/rankings.md.

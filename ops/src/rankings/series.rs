@@ -17,6 +17,7 @@ use mediaops_store::store::model::{AccountSnapshot, WorkSnapshot};
 
 /// Snapshots that know when they were captured.
 pub trait Captured {
+    /// When the snapshot was taken (UTC).
     fn captured_at(&self) -> DateTime<Utc>;
 }
 

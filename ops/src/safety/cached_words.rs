@@ -1,6 +1,6 @@
 //! The word lists of the accounts that checked text lately, kept in memory
 //! in front of a [`CustomWordStore`] that only this process writes (the
-//! SQLite store of a data directory; issue 22: a banned-word check no
+//! SQLite store of a data directory; a banned-word check no
 //! longer reads the database each time). A `put` goes through to the store
 //! and then drops the account's entry. A shared PostgreSQL store is not
 //! wrapped: another replica may change a list (docs/banned-words.md).

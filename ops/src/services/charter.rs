@@ -13,7 +13,7 @@ use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 
 /// The charter RPCs over the charter store.
-pub struct Charter(pub Arc<crate::charter::CharterService>);
+pub struct Charter(pub Arc<crate::charter::Charters>);
 
 impl CharterService<Registry> for Charter {
     async fn get_default_charter(

@@ -1,4 +1,4 @@
-//! Sync operations (issue 10 item 4, spec 2.6 and 4.3–4.5; docs/sync.md):
+//! Sync operations (spec 2.6 and 4.3–4.5; docs/sync.md):
 //! `lifestyle-sync-notes` by `redId`, `shortvideo-sync-notes` and
 //! `articles-sync-notes` by `accountId`, `articles-sync-account` by
 //! `wechatId`.

@@ -12,6 +12,7 @@ use mediaops_store::store::model::HotListEntry;
 /// One (list, title) of a window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listed<'a> {
+    /// The hot list it was captured from.
     pub source: Source,
     /// Trimmed.
     pub title: &'a str,
@@ -23,6 +24,7 @@ pub struct Listed<'a> {
     pub hot: Option<i64>,
     /// URL of its first capture that has one.
     pub url: Option<&'a str>,
+    /// Its first capture in the window.
     pub first_seen: DateTime<Utc>,
     /// Extra fields of its best-ranked capture.
     pub extra: Option<&'a serde_json::Value>,

@@ -249,6 +249,7 @@ impl Corpus {
         self.docs
     }
 
+    /// Whether the corpus holds no document.
     pub fn is_empty(&self) -> bool {
         self.docs == 0
     }
@@ -266,6 +267,8 @@ impl Corpus {
 pub struct RankedKeyword {
     /// As first spelled in the window's titles.
     pub keyword: String,
+    /// The keyword's weight over the window's titles (docs/trends.md
+    /// "Keywords"); higher is hotter.
     pub score: f64,
     /// Documents of the window holding it.
     pub docs: u32,

@@ -1,4 +1,4 @@
-//! Trends from the hot lists and the stored works (issue 7; spec 4.1, 4.11,
+//! Trends from the hot lists and the stored works (spec 4.1, 4.11,
 //! 4.14; docs/trends.md): the `trend` data operations (`hot-topics`,
 //! `hot-keywords`, `shortvideo-hot-trend`, `trending-hub-keyword`) and the
 //! skills `trend-radar` and `cn-last30days`, all answered from the content
@@ -94,7 +94,10 @@ pub fn topic_platforms(values: &[String], field: &str) -> Result<Vec<TopicPlatfo
 /// What the trend operations share: the data operations' store and clock,
 /// the cut titles and the background corpus.
 pub struct Trends {
+    /// The content store and the service clock.
     pub api: Arc<DataApi>,
+    /// Segmented titles, kept for the next window (most recent
+    /// `TERM_CACHE_TITLES`).
     pub terms: TermCache,
     background: Mutex<Option<Background>>,
 }
@@ -107,6 +110,8 @@ struct Background {
 }
 
 impl Trends {
+    /// The trend operations over `api`, with an empty term cache and no
+    /// background corpus yet (built on first use).
     pub fn new(api: Arc<DataApi>) -> Arc<Trends> {
         Arc::new(Trends { api, terms: TermCache::new(TERM_CACHE_TITLES), background: Mutex::new(None) })
     }

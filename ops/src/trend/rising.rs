@@ -32,6 +32,7 @@ pub const CANDIDATES: u32 = 200;
 /// A rated work.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RisingWork {
+    /// The stored work with its author and newest snapshot.
     pub record: WorkRecord,
     /// Likes of the newest snapshot.
     pub likes: i64,

@@ -49,19 +49,24 @@ pub struct StoryItem {
     /// Where it is hot: a list name (`weibo`) or a platform token of rising
     /// works (`lifestyle`).
     pub origin: &'static str,
+    /// The title as listed.
     pub title: String,
     /// 1-based.
     pub rank: i64,
     /// Times seen (captures) in the window, at least 1.
     pub captures: u32,
+    /// The list's heat figure, when it gives one.
     pub hot: Option<i64>,
+    /// The title's segmented terms, which stories are merged by.
     pub terms: Arc<TitleTerms>,
 }
 
 /// A merged story.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Story {
+    /// The title of its strongest item.
     pub title: String,
+    /// The trend-radar heat (docs/trends.md "Stories and heat"): higher is hotter.
     pub heat: i64,
     /// Its origins, hottest first.
     pub origins: Vec<&'static str>,

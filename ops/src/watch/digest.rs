@@ -1,5 +1,6 @@
-//! Matching and dedup (issue 19 item 3; docs/watchlists.md "What is
-//! pushed"): the digest of one run of a watch list.
+//! Matching and dedup (docs/watchlists.md "What is pushed"): the digest
+//! of one run of a watch list ([`Digest`], sent by
+//! [`mediaops_connectors::notify`]).
 //!
 //! 1. Items are read as `trend-radar` reads them ([`crate::trend::radar`]):
 //!    every hot list's captures of the `RADAR_HOURS` before the run,
@@ -21,7 +22,6 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Serialize;
 
 use super::rules::{KeywordGroup, LIST_SOURCES, WORK_SOURCES, normalize_title};
 use crate::trend::Trends;
@@ -29,51 +29,11 @@ use crate::trend::entries::group;
 use crate::trend::radar::{RADAR_WORKS, window_query};
 use crate::trend::rising::rising_works;
 use crate::trend::stories::{StoryItem, merge};
+use mediaops_connectors::notify::{Digest, DigestItem};
 use mediaops_platform::error::ServiceError;
 
 /// Most entries in one digest.
 pub const MAX_DIGEST_ITEMS: usize = 50;
-
-/// One pushed item (JSON as the webhook sends it, camelCase).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DigestItem {
-    /// The list (`weibo`, …) or store platform (`lifestyle`, `articles`).
-    pub source: String,
-    pub title: String,
-    pub url: Option<String>,
-    /// Rank at its latest capture before the run (1-based).
-    pub rank: i64,
-    /// Best rank over the radar's window.
-    pub best_rank: i64,
-    pub hot_value: Option<i64>,
-    /// RFC 3339 UTC of its first capture in the radar's window.
-    pub first_seen_at: String,
-    /// Its ranks on its list, capture by capture, oldest first.
-    pub trajectory: Vec<i64>,
-    /// The other lists where its story is hot, hottest first.
-    pub also_on: Vec<String>,
-    /// The story's trend-radar heat: the digest's order.
-    pub score: i64,
-    /// The line of the keyword group it matched.
-    pub group_line: usize,
-}
-
-/// What one run found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Digest {
-    pub items: Vec<DigestItem>,
-    /// Stories with a matching item in the window (pushed, deduplicated or
-    /// left over by `@N` or the digest's size).
-    pub matched: usize,
-    /// Matching stories not pushed because they were pushed before.
-    pub deduplicated: usize,
-    /// The seen-set keys the delivered digest adds: every matching item of
-    /// the pushed stories.
-    #[serde(skip)]
-    pub seen_keys: Vec<(String, String)>,
-}
 
 /// The digest of a run at `at` over the window `(from, at]`.
 ///

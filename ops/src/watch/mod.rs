@@ -1,4 +1,4 @@
-//! Watch lists (issue 19; docs/watchlists.md): per-account keyword
+//! Watch lists (docs/watchlists.md): per-account keyword
 //! subscriptions over the hot lists and the store, pushed on a cron schedule
 //! (Asia/Shanghai) or on change to a channel, with a seen-set so an item is
 //! pushed once, and a delivery log.
@@ -11,11 +11,9 @@
 //!   reserved before sending and committed only once a channel accepted it;
 //!   a 402 pauses the watch list (`state: paused_insufficient_points`).
 
-pub mod channel;
 pub mod digest;
 pub mod rules;
 pub mod runner;
-pub mod secret;
 pub mod settings;
 pub use mediaops_store::store::state::watch as store;
 
@@ -33,7 +31,7 @@ use mediaops_platform::error::ServiceError;
 use mediaops_store::clock::Clock;
 use store::{StoredWatchlist, WatchStore};
 
-/// Points a delivered digest costs (issue 19 item 4; docs/watchlists.md
+/// Points a delivered digest costs (docs/watchlists.md
 /// "Pricing"): whatever the number of channels or items.
 pub const DIGEST_PRICE: i64 = 1;
 
@@ -60,6 +58,9 @@ pub struct WatchService {
 }
 
 impl WatchService {
+    /// The watch-list API over `store`: `clock` stamps and schedules runs,
+    /// `fetcher` checks channel URLs when a watch list is saved, `settings`
+    /// say which channel kinds can be used (e-mail needs SMTP).
     pub fn new(
         store: Arc<dyn WatchStore>,
         clock: Clock,
@@ -98,7 +99,7 @@ impl WatchService {
             request.watchlist.ok_or_else(|| ServiceError::invalid_field("watchlist", "the watch list is required"))?;
         let mut spec = rules::normalize(spec)?;
         for (i, channel) in spec.channels.iter().enumerate() {
-            channel::available(&channel.r#type, &self.settings, &format!("watchlist.channels[{i}].type"))?;
+            self.settings.channel_available(&channel.r#type, &format!("watchlist.channels[{i}].type"))?;
             if !channel.url.is_empty() {
                 let field = format!("watchlist.channels[{i}].url");
                 let url = url::Url::parse(channel.url.trim())

@@ -1,10 +1,11 @@
-//! The watch-list rules (issue 19 item 1; docs/watchlists.md "Fields"):
+//! The watch-list rules (docs/watchlists.md "Fields"):
 //! ids, keyword groups, schedules, quiet hours, sources and channels. Every
 //! refusal is a 400 naming the field inside the request (`watchlist.…`),
 //! and for keyword groups the line.
 
 use chrono::{DateTime, NaiveTime, TimeZone, Timelike, Utc};
 use croner::Cron;
+use mediaops_proto::closed_sets::{WatchChannel, WatchSource};
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{Channel, WatchlistSpec};
 
@@ -25,6 +26,8 @@ pub const ON_CHANGE: &str = "on_change";
 /// `WATCH_SOURCES` of watch.proto): the seven lists, then the platforms
 /// without a public list, read as their fastest-rising stored works.
 pub const LIST_SOURCES: [&str; 7] = ["weibo", "douyin", "bilibili", "kuaishou", "zhihu", "toutiao", "baidu"];
+/// The store platforms among the sources, read as their fastest-rising
+/// stored works.
 pub const WORK_SOURCES: [&str; 2] = ["lifestyle", "articles"];
 
 /// One keyword group (one line): an item matches when its title holds one
@@ -35,8 +38,11 @@ pub const WORK_SOURCES: [&str; 2] = ["lifestyle", "articles"];
 pub struct KeywordGroup {
     /// 1-based line of the `keywords` text.
     pub line: usize,
+    /// Words of which a title must hold one (empty: any title).
     pub any: Vec<String>,
+    /// Words (`+word`) every one of which a title must hold.
     pub required: Vec<String>,
+    /// Words (`-word`) none of which a title may hold.
     pub excluded: Vec<String>,
     /// `@N`: at most N items of this group in one push.
     pub max_items: Option<usize>,
@@ -123,7 +129,9 @@ pub fn parse_groups(text: &str) -> Result<Vec<KeywordGroup>, ServiceError> {
 /// When a watch list runs: a cron schedule in Asia/Shanghai, or on change.
 #[derive(Debug, Clone)]
 pub enum Schedule {
+    /// A five-field cron expression, read in Asia/Shanghai time.
     Cron(Box<Cron>),
+    /// `on_change`: every `on_change_secs` when something new matched.
     OnChange,
 }
 
@@ -173,7 +181,9 @@ impl Schedule {
 /// midnight (`23:00-07:00`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuietHours {
+    /// First quiet minute (Asia/Shanghai local time).
     pub start: NaiveTime,
+    /// First minute no longer quiet.
     pub end: NaiveTime,
 }
 
@@ -225,19 +235,7 @@ impl QuietHours {
 pub fn sources(values: &[String]) -> Result<Vec<String>, ServiceError> {
     let mut out: Vec<String> = Vec::new();
     for (i, value) in values.iter().enumerate() {
-        let value = value.trim();
-        if !LIST_SOURCES.contains(&value) && !WORK_SOURCES.contains(&value) {
-            let field = format!("watchlist.sources[{i}]");
-            return Err(ServiceError::invalid_field(
-                field.clone(),
-                format!(
-                    "`{field}` is {}; allowed: {}, {}",
-                    excerpt(value),
-                    LIST_SOURCES.join(", "),
-                    WORK_SOURCES.join(", ")
-                ),
-            ));
-        }
+        let value = WatchSource::parse_field(value, &format!("watchlist.sources[{i}]"))?.as_str();
         if !out.iter().any(|s| s == value) {
             out.push(value.to_owned());
         }
@@ -297,35 +295,25 @@ pub fn channels(channels: &[Channel]) -> Result<(), ServiceError> {
                 Ok(())
             }
         };
-        match channel.r#type.as_str() {
-            "webhook" => {
+        match WatchChannel::parse_field(&channel.r#type, &field("type"))? {
+            WatchChannel::Webhook => {
                 need("url", &channel.url)?;
-                if let Err(why) = super::secret::check_secret(&channel.secret) {
+                if let Err(why) = mediaops_connectors::notify::secret::check_secret(&channel.secret) {
                     return Err(ServiceError::invalid_field(field("secret"), format!("`{}`: {why}", field("secret"))));
                 }
             }
-            "wecom" | "feishu" | "dingtalk" => need("url", &channel.url)?,
-            "telegram" => {
+            WatchChannel::Wecom | WatchChannel::Feishu | WatchChannel::Dingtalk => need("url", &channel.url)?,
+            WatchChannel::Telegram => {
                 need("secret", &channel.secret)?;
                 need("chatId", &channel.chat_id)?;
             }
-            "email" => {
+            WatchChannel::Email => {
                 if channel.to.is_empty() || channel.to.iter().any(|a| !a.contains('@')) {
                     return Err(ServiceError::invalid_field(
                         field("to"),
                         format!("`{}` needs one or more e-mail addresses", field("to")),
                     ));
                 }
-            }
-            other => {
-                return Err(ServiceError::invalid_field(
-                    field("type"),
-                    format!(
-                        "`{}` is {}; allowed: webhook, wecom, feishu, dingtalk, telegram, email",
-                        field("type"),
-                        excerpt(other)
-                    ),
-                ));
             }
         }
     }
@@ -410,6 +398,16 @@ mod tests {
         assert_eq!(QuietHours::parse("").unwrap(), None);
         assert!(QuietHours::parse("25:00-01:00").is_err());
         assert!(QuietHours::parse("08:00-08:00").is_err());
+    }
+
+    #[test]
+    fn the_source_partition_is_the_closed_list() {
+        // Hot lists and store platforms together are WATCH_SOURCES (proto).
+        let mut partition: Vec<&str> = LIST_SOURCES.iter().chain(WORK_SOURCES.iter()).copied().collect();
+        let mut closed: Vec<&str> = WatchSource::ALL.iter().map(|s| s.as_str()).collect();
+        partition.sort_unstable();
+        closed.sort_unstable();
+        assert_eq!(partition, closed);
     }
 
     #[test]

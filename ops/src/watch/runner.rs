@@ -1,4 +1,4 @@
-//! The watch-list scheduler (issue 19 item 2; docs/watchlists.md
+//! The watch-list scheduler (docs/watchlists.md
 //! "Scheduling"): every `tick_secs` it looks for watch lists due at the
 //! service clock's now, leases each one (one runner of all replicas wins the
 //! conditional row update), runs one firing and writes the outcome.
@@ -10,7 +10,7 @@
 //!    24 hours) ([`super::digest`]); empty: nothing to push;
 //! 3. [`DIGEST_PRICE`] is reserved (402: the watch list is paused,
 //!    `paused_insufficient_points`, and nothing is sent); the digest is
-//!    posted to each channel ([`super::channel::send`]); the points are
+//!    posted to each channel ([`mediaops_connectors::notify::send`]); the points are
 //!    committed when one channel accepted it, released when none did; the
 //!    pushed items join the seen-set only when delivered;
 //! 4. one delivery-log line per channel.
@@ -25,12 +25,12 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::watch::v1::Delivery;
 
-use super::channel::{self, Envelope, RetryPolicy};
 use super::rules::{QuietHours, Schedule, parse_groups};
 use super::settings::WatchSettings;
 use super::store::{RunOutcome, StoredWatchlist, WatchStore};
 use super::{DIGEST_PRICE, state};
 use crate::trend::Trends;
+use mediaops_connectors::notify::{self as channel, Envelope, RetryPolicy};
 use mediaops_connectors::outbound::{FetchLimits, GuardedFetcher, OutboundSettings};
 use mediaops_platform::billing::{Ledger, Reserved, UsageRecord};
 use mediaops_platform::error::ServiceError;
@@ -51,13 +51,21 @@ const FIRST_WINDOW_HOURS: i64 = 24;
 
 /// Runs due watch lists.
 pub struct Runner {
+    /// Watch lists, their leases, seen-sets and delivery logs.
     pub store: Arc<dyn WatchStore>,
+    /// Where a digest's [`super::DIGEST_PRICE`] is reserved and settled.
     pub ledger: Arc<dyn Ledger>,
+    /// Reads the hot lists and rising works a digest is made of.
     pub trends: Arc<Trends>,
+    /// The service clock: when a watch list is due, the digest's window.
     pub clock: Clock,
+    /// The guarded client channels post through.
     pub fetcher: GuardedFetcher,
+    /// Scheduler and SMTP settings (`[watchlists]`).
     pub settings: WatchSettings,
+    /// Timeouts and sizes of one channel request (`[outbound]`).
     pub limits: FetchLimits,
+    /// Retries of a channel request (`[outbound]` `retries`, `retry_backoff_ms`).
     pub retry: RetryPolicy,
     /// This runner's lease owner name.
     pub owner: String,
@@ -66,6 +74,8 @@ pub struct Runner {
 }
 
 impl Runner {
+    /// A runner named after this process (its lease owner), with the
+    /// `[outbound]` request limits and retry policy.
     pub fn new(
         store: Arc<dyn WatchStore>,
         ledger: Arc<dyn Ledger>,
@@ -246,7 +256,7 @@ impl Runner {
             fetcher: &self.fetcher,
             limits: self.limits,
             retry: self.retry,
-            settings: &self.settings,
+            smtp: self.settings.smtp(),
         };
         let mut charged = false;
         for (i, channel) in spec.channels.iter().enumerate() {

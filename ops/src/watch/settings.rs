@@ -1,6 +1,10 @@
 //! `[watchlists]` settings (`MEDIAOPS_WATCHLISTS__…`; docs/watchlists.md
 //! "Configuration").
 
+use mediaops_connectors::notify::Smtp;
+use mediaops_platform::error::ServiceError;
+use mediaops_proto::closed_sets::WatchChannel;
+use mediaops_proto::error_code::ErrorCode;
 use serde::{Deserialize, Serialize};
 
 /// How the watch-list scheduler runs.
@@ -43,5 +47,34 @@ impl WatchSettings {
     /// The interval of `on_change` runs.
     pub fn on_change_every(&self) -> chrono::Duration {
         chrono::Duration::seconds(i64::try_from(self.on_change_secs).unwrap_or(i64::MAX).max(1))
+    }
+
+    /// The SMTP server e-mail channels are sent through.
+    pub fn smtp(&self) -> Smtp<'_> {
+        Smtp { url: self.smtp_url.as_deref(), from: &self.smtp_from }
+    }
+
+    /// Whether a channel type can be used on this service.
+    ///
+    /// # Errors
+    /// 400 naming `field` for a type that is none of [`WatchChannel`];
+    /// 503 `not_configured` naming `field` for e-mail without an SMTP
+    /// server. Nothing is stored.
+    pub fn channel_available(&self, kind: &str, field: &str) -> Result<(), ServiceError> {
+        match WatchChannel::parse_field(kind, field)? {
+            WatchChannel::Email if self.smtp_url.is_none() => Err(ServiceError {
+                field: Some(field.to_owned()),
+                ..ServiceError::new(
+                    ErrorCode::NotConfigured,
+                    "e-mail channels need an SMTP server: set MEDIAOPS_WATCHLISTS__SMTP_URL and __SMTP_FROM (docs/watchlists.md \"E-mail\"); nothing was stored",
+                )
+            }),
+            WatchChannel::Email
+            | WatchChannel::Webhook
+            | WatchChannel::Wecom
+            | WatchChannel::Feishu
+            | WatchChannel::Dingtalk
+            | WatchChannel::Telegram => Ok(()),
+        }
     }
 }

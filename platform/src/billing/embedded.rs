@@ -3,7 +3,7 @@
 //! Concurrent changes share one write (group commit). The usage log is
 //! appended to `<data_dir>/usage.jsonl`.
 //!
-//! Two kinds of change (issue 22; docs/billing.md "Embedded or Redis"):
+//! Two kinds of change (docs/billing.md "Embedded or Redis"):
 //! - **durable before acknowledged** (`EmbeddedLedger::change`): keys,
 //!   grants, rate limits, idempotency records, the sweeper's releases. Their
 //!   loss would hurt a customer (points granted, a key still enabled, an

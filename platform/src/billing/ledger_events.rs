@@ -1,4 +1,4 @@
-//! The Redis ledger's event channel, `P:ledger-events` (issue 22 item 3):
+//! The Redis ledger's event channel, `P:ledger-events` (docs/billing.md):
 //! a core that disables a key or changes an account's rate limit announces
 //! it ([`publish`]) to every core sharing the Redis, and [`subscribe`]
 //! keeps each core's [`KeyCache`] and [`LimitCache`] in step: live while
@@ -67,7 +67,9 @@ impl<'a> Event<'a> {
 /// The caches one subscription keeps in step.
 #[derive(Debug, Clone)]
 pub struct Caches {
+    /// Keys by their hash, as authentication reads them.
     pub keys: Arc<KeyCache>,
+    /// Accounts' rate limits, as the rate limiter reads them.
     pub limits: Arc<LimitCache>,
 }
 

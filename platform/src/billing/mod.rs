@@ -42,9 +42,15 @@ pub const USAGE_LOG_LIMIT: usize = 10_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reserved {
     /// The points are held; `balance` is what is left.
-    Held { balance: i64 },
+    Held {
+        /// Points left after the hold.
+        balance: i64,
+    },
     /// The balance is below the price; nothing was held.
-    Insufficient { balance: i64 },
+    Insufficient {
+        /// The account's points, below the price.
+        balance: i64,
+    },
 }
 
 /// What an `Idempotency-Key` lookup found.
@@ -55,15 +61,23 @@ pub enum IdempotencyBegin {
     /// A request with this key is still running.
     InProgress,
     /// Done before: the stored answer and whether the request was the same.
-    Replay { same_request: bool, response: Vec<u8> },
+    Replay {
+        /// Whether the stored request's hash equals this one's (else 409).
+        same_request: bool,
+        /// The encoded answer first given.
+        response: Vec<u8>,
+    },
 }
 
 /// One line of an account's usage log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageRecord {
+    /// The call's `x-request-id`.
     pub request_id: String,
+    /// The account charged.
     pub account_id: String,
+    /// The operation called (`lifestyle.search-note`).
     pub operation_key: String,
     /// Points charged (0 when released or free).
     pub points: i64,
@@ -81,8 +95,11 @@ pub struct KeyInfo {
     pub key_id: String,
     /// The key's first characters, e.g. `mk_AbCd…`.
     pub prefix: String,
+    /// The account the key spends from.
     pub account_id: String,
+    /// Whether the key was revoked (calls with it answer 401).
     pub disabled: bool,
+    /// RFC 3339 UTC.
     pub created_at: String,
 }
 
@@ -162,7 +179,7 @@ pub trait Ledger: Send + Sync + 'static {
     async fn account_usage_counts(&self, account_id: &str) -> Result<HashMap<String, i64>, ServiceError>;
     /// The account's most recent usage, newest first, at most `limit`.
     async fn usage_log(&self, account_id: &str, limit: usize) -> Result<Vec<UsageRecord>, ServiceError>;
-    /// The account's own rate limit (issue 16 item 4; docs/rate-limits.md);
+    /// The account's own rate limit (docs/rate-limits.md);
     /// `None` = the configured default applies.
     async fn rate_limit(&self, account_id: &str) -> Result<Option<Limit>, ServiceError>;
     /// Sets the account's own rate limit (`Some`) or drops it (`None`: back

@@ -69,7 +69,7 @@ pub const WARNINGS_METADATA: &str = mediaops_proto::warnings::METADATA;
 /// Warnings an answer carries at most; the last one then says how many
 /// more there were. Warnings travel as response metadata, so an unbounded
 /// number (one per unknown id of a long list) could blow the peer's
-/// header-list limit (issue 21 item 1).
+/// header-list limit (docs/errors.md "Limits of a request").
 pub const MAX_WARNINGS: usize = 20;
 
 impl Warnings {

@@ -1,4 +1,4 @@
-//! What one call is, below everything that handles it (issue 20: the lower
+//! What one call is, below everything that handles it (the lower
 //! layer of the platform): the operation called ([`OperationInfo`]), what a
 //! handler knows about the call ([`CallContext`], with its [`Warnings`] and
 //! [`TaskIdSlot`]), the points it holds ([`HoldSlot`]) and its timing bounds

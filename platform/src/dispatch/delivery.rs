@@ -1,5 +1,5 @@
 //! Settling a call when its answer is delivered, not when its handler
-//! returns (issue 21 item 1: "settle only on a delivered success").
+//! returns ("settle only on a delivered success").
 //!
 //! The pipeline leaves a successful call's [`Settlement`] in the response's
 //! extensions ([`PendingSettlement`]); the operation service wraps the

@@ -4,8 +4,8 @@
 //! Order (ARCHITECTURE.md; billing issue item 2):
 //! 1. authenticate the key (401), or the admin token for `kind: admin` RPCs;
 //!    then take one call from the key's and the account's rate-limit cells
-//!    (429 `rate_limited`: nothing run, reserved or recorded; issue 16 item
-//!    4, [`crate::rate_limit`]). A limited account's answers, successes
+//!    (429 `rate_limited`: nothing run, reserved or recorded;
+//!    docs/rate-limits.md, [`crate::rate_limit`]). A limited account's answers, successes
 //!    included, carry the `ratelimit-policy` and `ratelimit` metadata, a
 //!    429 also `retry-after` ([`mediaops_proto::rate_limit`]);
 //! 2. refuse operations under maintenance, declared or switched at run time
@@ -193,7 +193,7 @@ impl Pipeline {
 
     /// An `internal` error's text may hold anything (a database's message,
     /// a path): it is logged with the request id and the client gets the
-    /// request id only (issue 21 item 4).
+    /// request id only (docs/errors.md "Limits of a request").
     fn hide_internal(&self, error: ServiceError, request_id: &str, operation: &str) -> ServiceError {
         if error.code != ErrorCode::Internal {
             return error;

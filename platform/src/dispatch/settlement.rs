@@ -1,6 +1,6 @@
 //! The end of a call that got as far as billing: settle the points it holds,
 //! finish its idempotency record, log it, count it and record its usage,
-//! exactly once (issue 21 items 1 and 9; docs/billing.md "When a call is
+//! exactly once (docs/billing.md "When a call is
 //! charged").
 //!
 //! - [`Settlement::delivered`]: the answer was handed to the transport

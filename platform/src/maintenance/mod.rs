@@ -1,4 +1,4 @@
-//! The maintenance switch (issue 10 item 5, spec 3; docs/maintenance.md).
+//! The maintenance switch (spec 3; docs/maintenance.md).
 //!
 //! An operation is under maintenance when the proto declares it so (the spec's
 //! `lifestyle.comments` and `articles.articles-sync-account`), unless an admin
@@ -36,8 +36,8 @@ use crate::registry::{OperationInfo, Registry};
 use mediaops_proto::excerpt::excerpt;
 
 /// How long a core trusts the switches it read: a switch set through one
-/// core is in force on every other within this time (issue 16 item 6 asks
-/// for one second).
+/// core is in force on every other within this time (docs/maintenance.md; the aim is
+/// within one second).
 pub const CACHE_TTL: Duration = Duration::from_millis(500);
 
 /// `availability.status` of an operation under maintenance (spec 2.4).

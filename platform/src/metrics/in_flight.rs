@@ -1,4 +1,4 @@
-//! Calls holding a settlement (issue 16 item 3): how many are in flight,
+//! Calls holding a settlement (docs/state.md): how many are in flight,
 //! how many were settled, and a way to wait until none is left, so a
 //! stopping core settles or releases every reservation before it exits and
 //! can say how many calls it drained. Also served as the gauge

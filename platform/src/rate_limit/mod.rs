@@ -1,4 +1,4 @@
-//! Per-key and per-account rate limits (issue 16 item 4; docs/rate-limits.md).
+//! Per-key and per-account rate limits (docs/rate-limits.md).
 //!
 //! A limit is a rate (`20/s`, `600/m`, `1000/h`, `5000/d`) and a burst,
 //! enforced with GCRA, the generic cell rate algorithm: emission interval

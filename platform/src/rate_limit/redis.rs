@@ -56,7 +56,7 @@ impl RedisLimiter {
     /// caches it while subscribed to its event channel;
     /// `crate::billing::ledger_events`) before each check, and skips the script
     /// when the account's limit, or the default, is off: an unlimited call
-    /// costs no round trip to Redis (issue 22 item 3).
+    /// costs no round trip to Redis (docs/rate-limits.md).
     pub fn with_account_limits(mut self, ledger: Arc<dyn Ledger>) -> RedisLimiter {
         self.limits = Some(ledger);
         self

@@ -1,5 +1,4 @@
-//! The MCP server at `POST /mcp` on the REST port (issue 17 item 5;
-//! docs/mcp.md), built on the official Rust SDK (`rmcp`): Streamable HTTP,
+//! The MCP server at `POST /mcp` on the REST port (docs/mcp.md), built on the official Rust SDK (`rmcp`): Streamable HTTP,
 //! stateless (no session: any gateway replica answers any request), JSON
 //! answers rather than SSE streams. Tools come from [`tools::ToolTable`];
 //! a `tools/call` runs the REST pipeline ([`crate::call::invoke`]) with the

@@ -1,4 +1,4 @@
-//! The MCP tool table (issue 17 item 5; docs/mcp.md "Tools"), derived from
+//! The MCP tool table (docs/mcp.md "Tools"), derived from
 //! the descriptors as the catalogs are: one tool per operation of
 //! `GET /api/apis` and `GET /api/skills` (by `operationKey`), plus
 //! [`POLL_OPERATION`], which those operations' `taskId`s point to.

@@ -1,4 +1,4 @@
-//! The document's shared `components` (issue 17 item 2): the Bearer
+//! The document's shared `components` (docs/openapi.md): the Bearer
 //! security scheme (spec 5), the envelope's error object (docs/errors.md),
 //! one error response per HTTP status with the `error.code`s of that status
 //! ([`mediaops_proto::error_code::ErrorCode`]), the headers and the request

@@ -1,5 +1,4 @@
-//! `GET /docs`: a browsable reference of the OpenAPI document (issue 17
-//! item 3), rendered by Swagger UI vendored from the npm package
+//! `GET /docs`: a browsable reference of the OpenAPI document, rendered by Swagger UI vendored from the npm package
 //! `swagger-ui-dist` (`rest-gateway/assets/swagger-ui/README.md`: version,
 //! licence, checksums) and embedded in the binary, so no CDN is needed at
 //! run time. Every URL the page loads is relative to this origin, and a

@@ -1,4 +1,4 @@
-//! The whole OpenAPI 3.1 document (issue 17 item 2), built once at start-up
+//! The whole OpenAPI 3.1 document (docs/openapi.md), built once at start-up
 //! from the descriptor pool: one path item per path of the route table
 //! ([`crate::routes::routes`]), one operation per route, the tags in the
 //! order the operations first use them, and the shared components.

@@ -1,6 +1,6 @@
-//! The OpenAPI 3.1 document of the REST API (issue 17 item 2), generated
+//! The OpenAPI 3.1 document of the REST API (docs/openapi.md), generated
 //! once at start-up from the same descriptors as the catalogs and the route
-//! table, and its docs page (item 3). Public routes, no key needed:
+//! table, and its docs page. Public routes, no key needed:
 //!
 //! - `GET /openapi.json`, `GET /openapi.yaml`: the document, with `ETag`,
 //!   `Cache-Control` and `304` on `If-None-Match`;

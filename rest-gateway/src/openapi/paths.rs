@@ -1,6 +1,6 @@
 //! One OpenAPI operation object per route of the route table
 //! ([`crate::routes::routes`]), from the RPC's descriptors and operation
-//! metadata (issue 17 item 2): path and query parameters (GET) or the JSON
+//! metadata (docs/openapi.md): path and query parameters (GET) or the JSON
 //! body (and `multipart/form-data` for uploads) with the catalogs' request
 //! schema, the envelope with the operation's `data` schema, its error
 //! statuses, security and the price extensions.

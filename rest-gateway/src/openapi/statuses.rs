@@ -1,5 +1,5 @@
 //! Which error statuses an operation can answer, derived from its route and
-//! metadata (issue 17 item 2; the rule is written out in docs/openapi.md).
+//! metadata (the rule is written out in docs/openapi.md).
 //! Each status is answered with the envelope of docs/errors.md and one of
 //! the `error.code`s of [`ErrorCode`] mapped to it.
 

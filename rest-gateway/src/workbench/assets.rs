@@ -3,7 +3,7 @@
 //! hash (`/assets/pages/home.3f9a1c2b7d.js`) with a year-long immutable
 //! cache; `index.html` is rendered once at start-up with those names and an
 //! import map, and served with `no-cache` and a Content-Security-Policy
-//! that allows only this origin's scripts (issue 18 item 1).
+//! that allows only this origin's scripts (docs/workbench.md).
 
 use std::collections::HashMap;
 

@@ -1,4 +1,4 @@
-//! The web workbench (issue 18), served by the gateway on the REST port: `GET /`
+//! The web workbench (docs/workbench.md), served by the gateway on the REST port: `GET /`
 //! (the app's page), `GET /assets/…` (its hashed, embedded files) and
 //! `GET /workbench/routes.json` (each operation's REST route and gRPC
 //! method, for building calls and "copy as curl/grpcurl"). Everything else

@@ -1,4 +1,4 @@
-//! What a store failure means to a caller (issue 21, items 4 and 5): one
+//! What a store failure means to a caller: one
 //! classification of [`StoreError`] and the one [`ServiceError`] each class
 //! becomes, shared by the data operations, tasks and sync jobs.
 //!

@@ -1,6 +1,5 @@
 //! The files of the file-backed state of earlier releases, imported once
-//! into the state stores when the store opens (issue 16 item 1;
-//! docs/state.md "Upgrading"). Earlier releases kept, in the data dir:
+//! into the state stores when the store opens (docs/state.md "Upgrading"). Earlier releases kept, in the data dir:
 //!
 //! | directory | files |
 //! |---|---|

@@ -1,4 +1,4 @@
-//! The content store (issue 5; ARCHITECTURE.md "Data"): accounts, works,
+//! The content store (ARCHITECTURE.md "Data"): accounts, works,
 //! their snapshots over time, comments and hot-list entries in the
 //! canonical [`model`], behind one trait implemented once for both backends
 //! ([`backend::SqlStore`], generic over the sqlx database) and passing one
@@ -114,7 +114,7 @@ pub trait ContentStore: Send + Sync {
     /// Which backend: `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
 
-    /// Readiness (issue 21 item 5): the database answers and its schema is
+    /// Readiness (docs/store.md): the database answers and its schema is
     /// current. A schema that is missing or behind (the database was
     /// re-created empty) is migrated here, so a core recovers without a
     /// restart. An unreachable database is an error whose

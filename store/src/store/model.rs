@@ -1,4 +1,4 @@
-//! The canonical content model (issue 5, item 2): one shape for every
+//! The canonical content model: one shape for every
 //! platform token of spec part 1 (`lifestyle`, `shortvideo`, `articles`,
 //! `videosite`, `intlshort`, `channels`, `clipapp`, …).
 //!

@@ -1,4 +1,4 @@
-//! Retention (issue 24 item 5; docs/store.md "Retention"): snapshots older
+//! Retention (docs/store.md "Retention"): snapshots older
 //! than `MEDIAOPS_SNAPSHOT_RETENTION_DAYS` days are pruned, so the store's
 //! hot size is bounded.
 //!

@@ -1,4 +1,4 @@
-//! Chinese segmentation for the store's full-text indexes (issue 5, item 4).
+//! Chinese segmentation for the store's full-text indexes.
 //!
 //! Titles, descriptions, tags and queries are cut with jieba in search mode
 //! (the same segmenter and rules as skill search,

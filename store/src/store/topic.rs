@@ -1,6 +1,5 @@
 //! The topic classifier behind the AI feeds (`*-ai-feed`) and the 短剧
-//! feeds (`*-playlet-feed`, `multi/playlet-feed`) (issue 5 item 5;
-//! docs/store.md "Topics").
+//! feeds (`*-playlet-feed`, `multi/playlet-feed`) (docs/store.md "Topics").
 //!
 //! Method: a work's text is scored against a small lexicon per topic.
 //! Latin terms (`ai`, `chatgpt`, `aigc`) are matched as whole segmented

@@ -1,4 +1,4 @@
-//! The bare-metal bound of a charged REST call (issue 22): an axum handler
+//! The bare-metal bound of a charged REST call (docs/performance.md): an axum handler
 //! that checks a Bearer key, parses the JSON body, debits one point with
 //! one Redis `EVALSHA` and answers a small envelope. Nothing else: no
 //! catalog, no validation, no store, no usage record. `bench/load` measures

@@ -1,4 +1,4 @@
-//! The load generator of `bench/load` (issue 22): measures every target of
+//! The load generator of `bench/load` (docs/performance.md): measures every target of
 //! a tab-separated list in one run, programs alternating, and prints one
 //! Markdown table of req/s, p50, p99 and the ratio to the bound.
 //!

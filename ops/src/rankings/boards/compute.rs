@@ -17,7 +17,9 @@ use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
 /// A board's rows: works, or named accounts and authors.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rows {
+    /// A board of works (notes, videos, articles), best first.
     Works(Vec<BoardWork>),
+    /// A board of accounts or authors by name, best first.
     Named(Vec<NamedRow>),
 }
 

@@ -1,4 +1,4 @@
-//! Boards as data (issue 24 item 1; docs/rankings.md "Boards as data"): the
+//! Boards as data (docs/rankings.md "Boards as data"): the
 //! ranking boards of canonical windows (days, Monday weeks, calendar
 //! months, the surge board's seven days) are computed once their days are
 //! final and stored ranked in the board tables (`store::boards`), so an

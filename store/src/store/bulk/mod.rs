@@ -1,4 +1,4 @@
-//! The bulk snapshot path (issue 24 item 4; docs/store.md "Bulk
+//! The bulk snapshot path (docs/store.md "Bulk
 //! snapshots"): many snapshots of one platform's works or accounts in one
 //! call, [`ContentStore::bulk_work_snapshots`](crate::store::ContentStore::bulk_work_snapshots) and
 //! [`ContentStore::bulk_account_snapshots`](crate::store::ContentStore::bulk_account_snapshots).

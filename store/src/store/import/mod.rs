@@ -1,4 +1,4 @@
-//! Import into the content store (issue 5, item 3; docs/store.md
+//! Import into the content store (docs/store.md
 //! "Import"). Each format reads files into canonical records, row by row,
 //! and hands them to one [`RowWriter`], which writes [`BATCH_ROWS`] rows at
 //! a time — accounts, works, comments and hot-list entries through

@@ -18,7 +18,7 @@ pub trait CharterStore: Send + Sync + 'static {
 
     /// Replaces the whole charter of the profile `stored.profile_id`
     /// (creating the profile), as given: the caller stamps
-    /// `charterUpdatedAt` (`core_service::charter::CharterService::put`).
+    /// `charterUpdatedAt` (`mediaops_ops::charter::Charters::put`).
     async fn put(&self, account_id: &str, stored: &StoredCharter) -> Result<(), ServiceError>;
 }
 

@@ -1,4 +1,4 @@
-//! Where watch lists live (issue 19 item 1; docs/watchlists.md "Storage"):
+//! Where watch lists live (docs/watchlists.md "Storage"):
 //! the [`WatchStore`] trait, implemented for both databases of the content
 //! store (`crate::store::watch`, migration 0009), and the JSON form of the
 //! stored documents ([`to_json`], [`from_json`]: proto JSON).

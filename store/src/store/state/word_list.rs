@@ -67,7 +67,7 @@ impl AccountLists {
 /// (`crate::store::word_list`: SQLite in the data dir, or PostgreSQL shared
 /// by every core; docs/state.md). Nothing is cached in process: every call
 /// reads the database, so a change through another core is in force at
-/// once (issue 16 item 2).
+/// once (docs/store.md).
 #[async_trait::async_trait]
 pub trait CustomWordStore: Send + Sync + 'static {
     /// Every list of the account (empty when none was stored).

@@ -9,15 +9,21 @@ use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
 use super::text::{Markup, Measure, messages};
-use super::{ChannelFormat, Envelope, Outgoing, errcode_zero};
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing, errcode_zero};
 
 /// WeCom's markdown limit, in bytes.
 pub const LIMIT_BYTES: usize = 4096;
 
+/// The WeCom group robot format.
 pub struct Wecom;
 
 impl ChannelFormat for Wecom {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, _now: DateTime<Utc>) -> Result<Vec<Outgoing>, String> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        _now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         messages(envelope, Markup::Markdown, Measure::Bytes, LIMIT_BYTES)
             .into_iter()
             .map(|content| {
@@ -26,7 +32,7 @@ impl ChannelFormat for Wecom {
             .collect()
     }
 
-    fn accepted(&self, body: &[u8]) -> Result<(), String> {
+    fn accepted(&self, body: &[u8]) -> Result<(), NotifyError> {
         errcode_zero(body, "errcode", "errmsg")
     }
 }

@@ -10,7 +10,7 @@ use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
 use super::text::{Markup, Measure, messages};
-use super::{ChannelFormat, Envelope, Outgoing};
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing};
 
 /// Telegram's message limit, in characters.
 pub const LIMIT_CHARS: usize = 4096;
@@ -18,10 +18,16 @@ pub const LIMIT_CHARS: usize = 4096;
 /// The Bot API's address when the channel names none.
 pub const DEFAULT_BASE: &str = "https://api.telegram.org";
 
+/// The Telegram Bot API format.
 pub struct Telegram;
 
 impl ChannelFormat for Telegram {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, _now: DateTime<Utc>) -> Result<Vec<Outgoing>, String> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        _now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let base = if channel.url.is_empty() { DEFAULT_BASE } else { channel.url.trim_end_matches('/') };
         let url = format!("{base}/bot{}/sendMessage", channel.secret);
         messages(envelope, Markup::Html, Measure::Chars, LIMIT_CHARS)
@@ -38,12 +44,13 @@ impl ChannelFormat for Telegram {
             .collect()
     }
 
-    fn accepted(&self, body: &[u8]) -> Result<(), String> {
-        let answer: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
+    fn accepted(&self, body: &[u8]) -> Result<(), NotifyError> {
+        let answer: serde_json::Value = serde_json::from_slice(body).map_err(NotifyError::NotJson)?;
         if answer["ok"] == true {
             Ok(())
         } else {
-            Err(format!("telegram said {}", answer["description"].as_str().unwrap_or("not ok")))
+            let message = answer["description"].as_str().unwrap_or("not ok").to_owned();
+            Err(NotifyError::Refused { code: "telegram".to_owned(), message })
         }
     }
 }

@@ -3,11 +3,12 @@
 //! into messages under a target's limit.
 
 use super::Envelope;
-use crate::watch::digest::DigestItem;
+use super::digest::DigestItem;
 
 /// Markup of a chat target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Markup {
+    /// Markdown (WeCom, DingTalk, Feishu's `lark_md`, e-mail's plain part).
     Markdown,
     /// Telegram's HTML parse mode: `<b>`, `<a href>`, entities escaped.
     Html,

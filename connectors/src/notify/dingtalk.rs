@@ -11,14 +11,17 @@ use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
 use super::text::{Markup, Measure, messages};
-use super::{ChannelFormat, Envelope, Outgoing, errcode_zero};
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing, errcode_zero};
 
 /// Characters of one markdown message (ours: DingTalk truncates long ones).
 pub const LIMIT_CHARS: usize = 4000;
 
+/// The DingTalk custom robot format.
 pub struct Dingtalk;
 
-/// The `sign` query value, URL-encoded.
+/// The `sign` query value, URL-encoded: base64 of HMAC-SHA256 with key
+/// `secret` over `"<timestamp_ms>\n<secret>"` (`timestamp_ms` in Unix
+/// milliseconds).
 pub fn sign(timestamp_ms: i64, secret: &str) -> String {
     let mac = super::hmac_sha256(secret.as_bytes(), format!("{timestamp_ms}\n{secret}").as_bytes());
     let b64 = base64::engine::general_purpose::STANDARD.encode(mac);
@@ -26,7 +29,12 @@ pub fn sign(timestamp_ms: i64, secret: &str) -> String {
 }
 
 impl ChannelFormat for Dingtalk {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, String> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let mut url = channel.url.clone();
         if !channel.secret.is_empty() {
             let ts = now.timestamp_millis();
@@ -42,7 +50,7 @@ impl ChannelFormat for Dingtalk {
             .collect()
     }
 
-    fn accepted(&self, body: &[u8]) -> Result<(), String> {
+    fn accepted(&self, body: &[u8]) -> Result<(), NotifyError> {
         errcode_zero(body, "errcode", "errmsg")
     }
 }

@@ -1,4 +1,4 @@
-//! The generic webhook (issue 19 item 2; docs/watchlists.md "Generic
+//! The generic webhook (docs/watchlists.md "Generic
 //! webhook"): one JSON POST per digest, signed the
 //! [Standard Webhooks](https://www.standardwebhooks.com/) way, so any of
 //! that specification's libraries verifies it, and also with the older
@@ -23,8 +23,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
-use super::{ChannelFormat, Envelope, Outgoing};
-use crate::watch::secret::signing_key;
+use super::secret::signing_key;
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing};
 
 /// Signature header of the `X-Mediaops-*` scheme.
 pub const SIGNATURE: &str = "x-mediaops-signature";
@@ -57,7 +57,12 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
 }
 
 impl ChannelFormat for Webhook {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, String> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         let body = json!({
             "type": "watchlist.digest",
             "watchlistId": envelope.watchlist_id,
@@ -68,7 +73,7 @@ impl ChannelFormat for Webhook {
             "deduplicated": envelope.digest.deduplicated,
             "items": envelope.digest.items,
         });
-        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let body = serde_json::to_vec(&body)?;
         let timestamp = now.timestamp();
         let mut headers = vec![
             ("content-type".to_owned(), "application/json".to_owned()),

@@ -31,17 +31,26 @@ pub fn signing_key(secret: &str) -> Vec<u8> {
         .unwrap_or_else(|| secret.as_bytes().to_vec())
 }
 
+/// A webhook secret that may not be saved. Its text never quotes the
+/// secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretError {
+    /// `whsec_` followed by something that is not base64 of one byte or more.
+    #[error(
+        "a secret starting with {SECRET_PREFIX} must be base64 of the key after the prefix (Standard Webhooks), \
+         e.g. {SECRET_PREFIX} + 32 random bytes in base64"
+    )]
+    NotBase64,
+}
+
 /// Whether `secret` may be saved on a webhook channel: a `whsec_` secret
 /// must be base64 of at least one byte after its prefix.
 ///
 /// # Errors
-/// What is wrong with it (the secret itself is never quoted).
-pub fn check_secret(secret: &str) -> Result<(), String> {
+/// [`SecretError::NotBase64`].
+pub fn check_secret(secret: &str) -> Result<(), SecretError> {
     match secret.strip_prefix(SECRET_PREFIX) {
-        Some(encoded) if BASE64.decode(encoded).map_or(true, |key| key.is_empty()) => Err(format!(
-            "a secret starting with {SECRET_PREFIX} must be base64 of the key after the prefix (Standard Webhooks), \
-             e.g. {SECRET_PREFIX} + 32 random bytes in base64"
-        )),
+        Some(encoded) if BASE64.decode(encoded).map_or(true, |key| key.is_empty()) => Err(SecretError::NotBase64),
         _ => Ok(()),
     }
 }
@@ -56,7 +65,7 @@ mod tests {
         assert!(check_secret("whsec_dGVzdA").is_ok(), "padding is optional");
         assert!(check_secret("anything else").is_ok());
         for bad in ["whsec_", "whsec_not base64!", "whsec_…"] {
-            assert!(check_secret(bad).unwrap_err().contains("base64"), "{bad}");
+            assert!(check_secret(bad).unwrap_err().to_string().contains("base64"), "{bad}");
         }
     }
 }

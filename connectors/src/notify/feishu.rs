@@ -11,21 +11,28 @@ use mediaops_proto::mediaops::watch::v1::Channel;
 use serde_json::json;
 
 use super::text::{Markup, Measure, messages};
-use super::{ChannelFormat, Envelope, Outgoing, errcode_zero};
+use super::{ChannelFormat, Envelope, NotifyError, Outgoing, errcode_zero};
 
 /// Characters of one card's text (ours: well under Feishu's 30 KB card limit).
 pub const LIMIT_CHARS: usize = 4000;
 
+/// The Feishu custom bot format.
 pub struct Feishu;
 
-/// The `sign` field.
+/// The `sign` field: base64 of HMAC-SHA256 with key `"<timestamp>\n<secret>"`
+/// (`timestamp` in Unix seconds) over an empty message.
 pub fn sign(timestamp: i64, secret: &str) -> String {
     let key = format!("{timestamp}\n{secret}");
     base64::engine::general_purpose::STANDARD.encode(super::hmac_sha256(key.as_bytes(), b""))
 }
 
 impl ChannelFormat for Feishu {
-    fn render(&self, channel: &Channel, envelope: &Envelope<'_>, now: DateTime<Utc>) -> Result<Vec<Outgoing>, String> {
+    fn render(
+        &self,
+        channel: &Channel,
+        envelope: &Envelope<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Outgoing>, NotifyError> {
         messages(envelope, Markup::Markdown, Measure::Chars, LIMIT_CHARS)
             .into_iter()
             .map(|text| {
@@ -47,7 +54,7 @@ impl ChannelFormat for Feishu {
             .collect()
     }
 
-    fn accepted(&self, body: &[u8]) -> Result<(), String> {
+    fn accepted(&self, body: &[u8]) -> Result<(), NotifyError> {
         errcode_zero(body, "code", "msg")
     }
 }
