@@ -1,4 +1,4 @@
-//! A vendor's circuit breaker (issue 10 item 3): after `failures`
+//! A vendor's circuit breaker (docs/vendors.md `[breaker]`): after `failures`
 //! consecutive failed calls the circuit opens and calls fail at once for
 //! `open_secs`; then one trial call is let through (half-open): its success
 //! closes the circuit, its failure opens it again.

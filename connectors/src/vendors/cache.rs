@@ -1,4 +1,4 @@
-//! The answer cache of mapped operations (issue 10 item 2; docs/vendors.md
+//! The answer cache of mapped operations (docs/vendors.md
 //! "A call"): found and empty answers reused for the same request for the
 //! operation's `cache_ttl_secs`. In process by default (moka); in Redis
 //! when the core has one (`MEDIAOPS_REDIS_URL`), so every core shares it.

@@ -1,4 +1,4 @@
-//! Source chains from config (issue 10 item 2; docs/vendors.md "Source
+//! Source chains from config (docs/vendors.md "Source
 //! chains" and "Packs"): `[sources]` maps an operation key to a chain of
 //! `store`, `store:fresh` and `upstream:<vendor>` (the spec's "curated
 //! store, then a larger pool"), and every operation an enabled pack maps

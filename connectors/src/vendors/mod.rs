@@ -1,4 +1,4 @@
-//! Upstream data vendors (issue 10; docs/vendors.md): declarative mappings
+//! Upstream data vendors (docs/vendors.md): declarative mappings
 //! that connect a commercial data API without Rust ([`mapping`], jq
 //! [`filter`]s), each vendor with its key, rate limit and circuit
 //! [`breaker`] ([`vendor`]), and the `upstream:<vendor>` sources that source
