@@ -167,6 +167,10 @@ impl Core {
         let trend = mediaops_ops::trend::Trends::new(data.clone());
         trend_service::register(&mut registry, &Arc::new(mediaops_ops::services::trend::Trend(trend.clone())))?;
         multi_service::register(&mut registry, &Arc::new(mediaops_ops::services::multi::Multi(data.clone())))?;
+        mediaops_proto::mediaops::history::v1::history_service::register(
+            &mut registry,
+            &Arc::new(mediaops_ops::services::history::History(data.clone())),
+        )?;
         microblog_service::register(
             &mut registry,
             &Arc::new(mediaops_ops::services::microblog::Microblog(data.clone())),

@@ -16,6 +16,7 @@ pub mod charter;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod data_api;
 pub mod feeds;
+pub mod history;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod rankings;
 pub mod safety;
