@@ -149,7 +149,7 @@ async fn history_charts_work_in_a_real_browser() {
     // Over REST first: points by day, 400 naming the field, and free.
     let balance = async || service.get("/api/account/balance").await.1["data"]["points"].clone();
     let before = balance().await;
-    let call = |slug: &str, body: serde_json::Value| service.post(&format!("/api/apis/history/{slug}/call"), body);
+    let call = async |slug: &str, body: serde_json::Value| service.post(&format!("/api/apis/history/{slug}/call"), body).await;
     let (status, body) = call("account-history", serde_json::json!({"platform": "videosite", "accountId": "927587"})).await;
     assert_eq!(status, 200, "{body}");
     let fans: Vec<_> = body["data"]["points"].as_array().unwrap().iter().map(|p| (p["day"].clone(), p["fans"].clone())).collect();
