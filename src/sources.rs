@@ -37,7 +37,9 @@ pub fn lines(settings: &VendorSettings, registry: &Registry) -> anyhow::Result<V
     let files = core_service::vendors::packs::resolve(settings)?;
     let routes = routes::routes(settings, &files, registry)?;
     let mut operations: Vec<_> = registry.operations().collect();
-    operations.sort_by_key(|op| (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform).unwrap_or(PLATFORM_ORDER.len())));
+    operations.sort_by_key(|op| {
+        (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform).unwrap_or(PLATFORM_ORDER.len()))
+    });
     let mut lines = Vec::new();
     for op in operations {
         let key = op.key();

@@ -149,24 +149,32 @@ async fn history_charts_work_in_a_real_browser() {
     // Over REST first: points by day, 400 naming the field, and free.
     let balance = async || service.get("/api/account/balance").await.1["data"]["points"].clone();
     let before = balance().await;
-    let call = async |slug: &str, body: serde_json::Value| service.post(&format!("/api/apis/history/{slug}/call"), body).await;
-    let (status, body) = call("account-history", serde_json::json!({"platform": "videosite", "accountId": "927587"})).await;
+    let call =
+        async |slug: &str, body: serde_json::Value| service.post(&format!("/api/apis/history/{slug}/call"), body).await;
+    let (status, body) =
+        call("account-history", serde_json::json!({"platform": "videosite", "accountId": "927587"})).await;
     assert_eq!(status, 200, "{body}");
-    let fans: Vec<_> = body["data"]["points"].as_array().unwrap().iter().map(|p| (p["day"].clone(), p["fans"].clone())).collect();
+    let fans: Vec<_> =
+        body["data"]["points"].as_array().unwrap().iter().map(|p| (p["day"].clone(), p["fans"].clone())).collect();
     assert_eq!(fans, [("2023-10-26".into(), 11_386_533.into()), ("2023-10-27".into(), 11_482_842.into())], "{body}");
-    let (status, body) = call("work-history", serde_json::json!({"platform": "videosite", "workId": "BV1cM41197ui", "days": 7})).await;
+    let (status, body) =
+        call("work-history", serde_json::json!({"platform": "videosite", "workId": "BV1cM41197ui", "days": 7})).await;
     assert_eq!(status, 200, "{body}");
     let likes: Vec<_> = body["data"]["points"].as_array().unwrap().iter().map(|p| p["likes"].clone()).collect();
     assert_eq!(likes, [105_019, 377_747], "{body}");
     let (status, body) = call("hot-title-rank", serde_json::json!({"title": "示例热点（测试数据）", "days": 2})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["points"].as_array().unwrap().len(), 2, "{body}");
-    let (status, body) = call("account-history", serde_json::json!({"platform": "videosite", "accountId": "927587", "days": 400})).await;
+    let (status, body) =
+        call("account-history", serde_json::json!({"platform": "videosite", "accountId": "927587", "days": 400})).await;
     assert_eq!((status, &body["error"]["field"]), (400, &serde_json::json!("days")), "{body}");
     assert_eq!(balance().await, before, "the history operations are free");
 
     if !browser_ready() {
-        assert!(std::env::var_os("MEDIAOPS_TEST_REQUIRE_BROWSER").is_none(), "/usr/bin/chromium or playwright is missing");
+        assert!(
+            std::env::var_os("MEDIAOPS_TEST_REQUIRE_BROWSER").is_none(),
+            "/usr/bin/chromium or playwright is missing"
+        );
         eprintln!("skipped the browser part: needs /usr/bin/chromium and `pip install playwright`");
         return;
     }

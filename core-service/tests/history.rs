@@ -24,7 +24,9 @@ use mediaops_proto::mediaops::history::v1 as pb;
 
 /// Asia/Shanghai `2026-11-<day> <hour>:<minute>`.
 fn at(day: u32, hour: u32, minute: u32) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(&format!("2026-11-{day:02}T{hour:02}:{minute:02}:00+08:00")).unwrap().with_timezone(&Utc)
+    DateTime::parse_from_rfc3339(&format!("2026-11-{day:02}T{hour:02}:{minute:02}:00+08:00"))
+        .unwrap()
+        .with_timezone(&Utc)
 }
 
 /// "Today" is 2026-11-28 (Asia/Shanghai), noon.
@@ -118,7 +120,19 @@ async fn history_answers_day_buckets(store: Arc<dyn ContentStore>) {
     assert_eq!((account.account_id.as_str(), account.name.as_deref()), ("u-100", Some("测试账号")));
     assert_eq!((account.from.as_str(), account.to.as_str()), ("2026-10-30", "2026-11-28"));
     let days: Vec<_> = account.points.iter().map(|p| p.day.as_str()).collect();
-    assert_eq!(days, ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"]);
+    assert_eq!(
+        days,
+        [
+            "2026-11-20",
+            "2026-11-21",
+            "2026-11-22",
+            "2026-11-23",
+            "2026-11-25",
+            "2026-11-26",
+            "2026-11-27",
+            "2026-11-28"
+        ]
+    );
     let day27 = &account.points[6];
     assert_eq!((day27.fans, day27.likes, day27.captured_at.as_str()), (Some(99_999), None, "2026-11-27 22:00:00"));
     assert_eq!((account.points[1].fans, account.points[1].captured_at.as_str()), (Some(21_000), "2026-11-21 00:30:00"));
@@ -132,13 +146,19 @@ async fn history_answers_day_buckets(store: Arc<dyn ContentStore>) {
     let work = history::work_history(api.clone(), request).await.unwrap();
     assert_eq!((work.work_id.as_str(), work.title.as_deref(), work.points.len()), ("art-1", Some("一篇文章"), 6));
     let first = &work.points[0];
-    assert_eq!((first.day.as_str(), first.likes, first.comments, first.reads, first.views), ("2026-11-22", Some(22), Some(11), Some(2200), None));
+    assert_eq!(
+        (first.day.as_str(), first.likes, first.comments, first.reads, first.views),
+        ("2026-11-22", Some(22), Some(11), Some(2200), None)
+    );
 
     let request = pb::HotTitleRankRequest { title: "某个热点".into(), source: String::new(), days: 7 };
     let title = history::hot_title_rank(api.clone(), request).await.unwrap();
     assert_eq!(title.sources, ["weibo", "zhihu"]);
-    let ranks: Vec<_> =
-        title.points.iter().map(|p| (p.day.as_str(), p.best_rank, p.best_source.as_str(), p.last_rank, p.captures)).collect();
+    let ranks: Vec<_> = title
+        .points
+        .iter()
+        .map(|p| (p.day.as_str(), p.best_rank, p.best_source.as_str(), p.last_rank, p.captures))
+        .collect();
     assert_eq!(ranks, [("2026-11-26", 3, "zhihu", 3, 3), ("2026-11-27", 12, "weibo", 12, 1)]);
     assert_eq!(title.points[0].hot_value, Some(900));
     let request = pb::HotTitleRankRequest { title: "某个热点".into(), source: "weibo".into(), days: 7 };

@@ -37,7 +37,10 @@ pub fn content_platforms() -> impl Iterator<Item = &'static str> {
 pub fn window(days: i32, today: NaiveDate) -> Result<(NaiveDate, NaiveDate), ServiceError> {
     let days = if days == 0 { DEFAULT_DAYS } else { days };
     if !(1..=MAX_DAYS).contains(&days) {
-        return Err(ServiceError::invalid_field("days", format!("days must be 1-{MAX_DAYS} (default {DEFAULT_DAYS}), not {days}")));
+        return Err(ServiceError::invalid_field(
+            "days",
+            format!("days must be 1-{MAX_DAYS} (default {DEFAULT_DAYS}), not {days}"),
+        ));
     }
     Ok((today - chrono::Duration::days(i64::from(days - 1)), today))
 }
@@ -48,7 +51,11 @@ fn platform(value: &str) -> Result<&'static str, ServiceError> {
     content_platforms().find(|p| *p == value).ok_or_else(|| {
         ServiceError::invalid_field(
             "platform",
-            format!("unknown platform {}; use one of {}", excerpt(value), content_platforms().collect::<Vec<_>>().join(", ")),
+            format!(
+                "unknown platform {}; use one of {}",
+                excerpt(value),
+                content_platforms().collect::<Vec<_>>().join(", ")
+            ),
         )
     })
 }
@@ -177,7 +184,13 @@ pub async fn hot_title_rank(
             hot_value: d.hot_value,
         })
         .collect();
-    Ok(pb::HotTitleRankResponse { title: title.to_owned(), from: day_text(from), to: day_text(to), sources: listed, points })
+    Ok(pb::HotTitleRankResponse {
+        title: title.to_owned(),
+        from: day_text(from),
+        to: day_text(to),
+        sources: listed,
+        points,
+    })
 }
 
 fn clamp(rank: i64) -> i32 {
