@@ -63,19 +63,19 @@ async fn the_workbench_works_in_a_real_browser() {
     })
     .await;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("tests/workbench/browser_test.py");
     let markdown = root.join("../shared/data/markdown/01-doocs-md-sample.md");
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("workbench");
-    let _ = std::fs::remove_dir_all(&out);
-    let base = service.base.clone();
-    let run = move || {
-        std::process::Command::new("python3")
-            .arg(&script)
-            .args([base.as_str(), KEY, POOR_KEY])
-            .arg(&markdown)
-            .arg(&out)
-            .output()
-    };
+    let args =
+        [service.base.clone().into(), KEY.into(), POOR_KEY.into(), markdown.into_os_string(), out.clone().into()];
+    run_browser_script("browser_test.py", &out, args).await;
+}
+
+/// Runs `tests/workbench/<script>` with `args` (its output directory `out`
+/// emptied first) and asserts that every one of its tests passed.
+async fn run_browser_script<const N: usize>(script: &str, out: &std::path::Path, args: [std::ffi::OsString; N]) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/workbench").join(script);
+    let _ = std::fs::remove_dir_all(out);
+    let run = move || std::process::Command::new("python3").arg(&script).args(args).output();
     let output = tokio::task::spawn_blocking(run).await.unwrap().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     println!("{stdout}");
@@ -178,23 +178,8 @@ async fn history_charts_work_in_a_real_browser() {
         eprintln!("skipped the browser part: needs /usr/bin/chromium and `pip install playwright`");
         return;
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("tests/workbench/charts_test.py");
-    let shot = root.join("docs/images/workbench-account-chart.png");
+    let shot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/images/workbench-account-chart.png");
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("workbench-charts");
-    let _ = std::fs::remove_dir_all(&out);
-    let base = service.base.clone();
-    let run = move || {
-        std::process::Command::new("python3")
-            .arg(&script)
-            .args([base.as_str(), KEY, SAMPLE_ACCOUNT])
-            .arg(&out)
-            .arg(&shot)
-            .output()
-    };
-    let output = tokio::task::spawn_blocking(run).await.unwrap().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    println!("{stdout}");
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    let args = [service.base.clone().into(), KEY.into(), SAMPLE_ACCOUNT.into(), out.clone().into(), shot.into()];
+    run_browser_script("charts_test.py", &out, args).await;
 }

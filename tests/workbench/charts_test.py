@@ -1,6 +1,6 @@
 """Chart sections in the workbench, in a real browser (docs/workbench.md "Charts").
 
-Debian's Chromium driven by Playwright for Python, as browser_test.py. Run by
+Debian's Chromium driven by Playwright for Python (harness.py). Run by
 `tests/workbench.rs` (`history_charts_work_in_a_real_browser`), which starts
 the service on 2023-10-28 (MEDIAOPS_NOW) with the real Bilibili feed of
 2023-10-26 and 2023-10-27 and a sample account of eight days, and passes:
@@ -14,15 +14,12 @@ failed.
 
 import os
 import sys
-import traceback
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
+
+from harness import TIMEOUT_MS, run
 
 BASE, KEY, SAMPLE_ACCOUNT, OUT, SCREENSHOT = sys.argv[1:6]
-CHROMIUM = os.environ.get("MEDIAOPS_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT_MS = 20_000
 ACCOUNT_SERIES = ["粉丝数", "获赞数", "作品数"]
 
 
@@ -104,35 +101,5 @@ def test_the_history_operations_draw_their_charts(page):
 
 TESTS = [value for name, value in list(globals().items()) if name.startswith("test_")]
 
-
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    failed = 0
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for test in TESTS:
-            context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN",
-                                          timezone_id="UTC")
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            try:
-                test(page)
-                assert not errors, f"script errors: {errors}"
-                print(f"ok   {test.__name__}")
-            except Exception:
-                failed += 1
-                shot = os.path.join(OUT, f"FAILED-{test.__name__}.png")
-                page.screenshot(path=shot, full_page=True)
-                print(f"FAIL {test.__name__} (screenshot {shot})")
-                traceback.print_exc()
-            finally:
-                context.close()
-        browser.close()
-    print(f"charts: {len(TESTS) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    run("charts", TESTS, OUT, timezone_id="UTC")
