@@ -18,7 +18,7 @@ pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {
 }
 
 /// The table as Markdown: key, method and path, price, status; data APIs
-/// in the spec's platform order, then skills, dedicated endpoints, catalogs,
+/// in the spec's platform order (then ours, `history`), then skills, dedicated endpoints, catalogs,
 /// the feed (served by the gateway's feed URLs), admin RPCs.
 pub fn markdown(registry: &Registry) -> String {
     let mut out = String::from("| operationKey | method and path | price | status |\n|---|---|---|---|\n");
@@ -26,7 +26,8 @@ pub fn markdown(registry: &Registry) -> String {
     operations.sort_by_key(|op| {
         // MetadataKind's numbers follow the table's order (data APIs first).
         let kind = op.meta.kind;
-        let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform);
+        // A platform token of ours (`history`) after the spec's.
+        let platform = PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform).unwrap_or(PLATFORM_ORDER.len());
         (kind, platform)
     });
     for op in operations {

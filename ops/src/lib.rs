@@ -15,6 +15,7 @@ pub mod articles;
 pub mod charter;
 pub mod data_api;
 pub mod feeds;
+pub mod history;
 pub mod rankings;
 pub mod safety;
 // The service types name the concrete reply of each generated trait method

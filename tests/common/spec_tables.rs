@@ -3,7 +3,8 @@
 
 /// `(platform, slug, unitPrice, priceClass)` of every data API of spec
 /// 4.3-4.13. `article-metrics`, `article-comments` and the microblog pair
-/// have no price in the spec; theirs (4, 6, 4, 4) are ours (docs/operations.md).
+/// have no price in the spec; theirs (4, 6, 4, 4) are ours (docs/operations.md); the `history` ones are ours
+/// altogether (docs/history.md).
 pub const DATA_APIS: &[(&str, &str, i64, &str)] = &[
     ("lifestyle", "search-note", 4, "standardData"),
     ("lifestyle", "search-user", 4, "standardData"),
@@ -86,6 +87,10 @@ pub const DATA_APIS: &[(&str, &str, i64, &str)] = &[
     ("multi", "playlet-feed", 6, "standardData"),
     ("microblog", "search", 4, "standardData"),
     ("microblog", "detail", 4, "standardData"),
+    // Ours, not in the spec: counters and ranks over time (docs/history.md).
+    ("history", "account-history", 0, "free"),
+    ("history", "work-history", 0, "free"),
+    ("history", "hot-title-rank", 0, "free"),
 ];
 
 /// `(slug, unitPrice, priceClass, category)` of the 14 generic skills of

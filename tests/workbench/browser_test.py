@@ -17,16 +17,13 @@ import json
 import os
 import subprocess
 import sys
-import traceback
 import urllib.request
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
+
+from harness import TIMEOUT_MS, run
 
 BASE, KEY, POOR_KEY, MARKDOWN_FILE, OUT = sys.argv[1:6]
-CHROMIUM = os.environ.get("MEDIAOPS_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT_MS = 20_000
 
 # The element each descriptor control becomes (spec 2.4 `control`).
 CONTROL_SELECTOR = {
@@ -353,34 +350,5 @@ def test_narrow_screen_and_keyboard(page):
 
 TESTS = [value for name, value in list(globals().items()) if name.startswith("test_")]
 
-
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    failed = 0
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for test in TESTS:
-            context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            try:
-                test(page)
-                assert not errors, f"script errors: {errors}"
-                print(f"ok   {test.__name__}")
-            except Exception:
-                failed += 1
-                shot = os.path.join(OUT, f"FAILED-{test.__name__}.png")
-                page.screenshot(path=shot, full_page=True)
-                print(f"FAIL {test.__name__} (screenshot {shot})")
-                traceback.print_exc()
-            finally:
-                context.close()
-        browser.close()
-    print(f"workbench: {len(TESTS) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    run("workbench", TESTS, OUT)

@@ -208,7 +208,10 @@ pub fn lines(settings: &VendorSettings, registry: &Registry) -> anyhow::Result<V
     let files = super::packs::resolve(settings)?;
     let routes = routes(settings, &files, registry)?;
     let mut operations: Vec<_> = registry.operations().collect();
-    operations.sort_by_key(|op| (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform)));
+    operations.sort_by_key(|op| {
+        // A platform token of ours (`history`) after the spec's.
+        (op.meta.kind, PLATFORM_ORDER.iter().position(|p| *p == op.meta.platform).unwrap_or(PLATFORM_ORDER.len()))
+    });
     let mut lines = Vec::new();
     for op in operations {
         let key = op.key();

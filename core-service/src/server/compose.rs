@@ -212,6 +212,9 @@ pub(super) async fn compose(
             safety.clone(),
         ))),
         feed: feed_service::registration(Arc::new(ops::feed::Feeds(Arc::new(feeds)))),
+        history: mediaops_proto::mediaops::history::v1::history_service::registration(Arc::new(
+            ops::history::History(data.clone()),
+        )),
         intlshort: intlshort_service::registration(Arc::new(ops::intlshort::Intlshort(data.clone()))),
         lifestyle: lifestyle_service::registration(Arc::new(ops::lifestyle::Lifestyle {
             api: data.clone(),

@@ -25,6 +25,7 @@ pub mod charter;
 pub mod clipapp;
 pub mod content_safety;
 pub mod feed;
+pub mod history;
 pub mod intlshort;
 pub mod lifestyle;
 pub mod microblog;

@@ -16,7 +16,8 @@ use mediaops_proto::value_lists::ValueLists;
 const TASK_FAMILIES: [&str; 6] =
     ["find_trends", "search_content", "create_media", "write_content", "analyze_account", "publish_sync"];
 const VALUE_TYPES: [&str; 4] = ["string", "number", "string[]", "number[]"];
-const SECTION_KINDS: [&str; 5] = ["collection", "fields", "document", "media", "articlePreview"];
+/// The section kinds of spec 2.4, and `chart`, ours (docs/catalog.md "Chart sections").
+const SECTION_KINDS: [&str; 6] = ["collection", "fields", "document", "media", "articlePreview", "chart"];
 const ROLES: [&str; 4] = ["title", "meta", "summary", "url"];
 const HTTP_METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
 
@@ -79,6 +80,12 @@ pub fn check(method: &MethodDescriptor, meta: &Operation, lists: &ValueLists) ->
     if let Some(output) = &meta.output {
         for section in &output.sections {
             one_of("output section kind", &section.kind, &SECTION_KINDS, rpc)?;
+            if section.kind == "chart" {
+                ensure!(
+                    section.collection_path.is_some() && section.x_path.is_some() && !section.fields.is_empty(),
+                    "{rpc}: a chart section needs collection_path, x_path and one field per series"
+                );
+            }
             for field in &section.fields {
                 one_of("output field role", &field.role, &ROLES, rpc)?;
             }

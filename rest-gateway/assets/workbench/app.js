@@ -12,6 +12,7 @@ import { operationPage } from 'wb/pages/operation.js';
 import { editorPage } from 'wb/pages/editor.js';
 import { charterPage } from 'wb/pages/charter.js';
 import { usagePage } from 'wb/pages/usage.js';
+import { accountPage } from 'wb/pages/account.js';
 import { codeText, detail } from 'wb/messages.js';
 
 const main = document.getElementById('main');
@@ -55,13 +56,14 @@ async function route() {
     return;
   }
   const context = { ...loaded, balance: () => lastBalance };
-  const [, page, arg] = hash.split('/');
+  const [, page, arg, arg2] = hash.split('/');
   highlightNav(page || '');
   if (!page) homePage(main, context);
   else if (page === 'op' && loaded.byKey.has(arg)) operationPage(main, loaded.byKey.get(arg), context);
   else if (page === 'editor') await editorPage(main, context);
   else if (page === 'charter') charterPage(main, context);
   else if (page === 'usage') await usagePage(main, context);
+  else if (page === 'account' && arg && arg2) await accountPage(main, context, arg, arg2);
   else replace(main, h('h1', {}, '找不到页面'), h('p', {}, h('a', { href: '#/' }, '回到首页')));
   main.removeAttribute('aria-busy');
   const heading = main.querySelector('h1');

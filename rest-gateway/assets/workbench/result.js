@@ -1,24 +1,30 @@
 // Results rendered only from an output descriptor (spec 2.4: `sections[]`
-// of kind collection, fields, document, media, articlePreview; section
-// fields with path, label and role title/meta/summary/url).
+// of kind collection, fields, document, media, articlePreview, and ours,
+// chart; section fields with path, label and role title/meta/summary/url).
 
 import { h, safeUrl } from 'wb/dom.js';
 import { getPath } from 'wb/form.js';
+import { chartSection } from 'wb/chart.js';
+import { accountOf, accountLink } from 'wb/account-link.js';
 
-/** The sections of `descriptor` for `data`, as one node. */
-export function renderResult(descriptor, data) {
+/**
+ * The sections of `descriptor` for `data`, as one node. `platform`: the
+ * operation's platform token, for rows that name an account without one.
+ */
+export function renderResult(descriptor, data, { platform } = {}) {
   const sections = (descriptor && descriptor.sections) || [];
   if (!sections.length) return h('p', { class: 'empty' }, '此操作没有结果描述，请查看原始 JSON。');
-  return h('div', { class: 'result' }, sections.map((section) => renderSection(section, data)));
+  return h('div', { class: 'result' }, sections.map((section) => renderSection(section, data, platform)));
 }
 
-function renderSection(section, data) {
+function renderSection(section, data, platform) {
   const body = {
-    collection: collection,
+    collection: (s, d) => collection(s, d, platform),
     fields: fieldList,
     document: documentText,
     media: mediaGrid,
     articlePreview: articlePreview,
+    chart: chartSection,
   }[section.kind];
   const content = body ? body(section, data) : h('p', { class: 'empty' }, `未知的结果类型 ${section.kind}`);
   return h('section', { class: `result-section kind-${section.kind}`, dataset: { kind: section.kind } },
@@ -33,13 +39,19 @@ function isEmpty(value) {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-/** A table, one row per element of `collectionPath`, one column per field. */
-function collection(section, data) {
+/**
+ * A table, one row per element of `collectionPath`, one column per field,
+ * and a last column linking to the account a row names (account-link.js).
+ */
+function collection(section, data, platform) {
   const items = getPath(data, section.collectionPath);
   if (!Array.isArray(items) || !items.length) return empty(section);
   const fields = section.fields || [];
-  const head = h('tr', {}, fields.map((f) => h('th', { scope: 'col' }, f.label || f.path)));
-  const rows = items.map((item) => h('tr', {}, fields.map((f) => h('td', { class: `role-${f.role}` }, value(f, getPath(item, f.path))))));
+  const accounts = items.map((item) => accountOf(item, platform));
+  const linked = accounts.some(Boolean);
+  const head = h('tr', {}, fields.map((f) => h('th', { scope: 'col' }, f.label || f.path)), linked ? h('th', { scope: 'col' }, '账号走势') : null);
+  const rows = items.map((item, i) => h('tr', {}, fields.map((f) => h('td', { class: `role-${f.role}` }, value(f, getPath(item, f.path)))),
+    linked ? h('td', {}, accounts[i] ? accountLink(accounts[i]) : '') : null));
   return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': section.label || '结果' },
     h('table', {}, h('thead', {}, head), h('tbody', {}, rows)),
     h('p', { class: 'count' }, `共 ${items.length} 条`));

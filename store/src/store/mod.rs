@@ -32,6 +32,7 @@ pub mod days;
 pub mod failure;
 pub mod feed_token;
 pub mod freshness;
+mod history;
 pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
@@ -264,6 +265,29 @@ pub trait ContentStore: Send + Sync {
     /// The accounts of a platform with their snapshots captured in a
     /// window, oldest first; accounts without one are left out.
     async fn account_series(&self, query: &SeriesQuery) -> StoreResult<Vec<AccountSeries>>;
+
+    /// The snapshots of the work `(platform, platform_id)` (its stored
+    /// `platform_id`, not another id form) captured in `[from, to]`, oldest
+    /// first, without their `extra` (docs/history.md); empty when the work
+    /// is not stored or has none in the window.
+    async fn work_snapshots(
+        &self,
+        platform: &str,
+        platform_id: &str,
+        from: chrono::DateTime<chrono::Utc>,
+        to: chrono::DateTime<chrono::Utc>,
+    ) -> StoreResult<Vec<WorkSnapshot>>;
+
+    /// The hot-list entries whose title is exactly `title`, of the lists
+    /// `sources` (every list when empty), captured in `[from, to]`, by
+    /// capture time, list and rank, without their `extra` (docs/history.md).
+    async fn hot_title_entries(
+        &self,
+        title: &str,
+        sources: &[String],
+        from: chrono::DateTime<chrono::Utc>,
+        to: chrono::DateTime<chrono::Utc>,
+    ) -> StoreResult<Vec<HotListEntry>>;
 
     /// A board of works ranked in the database from the per-day aggregates
     /// (docs/rankings.md "Store"): the works of `query` with a snapshot

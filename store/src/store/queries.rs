@@ -224,6 +224,38 @@ where
         Ok(out)
     }
 
+    async fn work_snapshots(
+        &self,
+        platform: &str,
+        platform_id: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<WorkSnapshot>> {
+        let (statement, params) = DB::DIALECT.work_snapshots(platform, platform_id, from, to);
+        let rows = bind_params(sqlx::query(&statement), &params).fetch_all(&self.pool).await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            out.extend(work_snapshot_record(row)?);
+        }
+        Ok(out)
+    }
+
+    async fn hot_title_entries(
+        &self,
+        title: &str,
+        sources: &[String],
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<HotListEntry>> {
+        let (statement, params) = DB::DIALECT.hot_title_entries(title, sources, from, to);
+        let rows = bind_params(sqlx::query(&statement), &params).fetch_all(&self.pool).await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            out.push(hot_list_record(row)?);
+        }
+        Ok(out)
+    }
+
     async fn work_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardWork>> {
         let Some((statement, params)) = DB::DIALECT.work_board(query)? else { return Ok(Vec::new()) };
         // Planned per call, as `work_series`.

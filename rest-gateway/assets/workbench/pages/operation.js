@@ -73,7 +73,7 @@ export function operationPage(main, op, { balance }) {
     replace(output,
       h('div', { class: 'result-head' }, h('h2', {}, '调用结果'), toggle),
       (envelope.warnings || []).map((w) => h('p', { class: 'warning' }, w)),
-      renderResult(op.outputUiSchema, envelope.data),
+      renderResult(op.outputUiSchema, envelope.data, { platform: op.platform }),
       raw);
   }
 }
