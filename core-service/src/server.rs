@@ -29,7 +29,7 @@ use mediaops_proto::mediaops::{
     clipapp::v1::clipapp_service, feeds::v1::feed_service, intlshort::v1::intlshort_service,
     lifestyle::v1::lifestyle_service, microblog::v1::microblog_service, multi::v1::multi_service,
     safety::v1::content_safety_service, shortvideo::v1::shortvideo_service, skills::v1::skills_service,
-    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service,
+    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, tracking::v1::tracking_service, trend::v1::trend_service,
     videosite::v1::videosite_service, watch::v1::watchlist_service,
 };
 use mediaops_proto::value_lists::ValueLists;
@@ -47,6 +47,8 @@ pub struct Core {
     sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler: it starts when the server serves.
     watch: Arc<mediaops_ops::watch::runner::Runner>,
+    /// The tracking scheduler (docs/tracking.md): it starts when the server serves.
+    tracking: Arc<mediaops_ops::tracking::runner::Runner>,
     /// The ranking-board builder and the interval of its runs (zero = off);
     /// it starts when the server serves.
     boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
@@ -159,6 +161,7 @@ impl Core {
             &env,
             &cache,
             Some(data.store.clone()),
+            clock,
         )?;
         registry.set_fallbacks(sources.fallbacks.clone());
         metrics.register_collector(Box::new(mediaops_connectors::vendors::metrics::VendorMetrics(
@@ -220,6 +223,9 @@ impl Core {
         );
         let watchlists = mediaops_ops::services::watchlist::Watchlists(Arc::new(watchlists));
         watchlist_service::register(&mut registry, &Arc::new(watchlists))?;
+        let tracking_lists = mediaops_ops::tracking::TrackingService::new(opened.tracking.clone(), clock);
+        let tracking_lists = mediaops_ops::services::tracking::Tracking(Arc::new(tracking_lists));
+        tracking_service::register(&mut registry, &Arc::new(tracking_lists))?;
         let trends = mediaops_ops::trend::Trends::new(data.clone());
         let feeds =
             mediaops_ops::feeds::FeedService::new(opened.feed_tokens.clone(), opened.watch.clone(), trends.clone());
@@ -306,11 +312,19 @@ impl Core {
             rate_limiter,
             feed_tokens: opened.feed_tokens,
         });
+        // Its runs call operations through the pipeline, as the lists' owners.
+        let tracking = Arc::new(mediaops_ops::tracking::runner::Runner::new(
+            opened.tracking,
+            pipeline.clone(),
+            clock,
+            settings.tracking.clone(),
+        ));
         Ok(Core {
             pipeline,
             tasks,
             sync,
             watch,
+            tracking,
             boards,
             pruner,
             bootstrap,
@@ -354,6 +368,7 @@ impl Core {
         self.tasks.start();
         self.sync.workers().start();
         let watch = self.watch.spawn();
+        let tracking = self.tracking.spawn();
         let boards = mediaops_ops::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
         let pruner = self.pruner.spawn();
         let reflection_v1 = reflection().build_v1()?;
@@ -377,6 +392,7 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             watch,
+            tracking,
             boards,
             pruner,
             readiness,
@@ -396,6 +412,8 @@ pub struct Serving {
     sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
     watch: Option<tokio::task::JoinHandle<()>>,
+    /// The tracking scheduler's loop, when it runs.
+    tracking: Option<tokio::task::JoinHandle<()>>,
     /// The ranking-board builder's loop, when it runs.
     boards: Option<tokio::task::JoinHandle<()>>,
     /// The retention job's loop, unless the retention is 0.
@@ -501,7 +519,7 @@ impl Serving {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
-        for handle in [self.watch, self.boards, self.pruner].into_iter().flatten() {
+        for handle in [self.watch, self.tracking, self.boards, self.pruner].into_iter().flatten() {
             // Awaited, so the loops (and the ledger and store they hold)
             // are gone when the server returns.
             handle.abort();

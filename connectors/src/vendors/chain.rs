@@ -23,6 +23,8 @@ use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
+use chrono::{DateTime, Utc};
+use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
 
@@ -35,6 +37,9 @@ pub struct VendorSource {
     vendor: Arc<Vendor>,
     operation: Arc<MappedOperation>,
     store: Option<Arc<dyn ContentStore>>,
+    /// Stamps the snapshots written back (the service clock, so a replay
+    /// under `MEDIAOPS_NOW` files them on its own days).
+    clock: Clock,
 }
 
 #[async_trait]
@@ -46,7 +51,7 @@ impl Source for VendorSource {
     async fn answer(&self, _ctx: &CallContext, request: Bytes) -> Result<Answer<Bytes>, ServiceError> {
         let (answer, records) = self.vendor.call_with_records(&self.operation, request).await?;
         if let (Some(store), false) = (&self.store, records.is_empty()) {
-            write_back(store.clone(), self.name.clone(), records);
+            write_back(store.clone(), self.name.clone(), vendor_records_at(&self.name, records, self.clock.now()));
         }
         Ok(answer)
     }
@@ -54,8 +59,7 @@ impl Source for VendorSource {
 
 /// Writes a vendor's records to the store in the background (the answer does
 /// not wait).
-fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_json::Value>) {
-    let records = vendor_records(&source, values);
+fn write_back(store: Arc<dyn ContentStore>, source: String, records: Vec<Record>) {
     tokio::spawn(async move {
         match store.write(&records).await {
             Ok(_) => tracing::debug!(source, records = records.len(), "vendor answer written back"),
@@ -68,7 +72,13 @@ fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_js
 /// docs/store.md): snapshots without `capturedAt` are stamped now; a value
 /// the schema refuses is logged (naming `source`) and skipped.
 pub fn vendor_records(source: &str, values: Vec<serde_json::Value>) -> Vec<Record> {
-    let captured_at = chrono::Utc::now().to_rfc3339();
+    vendor_records_at(source, values, chrono::Utc::now())
+}
+
+/// [`vendor_records`] with snapshots lacking `capturedAt` stamped `at`
+/// (the service clock's now, docs/tracking.md "What is collected").
+pub fn vendor_records_at(source: &str, values: Vec<serde_json::Value>, at: DateTime<Utc>) -> Vec<Record> {
+    let captured_at = at.to_rfc3339();
     let mut records = Vec::with_capacity(values.len());
     for mut value in values {
         if let Some(object) = value.as_object_mut()
@@ -102,7 +112,7 @@ impl Plan {
     /// Loads the enabled packs and every vendor file
     /// ([`super::packs::resolve`]; answers cached in `cache`) and builds
     /// every route ([`routes::routes`]); answers with records are written
-    /// back to `store`.
+    /// back to `store`, their snapshots stamped by `clock`.
     ///
     /// # Errors
     /// An unknown pack, a vendor file that [`Vendor::from_file`] refuses,
@@ -114,6 +124,7 @@ impl Plan {
         env: &dyn Fn(&str) -> Option<String>,
         cache: &CacheBackend,
         store: Option<Arc<dyn ContentStore>>,
+        clock: Clock,
     ) -> anyhow::Result<Plan> {
         let files = super::packs::resolve(settings)?;
         let routes = routes::routes(settings, &files, registry)?;
@@ -141,7 +152,13 @@ impl Plan {
                             sync.insert(key.clone(), (vendor.clone(), operation.clone()));
                         }
                         let source: Arc<dyn Source> =
-                            Arc::new(VendorSource { name: word.to_string(), vendor, operation, store: store.clone() });
+                            Arc::new(VendorSource {
+                            name: word.to_string(),
+                            vendor,
+                            operation,
+                            store: store.clone(),
+                            clock,
+                        });
                         slots.push(Slot::Source(source.clone()));
                         upstream.push(source);
                     }

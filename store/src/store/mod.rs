@@ -39,6 +39,7 @@ pub mod model;
 pub mod postgres;
 mod queries;
 pub mod retention;
+mod scheduled;
 mod rows;
 pub mod segment;
 mod sql;
@@ -48,6 +49,7 @@ pub mod sync_job;
 pub mod task;
 pub mod theme;
 pub mod topic;
+pub mod tracking;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
@@ -370,6 +372,8 @@ pub struct Opened {
     pub watch: Arc<dyn crate::store::state::watch::WatchStore>,
     /// Feed tokens (docs/watchlists.md "Feeds").
     pub feed_tokens: Arc<dyn crate::store::state::feed_token::FeedTokenStore>,
+    /// Tracking lists and their run logs (docs/tracking.md).
+    pub tracking: Arc<dyn crate::store::state::tracking::TrackingStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -400,6 +404,7 @@ impl Opened {
             + crate::store::state::wechat::WechatStore
             + crate::store::state::watch::WatchStore
             + crate::store::state::feed_token::FeedTokenStore
+            + crate::store::state::tracking::TrackingStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -412,7 +417,8 @@ impl Opened {
             words: store.clone(),
             wechat: store.clone(),
             watch: store.clone(),
-            feed_tokens: store,
+            feed_tokens: store.clone(),
+            tracking: store,
         }
     }
 }

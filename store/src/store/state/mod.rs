@@ -7,7 +7,9 @@
 
 pub mod charter;
 pub mod feed_token;
+pub mod scheduled;
 pub mod theme;
+pub mod tracking;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
