@@ -51,6 +51,7 @@ pub struct TrackingService {
 }
 
 impl TrackingService {
+    /// The operations over `store`, stamped and scheduled by `clock`.
     pub fn new(store: Arc<dyn TrackingStore>, clock: Clock) -> Self {
         TrackingService { store, clock }
     }

@@ -39,7 +39,7 @@ const fn step(operation: &'static str, field: &'static str) -> Step {
 
 /// Every platform a tracking list may name (value list
 /// `TRACKING_PLATFORMS` of tracking.proto).
-pub const PLATFORMS: [Platform; 5] = [
+pub static PLATFORMS: [Platform; 5] = [
     Platform {
         token: "shortvideo",
         profile: Some(step("shortvideo.query-account", "secUid")),

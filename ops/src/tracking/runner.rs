@@ -59,16 +59,20 @@ pub fn next_firing(schedule: &str, after: DateTime<Utc>) -> Result<Option<DateTi
 
 /// Runs due tracking lists.
 pub struct Runner {
+    /// The tracking lists, their leases and run logs.
     pub store: Arc<dyn TrackingStore>,
     /// Every call of a run goes through it, as the list's owner.
     pub pipeline: Arc<Pipeline>,
+    /// The service clock: what is due, and the runs' times.
     pub clock: Clock,
+    /// `[tracking]`.
     pub settings: TrackingSettings,
     /// This runner's lease owner name.
     pub owner: String,
 }
 
 impl Runner {
+    /// A runner with a fresh lease owner name.
     pub fn new(
         store: Arc<dyn TrackingStore>,
         pipeline: Arc<Pipeline>,
@@ -237,9 +241,13 @@ impl Runner {
             .find(|op| op.key() == step.operation)
             .cloned()
             .ok_or_else(|| ServiceError::internal(format!("no operation {}", step.operation)))?;
-        let mut request = DynamicMessage::new(op.method.input());
+        let input = op.method.input();
+        let field = input
+            .get_field_by_json_name(step.field)
+            .ok_or_else(|| ServiceError::internal(format!("{} has no field {}", step.operation, step.field)))?;
+        let mut request = DynamicMessage::new(input);
         request
-            .try_set_field_by_json_name(step.field, Value::String(target.to_owned()))
+            .try_set_field(&field, Value::String(target.to_owned()))
             .map_err(|e| ServiceError::internal(format!("{}.{}: {e}", step.operation, step.field)))?;
         let body = Bytes::from(request.encode_to_vec());
         let answer = self.pipeline.call_inside(step.operation, account_id, caller, body).await?;
