@@ -309,14 +309,14 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
         "schedule": "0 9 * * *"
     });
     for (bad, field) in [
-        (json!({"schedule": "0 9 * *"}), "tracking.schedule"),
-        (json!({"schedule": "0 25 * * *"}), "tracking.schedule"),
-        (json!({"platform": "weibo"}), "tracking.platform"),
-        (json!({"accounts": [], "keywords": []}), "tracking.accounts"),
-        (json!({"accounts": ["https://www.bilibili.com/user/1"]}), "tracking.accounts[0]"),
-        (json!({"keywords": ["   "]}), "tracking.keywords[0]"),
-        (json!({"name": ""}), "tracking.name"),
-        (json!({"status": "sometimes"}), "tracking.status"),
+        (json!({"schedule": "0 9 * *"}), "schedule"),
+        (json!({"schedule": "0 25 * * *"}), "schedule"),
+        (json!({"platform": "weibo"}), "platform"),
+        (json!({"accounts": [], "keywords": []}), "accounts"),
+        (json!({"accounts": ["https://www.bilibili.com/user/1"]}), "accounts[0]"),
+        (json!({"keywords": ["   "]}), "keywords[0]"),
+        (json!({"name": ""}), "name"),
+        (json!({"status": "sometimes"}), "status"),
     ] {
         let mut body = list.clone();
         for (k, v) in bad.as_object().unwrap() {
