@@ -166,7 +166,8 @@ mod tests {
     #[test]
     fn a_run_calls_profile_and_works_per_account_and_search_per_keyword() {
         let douyin = platform("shortvideo").unwrap();
-        let plan = douyin.plan(&["a".into(), "b".into()], &["猫".into()]);
+        let (accounts, keywords) = (["a".to_owned(), "b".to_owned()], ["猫".to_owned()]);
+        let plan = douyin.plan(&accounts, &keywords);
         let ops: Vec<&str> = plan.iter().map(|(s, _)| s.operation).collect();
         assert_eq!(
             ops,
