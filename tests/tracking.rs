@@ -234,9 +234,13 @@ fn window(first: &str, last: &str) -> (DateTime<Utc>, DateTime<Utc>) {
 }
 
 /// Account id → fans per Shanghai day, and work id → likes per day, in the store.
-async fn stored_history(store: &SqliteStore, days: &[String]) -> (BTreeMap<String, Vec<(NaiveDate, i64)>>, BTreeMap<String, Vec<(NaiveDate, i64)>>) {
+async fn stored_history(
+    store: &SqliteStore,
+    days: &[String],
+) -> (BTreeMap<String, Vec<(NaiveDate, i64)>>, BTreeMap<String, Vec<(NaiveDate, i64)>>) {
     let (from, to) = window(&days[0], days.last().unwrap());
-    let query = SeriesQuery { platform: "shortvideo".into(), captured_from: from, captured_to: to, ..SeriesQuery::default() };
+    let query =
+        SeriesQuery { platform: "shortvideo".into(), captured_from: from, captured_to: to, ..SeriesQuery::default() };
     let accounts = store
         .account_series(&query)
         .await
@@ -279,11 +283,8 @@ async fn written(store: &SqliteStore, days: &[String], day: usize, accounts: &[S
 /// `likes[last] − likes[base]` (> 0), most first, ties by title (code
 /// points), 50 at most.
 fn expected_board(works: &[Expected], base: usize, last: usize) -> Vec<String> {
-    let mut rows: Vec<(i64, &str)> = works
-        .iter()
-        .map(|w| (w.likes[last] - w.likes[base], w.title.as_str()))
-        .filter(|(gain, _)| *gain > 0)
-        .collect();
+    let mut rows: Vec<(i64, &str)> =
+        works.iter().map(|w| (w.likes[last] - w.likes[base], w.title.as_str())).filter(|(gain, _)| *gain > 0).collect();
     rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     rows.into_iter().take(50).map(|(_, title)| title.to_owned()).collect()
 }
@@ -331,7 +332,11 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
     let saved = success(status, &saved);
     assert_eq!(saved["accounts"], json!(accounts), "profile links are stored as ids");
     assert_eq!(saved["callsPerRun"], 8, "{saved}");
-    assert_eq!(saved["pointsPerRun"], 3 * (4 + 4) + 2 * 6, "spec 4.4: query-account 4, query-work-list 4, search-work 6");
+    assert_eq!(
+        saved["pointsPerRun"],
+        3 * (4 + 4) + 2 * 6,
+        "spec 4.4: query-account 4, query-work-list 4, search-work 6"
+    );
     assert_eq!(saved["state"], "active");
     assert_eq!(instant(saved["nextRunAt"].as_str().unwrap()), instant(&at(&days[0], "09:00:00")));
     assert!(saved["lastRunAt"].is_null());
@@ -358,7 +363,10 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
         assert_eq!(list["state"], "active", "{list}");
         // The short account's list runs in the same tick: let it finish (or pause) first.
         ran(&service, POOR_KEY, "poor", &now).await;
-        assert_eq!(instant(list["nextRunAt"].as_str().unwrap()), instant(&at(&days[day], "09:00:00")) + Duration::days(1));
+        assert_eq!(
+            instant(list["nextRunAt"].as_str().unwrap()),
+            instant(&at(&days[day], "09:00:00")) + Duration::days(1)
+        );
         written(&store, &days, day, &accounts, &works).await;
         let log = runs(&service, KEY, "daily").await;
         assert_eq!(log.len(), day + 1, "one run a day");
@@ -385,11 +393,16 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
     let poor = get_list(&service, POOR_KEY, "poor").await;
     assert_eq!(poor["state"], "paused_insufficient_points", "{poor}");
     assert!(poor["nextRunAt"].is_null());
-    assert!(poor["stateReason"].as_str().unwrap().contains("insufficient") || poor["stateReason"].as_str().unwrap().contains("balance"), "{poor}");
+    assert!(
+        poor["stateReason"].as_str().unwrap().contains("insufficient")
+            || poor["stateReason"].as_str().unwrap().contains("balance"),
+        "{poor}"
+    );
     let poor_runs = runs(&service, POOR_KEY, "poor").await;
     assert_eq!(poor_runs.len(), 3, "it ran on three days, then stopped");
     assert_eq!(poor_runs[0]["status"], "insufficient_points");
-    let statuses: Vec<&str> = poor_runs[0]["calls"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> =
+        poor_runs[0]["calls"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["ok", "ok", "insufficient_points"]);
     assert_eq!(poor_runs[0]["points"], 8);
     assert_eq!(points(&service, POOR_KEY).await, 40 - 14 - 14 - 8);
@@ -433,9 +446,7 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
             .collect::<Vec<_>>()
     };
     let mut boards_filled = 0;
-    for (period, date, expected) in
-        [("day", "2024-06-10", rises(7, 6)), ("week", "2024-06-03", rises(6, 0))]
-    {
+    for (period, date, expected) in [("day", "2024-06-10", rises(7, 6)), ("week", "2024-06-03", rises(6, 0))] {
         let (status, body) = service
             .post("/api/apis/shortvideo/douyin-rise-fans-rank/call", json!({"period": period, "rankDate": date}))
             .await;

@@ -29,8 +29,9 @@ use mediaops_proto::mediaops::{
     clipapp::v1::clipapp_service, feeds::v1::feed_service, intlshort::v1::intlshort_service,
     lifestyle::v1::lifestyle_service, microblog::v1::microblog_service, multi::v1::multi_service,
     safety::v1::content_safety_service, shortvideo::v1::shortvideo_service, skills::v1::skills_service,
-    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, tracking::v1::tracking_service, trend::v1::trend_service,
-    videosite::v1::videosite_service, watch::v1::watchlist_service,
+    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service,
+    tracking::v1::tracking_service, trend::v1::trend_service, videosite::v1::videosite_service,
+    watch::v1::watchlist_service,
 };
 use mediaops_proto::value_lists::ValueLists;
 use mediaops_store::clock::Clock;

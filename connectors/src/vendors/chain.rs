@@ -19,11 +19,11 @@ use super::cache::CacheBackend;
 use super::routes::{self, Kind, Route, Word};
 use super::vendor::{MappedOperation, Vendor};
 use crate::outbound::OutboundSettings;
+use chrono::{DateTime, Utc};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
-use chrono::{DateTime, Utc};
 use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
@@ -151,8 +151,7 @@ impl Plan {
                         if route.kind == Kind::Sync {
                             sync.insert(key.clone(), (vendor.clone(), operation.clone()));
                         }
-                        let source: Arc<dyn Source> =
-                            Arc::new(VendorSource {
+                        let source: Arc<dyn Source> = Arc::new(VendorSource {
                             name: word.to_string(),
                             vendor,
                             operation,

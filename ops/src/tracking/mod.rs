@@ -116,7 +116,11 @@ impl TrackingService {
     }
 
     /// The newest runs of a tracking list.
-    pub async fn runs(&self, account_id: &str, request: ListTrackingRunsRequest) -> Result<TrackingRunList, ServiceError> {
+    pub async fn runs(
+        &self,
+        account_id: &str,
+        request: ListTrackingRunsRequest,
+    ) -> Result<TrackingRunList, ServiceError> {
         self.stored(account_id, &request.id).await?;
         let limit = match request.limit {
             0 => RUNS_DEFAULT,

@@ -86,7 +86,11 @@ pub fn platform(token: &str) -> Result<&'static Platform, ServiceError> {
         let known: Vec<&str> = PLATFORMS.iter().map(|p| p.token).collect();
         ServiceError::invalid_field(
             "tracking.platform",
-            format!("`tracking.platform` {} is not a platform a tracking list collects; use one of {}", excerpt(token), known.join(", ")),
+            format!(
+                "`tracking.platform` {} is not a platform a tracking list collects; use one of {}",
+                excerpt(token),
+                known.join(", ")
+            ),
         )
     })
 }
@@ -129,7 +133,9 @@ impl Platform {
     /// The steps of one run: for each account its profile then its works,
     /// then each keyword's search; as (step, value) pairs.
     pub fn plan<'a>(&self, accounts: &'a [String], keywords: &'a [String]) -> Vec<(Step, &'a str)> {
-        let per_account = accounts.iter().flat_map(|a| [self.profile, self.works].into_iter().flatten().map(move |s| (s, a.as_str())));
+        let per_account = accounts
+            .iter()
+            .flat_map(|a| [self.profile, self.works].into_iter().flatten().map(move |s| (s, a.as_str())));
         let per_keyword = keywords.iter().map(|k| (self.search, k.as_str()));
         per_account.chain(per_keyword).collect()
     }

@@ -184,8 +184,9 @@ impl Runner {
                     call.points = points;
                 }
                 Err(e) => {
-                    call.status = if e.code == ErrorCode::InsufficientPoints { "insufficient_points" } else { "failed" }
-                        .to_owned();
+                    call.status =
+                        if e.code == ErrorCode::InsufficientPoints { "insufficient_points" } else { "failed" }
+                            .to_owned();
                     call.error = format!("{}: {}", e.code.as_str(), e.message);
                     if e.code == ErrorCode::InsufficientPoints {
                         short = Some(e.message.clone());
@@ -217,12 +218,14 @@ impl Runner {
             "tracking run"
         );
         if let Some(message) = short {
-            tracing::warn!(tracking = list.id, account = account_id, "tracking run stopped: insufficient points; the list is paused");
-            outcome.state = state::PAUSED_POINTS.to_owned();
-            outcome.state_reason = format!(
-                "paused at {}: {message}; add points and save the tracking list again",
-                stamp(now)
+            tracing::warn!(
+                tracking = list.id,
+                account = account_id,
+                "tracking run stopped: insufficient points; the list is paused"
             );
+            outcome.state = state::PAUSED_POINTS.to_owned();
+            outcome.state_reason =
+                format!("paused at {}: {message}; add points and save the tracking list again", stamp(now));
             outcome.next_run_ms = None;
         }
         self.store.add_run(account_id, &list.id, &run).await?;
@@ -292,10 +295,12 @@ mod tests {
     #[test]
     fn missed_firings_fold_into_the_latest() {
         // 09:00 Shanghai = 01:00 UTC; due since June 3, run on June 5 at 10:00 Shanghai.
-        let (fired, missed) = latest_firing("0 9 * * *", at("2024-06-03T01:00:00Z"), at("2024-06-05T02:00:00Z")).unwrap();
+        let (fired, missed) =
+            latest_firing("0 9 * * *", at("2024-06-03T01:00:00Z"), at("2024-06-05T02:00:00Z")).unwrap();
         assert_eq!(fired, at("2024-06-05T01:00:00Z"));
         assert_eq!(missed, 2);
-        let (fired, missed) = latest_firing("0 9 * * *", at("2024-06-05T01:00:00Z"), at("2024-06-05T02:00:00Z")).unwrap();
+        let (fired, missed) =
+            latest_firing("0 9 * * *", at("2024-06-05T01:00:00Z"), at("2024-06-05T02:00:00Z")).unwrap();
         assert_eq!((fired, missed), (at("2024-06-05T01:00:00Z"), 0));
         assert_eq!(next_firing("0 9 * * *", at("2024-06-05T02:00:00Z")).unwrap(), Some(at("2024-06-06T01:00:00Z")));
         let err = next_firing("0 9 * *", at("2024-06-05T02:00:00Z")).unwrap_err();

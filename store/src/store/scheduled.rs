@@ -68,13 +68,20 @@ where
     Option<i64>: Type<DB> + for<'q> Encode<'q, DB>,
 {
     /// The account's rows of `table`, by id (byte order).
-    pub(super) async fn scheduled_list<S>(&self, table: Table, account_id: &str) -> Result<Vec<Scheduled<S>>, ServiceError>
+    pub(super) async fn scheduled_list<S>(
+        &self,
+        table: Table,
+        account_id: &str,
+    ) -> Result<Vec<Scheduled<S>>, ServiceError>
     where
         S: prost::Message + prost::Name + Default,
     {
         let statement = Self::sql(&format!("{} WHERE account_id = $1", table.columns()));
-        let rows =
-            sqlx::query(&statement).bind(account_id).fetch_all(&self.pool).await.map_err(database_failed(table.what))?;
+        let rows = sqlx::query(&statement)
+            .bind(account_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(database_failed(table.what))?;
         let mut out = rows.iter().map(|row| scheduled_row(row, table.what)).collect::<Result<Vec<_>, _>>()?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)

@@ -24,7 +24,8 @@ const TABLE: Table = Table { name: "tracking_lists", what: WHAT };
 const ADD_RUN: &str = "INSERT INTO tracking_runs (account_id, list_id, run_id, document) VALUES ($1, $2, $3, $4) \
      ON CONFLICT (account_id, list_id, run_id) DO NOTHING";
 
-const RUNS: &str = "SELECT document FROM tracking_runs WHERE account_id = $1 AND list_id = $2 ORDER BY seq DESC LIMIT $3";
+const RUNS: &str =
+    "SELECT document FROM tracking_runs WHERE account_id = $1 AND list_id = $2 ORDER BY seq DESC LIMIT $3";
 
 /// What a deletion clears, the list's own row last.
 const DELETE_FROM: [&str; 2] = [

@@ -10,8 +10,8 @@ use mediaops_proto::mediaops::watch::v1::Delivery;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, SqlStore};
-use super::scheduled::Table;
 use super::failure::database_failed;
+use super::scheduled::Table;
 use crate::error::ServiceError;
 use crate::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
 
