@@ -91,17 +91,8 @@ impl TrackingService {
         } else {
             (state::ACTIVE, runner::next_firing(&spec.schedule, now)?.map(|t| t.timestamp_millis()))
         };
-        let stamp = self.clock.stamp();
-        let stored = StoredTracking {
-            id: request.id,
-            created_at: previous.as_ref().map_or_else(|| stamp.clone(), |p| p.created_at.clone()),
-            updated_at: stamp,
-            state: state.to_owned(),
-            state_reason: String::new(),
-            next_run_ms,
-            last_run_ms: previous.and_then(|p| p.last_run_ms),
-            spec,
-        };
+        let stored =
+            StoredTracking::saved(request.id, spec, (state, next_run_ms), self.clock.stamp(), previous.as_ref());
         self.store.put_tracking(account_id, &stored).await?;
         Ok(view(&stored))
     }
@@ -122,11 +113,7 @@ impl TrackingService {
         request: ListTrackingRunsRequest,
     ) -> Result<TrackingRunList, ServiceError> {
         self.stored(account_id, &request.id).await?;
-        let limit = match request.limit {
-            0 => RUNS_DEFAULT,
-            n if (1..=RUNS_MAX).contains(&n) => n,
-            _ => return Err(ServiceError::invalid_field("limit", format!("`limit` must be 1 to {RUNS_MAX}"))),
-        };
+        let limit = crate::watch::log_limit(request.limit, RUNS_DEFAULT, RUNS_MAX)?;
         Ok(TrackingRunList { items: self.store.runs(account_id, &request.id, i64::from(limit)).await? })
     }
 }

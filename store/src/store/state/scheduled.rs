@@ -31,3 +31,28 @@ pub struct RunOutcome {
     pub next_run_ms: Option<i64>,
     pub last_run_ms: Option<i64>,
 }
+
+impl<S> Scheduled<S> {
+    /// The record of a list its owner saves at `stamp` (RFC 3339 UTC):
+    /// `state` and `next_run_ms` as the save decided, no state reason, and
+    /// the creation time and last run of the `previous` record of the same
+    /// id, if there was one.
+    pub fn saved(
+        id: String,
+        spec: S,
+        (state, next_run_ms): (&str, Option<i64>),
+        stamp: String,
+        previous: Option<&Scheduled<S>>,
+    ) -> Scheduled<S> {
+        Scheduled {
+            id,
+            spec,
+            created_at: previous.map_or_else(|| stamp.clone(), |p| p.created_at.clone()),
+            updated_at: stamp,
+            state: state.to_owned(),
+            state_reason: String::new(),
+            next_run_ms,
+            last_run_ms: previous.and_then(|p| p.last_run_ms),
+        }
+    }
+}
