@@ -2,7 +2,7 @@
 //! `tracking_lists` and `tracking_runs`; docs/tracking.md "Storage"): the
 //! [`TrackingStore`] of both backends, one impl generic over them
 //! ([`SqlStore`]); the list rows and their leases are those of every
-//! scheduled list ([`super::scheduled`]).
+//! scheduled list (`store/scheduled.rs`).
 
 use async_trait::async_trait;
 use mediaops_proto::mediaops::tracking::v1::TrackingRun;
@@ -18,7 +18,7 @@ use crate::store::state::watch::{from_json, to_json};
 /// How the tracking store is named in logs.
 const WHAT: &str = "tracking store";
 
-/// The tracking lists' table ([`super::scheduled`]).
+/// The tracking lists' table (`store/scheduled.rs`).
 const TABLE: Table = Table { name: "tracking_lists", what: WHAT };
 
 const ADD_RUN: &str = "INSERT INTO tracking_runs (account_id, list_id, run_id, document) VALUES ($1, $2, $3, $4) \

@@ -37,7 +37,7 @@ const DELETE_FROM: [&str; 4] = [
 /// How the watch-list store is named in logs.
 const WHAT: &str = "watch-list store";
 
-/// The watch lists' table ([`super::scheduled`]).
+/// The watch lists' table (`store/scheduled.rs`).
 const TABLE: Table = Table { name: "watchlists", what: WHAT };
 
 #[async_trait]
