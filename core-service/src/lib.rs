@@ -13,7 +13,7 @@ pub mod settings;
 
 pub use mediaops_connectors::{hotlists, images, outbound, vendors, web_search, wechat};
 pub use mediaops_ops::{
-    admin, articles, charter, data_api, feeds, rankings, safety, services, sync, task_reader, trend, watch,
+    admin, articles, charter, data_api, feeds, rankings, safety, services, sync, task_reader, tracking, trend, watch,
 };
 pub use mediaops_platform::{
     account, auth, billing, bootstrap, call, catalog, dispatch, error, fields, maintenance, metrics, persist, quota,

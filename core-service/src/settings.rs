@@ -81,6 +81,9 @@ pub struct CoreSettings {
     /// `[watchlists]`: the watch-list scheduler (`MEDIAOPS_WATCHLISTS__…`;
     /// docs/watchlists.md "Configuration").
     pub watchlists: mediaops_ops::watch::settings::WatchSettings,
+    /// `[tracking]`: the tracking scheduler (`MEDIAOPS_TRACKING__…`;
+    /// docs/tracking.md "Configuration").
+    pub tracking: mediaops_ops::tracking::settings::TrackingSettings,
     /// Seconds between two runs of the ranking-board builder
     /// (`MEDIAOPS_BOARDS_INTERVAL_SECS`; docs/rankings.md "Boards as data");
     /// 0 = this core does not build boards.
@@ -120,6 +123,7 @@ impl Default for CoreSettings {
             sync: Default::default(),
             rate_limit: Default::default(),
             watchlists: Default::default(),
+            tracking: Default::default(),
             boards_interval_secs: mediaops_ops::rankings::boards::schedule::DEFAULT_INTERVAL_SECS,
             listener: Default::default(),
         }

@@ -2,6 +2,9 @@
 //! with secrets, accounts kept apart, due lists and the lease (one claimer
 //! wins; an edit drops the lease so the runner's finish writes nothing),
 //! the seen-set, the delivery log newest first, deletion of everything.
+//! And the tracking store of migration 0020 (docs/tracking.md "Storage"),
+//! whose rows and lease are the same code: eight replicas claiming one due
+//! list at once (one wins), a run logged once per run id, deletion.
 //! PostgreSQL is the real server (`MEDIAOPS_TEST_DATABASE_URL` overrides),
 //! one schema per test.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
@@ -9,7 +12,9 @@
 mod support;
 
 use core_service::store::sqlite::SqliteStore;
+use core_service::tracking::store::{StoredTracking, TrackingStore};
 use core_service::watch::store::{RunOutcome, StoredWatchlist, WatchStore};
+use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 use mediaops_proto::mediaops::watch::v1::{Channel, Delivery, WatchlistSpec};
 
 fn watchlist(id: &str, next_run_ms: Option<i64>) -> StoredWatchlist {
@@ -103,6 +108,58 @@ async fn suite(store: &dyn WatchStore) {
     assert!(store.get_watchlist("acct_b", "phones").await.unwrap().is_some(), "the other account's stays");
 }
 
+async fn tracking_suite(store: std::sync::Arc<dyn TrackingStore>) {
+    let spec = TrackingSpec {
+        name: "竞品".into(),
+        platform: "shortvideo".into(),
+        accounts: vec!["MS4wLjABAAAAa".into()],
+        keywords: vec!["猫咪".into()],
+        schedule: "0 9 * * *".into(),
+        status: "active".into(),
+    };
+    let list = StoredTracking {
+        id: "rivals".into(),
+        spec,
+        created_at: "2024-06-01T00:00:00.000Z".into(),
+        updated_at: "2024-06-01T00:00:00.000Z".into(),
+        state: "active".into(),
+        state_reason: String::new(),
+        next_run_ms: Some(1_000),
+        last_run_ms: None,
+    };
+    store.put_tracking("acct_a", &list).await.unwrap();
+    assert_eq!(store.get_tracking("acct_a", "rivals").await.unwrap().as_ref(), Some(&list));
+    assert_eq!(store.get_tracking("acct_b", "rivals").await.unwrap(), None, "accounts apart");
+    assert_eq!(store.due_tracking(2_000, 10).await.unwrap(), [("acct_a".to_owned(), "rivals".to_owned())]);
+    // Eight replicas look at once: exactly one holds the list.
+    let claims = (0..8).map(|n| {
+        let store = store.clone();
+        tokio::spawn(async move { store.claim_tracking("acct_a", "rivals", &format!("core-{n}"), 2_000, 60_000).await })
+    });
+    let won: Vec<bool> =
+        futures::future::join_all(claims).await.into_iter().map(|c| c.unwrap().unwrap().is_some()).collect();
+    assert_eq!(won.iter().filter(|w| **w).count(), 1, "{won:?}");
+    let run = |ms: i64, points: i64| TrackingRun {
+        run_id: format!("rivals:{ms}"),
+        status: "ok".into(),
+        points,
+        ..TrackingRun::default()
+    };
+    assert!(store.add_run("acct_a", "rivals", &run(1_000, 14)).await.unwrap());
+    assert!(!store.add_run("acct_a", "rivals", &run(1_000, 99)).await.unwrap(), "a run id is logged once");
+    assert!(store.add_run("acct_a", "rivals", &run(2_000, 14)).await.unwrap());
+    assert_eq!(store.runs("acct_a", "rivals", 10).await.unwrap(), [run(2_000, 14), run(1_000, 14)]);
+    assert!(store.delete_tracking("acct_a", "rivals").await.unwrap());
+    assert_eq!(store.runs("acct_a", "rivals", 10).await.unwrap(), []);
+    assert!(!store.delete_tracking("acct_a", "rivals").await.unwrap());
+}
+
+#[tokio::test]
+async fn sqlite_tracking_store() {
+    let dir = tempfile::tempdir().unwrap();
+    tracking_suite(std::sync::Arc::new(SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap())).await;
+}
+
 #[tokio::test]
 async fn sqlite_watch_store() {
     let dir = tempfile::tempdir().unwrap();
@@ -112,4 +169,10 @@ async fn sqlite_watch_store() {
 #[tokio::test]
 async fn postgres_watch_store() {
     support::with_postgres_store("watch", async |store| suite(store).await).await;
+}
+
+#[tokio::test]
+async fn postgres_tracking_store() {
+    support::with_postgres_store("tracking", async |store| tracking_suite(std::sync::Arc::new(store.clone())).await)
+        .await;
 }

@@ -41,6 +41,7 @@ pub const CORE_KEYS: &[&str] = &[
     "sync",
     "rate_limit",
     "watchlists",
+    "tracking",
     "boards_interval_secs",
 ];
 

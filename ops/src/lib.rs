@@ -1,7 +1,7 @@
 //! The operations of mediaops, by proto service (spec 4–8): the data APIs
 //! ([`data_api`], [`rankings`], [`trend`], [`feeds`]), articles rendering
 //! ([`articles`]), banned words ([`safety`]), the positioning [`charter`],
-//! vendor [`sync`], [`watch`] lists and the [`admin`] operations;
+//! vendor [`sync`], [`watch`] lists, [`tracking`] lists and the [`admin`] operations;
 //! [`services`] implements each generated service trait with them. Builds on
 //! `mediaops-platform`, `mediaops-connectors` and `mediaops-store`.
 //!
@@ -24,5 +24,6 @@ pub mod safety;
 pub mod services;
 pub mod sync;
 pub mod task_reader;
+pub mod tracking;
 pub mod trend;
 pub mod watch;

@@ -107,6 +107,13 @@ impl VendorReplay {
         };
     }
 
+    /// From now on `route` answers from `replies` (each chosen by its
+    /// `params` as the recorded ones are), e.g. the day's counters of a
+    /// fixture that changes day by day.
+    pub fn set_replies(&self, route: &str, replies: Vec<Value>) {
+        self.inner.lock().unwrap().replies.insert(route.trim_start_matches('/').to_owned(), replies);
+    }
+
     /// Every request received so far, in order.
     pub fn seen(&self) -> Vec<Seen> {
         self.inner.lock().unwrap().seen.clone()
@@ -143,8 +150,9 @@ fn read_replies(root: &Path) -> Vec<(String, Value)> {
 }
 
 /// Whether every parameter the reply recorded (its `params`) that the request
-/// also sent has the same value: a recording made for another page or keyword
-/// is not served to a request that names its own.
+/// also sent (in its query or, for a POST, its JSON body's top level) has the
+/// same value: a recording made for another page or keyword is not served to
+/// a request that names its own.
 fn fits(reply: &Value, query: &HashMap<String, String>) -> bool {
     let Some(params) = reply.get("params").and_then(Value::as_object) else { return true };
     params.iter().all(|(name, value)| match (query.get(name), value) {
@@ -170,8 +178,14 @@ async fn answer(
             query: query.clone(),
             body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         });
+        let mut sent = query.clone();
+        if let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body) {
+            for (name, value) in fields {
+                sent.entry(name).or_insert_with(|| value.as_str().map_or_else(|| value.to_string(), str::to_owned));
+            }
+        }
         let replies = inner.replies.get(&route);
-        let reply = replies.and_then(|r| r.iter().find(|reply| fits(reply, &query)).or_else(|| r.first())).cloned();
+        let reply = replies.and_then(|r| r.iter().find(|reply| fits(reply, &sent)).or_else(|| r.first())).cloned();
         (inner.faults.get(&route).cloned(), reply)
     };
     match fault {

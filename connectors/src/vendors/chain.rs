@@ -19,10 +19,12 @@ use super::cache::CacheBackend;
 use super::routes::{self, Kind, Route, Word};
 use super::vendor::{MappedOperation, Vendor};
 use crate::outbound::OutboundSettings;
+use chrono::{DateTime, Utc};
 use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
+use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
 
@@ -35,6 +37,9 @@ pub struct VendorSource {
     vendor: Arc<Vendor>,
     operation: Arc<MappedOperation>,
     store: Option<Arc<dyn ContentStore>>,
+    /// Stamps the snapshots written back (the service clock, so a replay
+    /// under `MEDIAOPS_NOW` files them on its own days).
+    clock: Clock,
 }
 
 #[async_trait]
@@ -48,12 +53,14 @@ impl Source for VendorSource {
         match (&self.store, records.is_empty()) {
             // A refresh: the store answers next, from these records.
             (Some(store), false) if self.operation.refreshes() => {
-                let records = vendor_records(&self.name, records);
+                let records = vendor_records_at(&self.name, records, self.clock.now());
                 if let Err(e) = store.write(&records).await {
                     tracing::warn!(source = self.name, error = %e, "refreshed records not written");
                 }
             }
-            (Some(store), false) => write_back(store.clone(), self.name.clone(), records),
+            (Some(store), false) => {
+                write_back(store.clone(), self.name.clone(), vendor_records_at(&self.name, records, self.clock.now()))
+            }
             _ => {}
         }
         Ok(answer)
@@ -62,8 +69,7 @@ impl Source for VendorSource {
 
 /// Writes a vendor's records to the store in the background (the answer does
 /// not wait).
-fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_json::Value>) {
-    let records = vendor_records(&source, values);
+fn write_back(store: Arc<dyn ContentStore>, source: String, records: Vec<Record>) {
     tokio::spawn(async move {
         match store.write(&records).await {
             Ok(_) => tracing::debug!(source, records = records.len(), "vendor answer written back"),
@@ -76,7 +82,13 @@ fn write_back(store: Arc<dyn ContentStore>, source: String, values: Vec<serde_js
 /// docs/store.md): snapshots without `capturedAt` are stamped now; a value
 /// the schema refuses is logged (naming `source`) and skipped.
 pub fn vendor_records(source: &str, values: Vec<serde_json::Value>) -> Vec<Record> {
-    let captured_at = chrono::Utc::now().to_rfc3339();
+    vendor_records_at(source, values, chrono::Utc::now())
+}
+
+/// [`vendor_records`] with snapshots lacking `capturedAt` stamped `at`
+/// (the service clock's now, docs/tracking.md "What is collected").
+pub fn vendor_records_at(source: &str, values: Vec<serde_json::Value>, at: DateTime<Utc>) -> Vec<Record> {
+    let captured_at = at.to_rfc3339();
     let mut records = Vec::with_capacity(values.len());
     for mut value in values {
         if let Some(object) = value.as_object_mut()
@@ -110,7 +122,7 @@ impl Plan {
     /// Loads the enabled packs and every vendor file
     /// ([`super::packs::resolve`]; answers cached in `cache`) and builds
     /// every route ([`routes::routes`]); answers with records are written
-    /// back to `store`.
+    /// back to `store`, their snapshots stamped by `clock`.
     ///
     /// # Errors
     /// An unknown pack, a vendor file that [`Vendor::from_file`] refuses,
@@ -122,6 +134,7 @@ impl Plan {
         env: &dyn Fn(&str) -> Option<String>,
         cache: &CacheBackend,
         store: Option<Arc<dyn ContentStore>>,
+        clock: Clock,
     ) -> anyhow::Result<Plan> {
         let files = super::packs::resolve(settings)?;
         let routes = routes::routes(settings, &files, registry)?;
@@ -148,8 +161,13 @@ impl Plan {
                         if route.kind == Kind::Sync {
                             sync.insert(key.clone(), (vendor.clone(), operation.clone()));
                         }
-                        let source: Arc<dyn Source> =
-                            Arc::new(VendorSource { name: word.to_string(), vendor, operation, store: store.clone() });
+                        let source: Arc<dyn Source> = Arc::new(VendorSource {
+                            name: word.to_string(),
+                            vendor,
+                            operation,
+                            store: store.clone(),
+                            clock,
+                        });
                         slots.push(Slot::Source(source.clone()));
                         upstream.push(source);
                     }

@@ -23,7 +23,7 @@ use mediaops_proto::mediaops::{
     lifestyle::v1::lifestyle_service, microblog::v1::microblog_service, multi::v1::multi_service,
     safety::v1::content_safety_service, shortvideo::v1::shortvideo_service, skills::v1::skills_service,
     studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service,
-    videosite::v1::videosite_service, watch::v1::watchlist_service,
+    tracking::v1::tracking_service, videosite::v1::videosite_service, watch::v1::watchlist_service,
 };
 use mediaops_proto::services::Services;
 use mediaops_proto::value_lists::ValueLists;
@@ -47,6 +47,9 @@ pub(super) struct Composed {
     pub sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler (docs/watchlists.md).
     pub watch: Arc<mediaops_ops::watch::runner::Runner>,
+    /// The tracking lists (docs/tracking.md): the runner is built once the
+    /// pipeline is, since its runs call operations through it.
+    pub tracking: Arc<dyn mediaops_store::store::state::tracking::TrackingStore>,
     /// The ranking-board builder and the interval of its runs (zero = off).
     pub boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention").
@@ -129,6 +132,7 @@ pub(super) async fn compose(
         &env,
         &cache,
         Some(data.store.clone()),
+        clock,
     )?;
     registry.set_fallbacks(sources.fallbacks.clone());
     sources.record_calls(&opened.vendor_calls);
@@ -235,6 +239,9 @@ pub(super) async fn compose(
         })),
         task: task_service::registration(Arc::new(ops::task::Tasks(reader))),
         tool: tool_service::registration(Arc::new(ops::tool::Tool { safety, links })),
+        tracking: tracking_service::registration(Arc::new(ops::tracking::Tracking(Arc::new(
+            mediaops_ops::tracking::TrackingService::new(opened.tracking.clone(), clock),
+        )))),
         trend: trend_service::registration(Arc::new(ops::trend::Trend(trend))),
         videosite: videosite_service::registration(Arc::new(ops::videosite::Videosite(data.clone()))),
         watchlist: watchlist_service::registration(Arc::new(ops::watchlist::Watchlists(Arc::new(watchlists)))),
@@ -253,6 +260,7 @@ pub(super) async fn compose(
         tasks,
         sync,
         watch: Arc::new(watch),
+        tracking: opened.tracking,
         boards,
         pruner,
         readiness,

@@ -39,6 +39,8 @@ pub struct Core {
     sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler: it starts when the server serves.
     watch: Arc<mediaops_ops::watch::runner::Runner>,
+    /// The tracking scheduler (docs/tracking.md): it starts when the server serves.
+    tracking: Arc<mediaops_ops::tracking::runner::Runner>,
     /// The ranking-board builder and the interval of its runs (zero = off);
     /// it starts when the server serves.
     boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
@@ -118,11 +120,19 @@ impl Core {
             rate_limiter,
             feed_tokens: composed.feed_tokens,
         });
+        // Its runs call operations through the pipeline, as the lists' owners.
+        let tracking = Arc::new(mediaops_ops::tracking::runner::Runner::new(
+            composed.tracking,
+            pipeline.clone(),
+            clock,
+            settings.tracking.clone(),
+        ));
         Ok(Core {
             pipeline,
             tasks: composed.tasks,
             sync: composed.sync,
             watch: composed.watch,
+            tracking,
             boards: composed.boards,
             pruner: composed.pruner,
             bootstrap,
@@ -166,6 +176,7 @@ impl Core {
         self.tasks.start();
         self.sync.workers().start();
         let watch = self.watch.spawn();
+        let tracking = self.tracking.spawn();
         let boards = mediaops_ops::rankings::boards::schedule::spawn(&self.boards.0, self.boards.1);
         let pruner = self.pruner.spawn();
         let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -183,6 +194,7 @@ impl Core {
             tasks: self.tasks,
             sync: self.sync,
             watch,
+            tracking,
             boards,
             pruner,
             readiness,

@@ -16,6 +16,8 @@ pub struct Serving {
     pub(super) sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
     pub(super) watch: Option<tokio::task::JoinHandle<()>>,
+    /// The tracking scheduler's loop, when it runs.
+    pub(super) tracking: Option<tokio::task::JoinHandle<()>>,
     /// The ranking-board builder's loop, when it runs.
     pub(super) boards: Option<tokio::task::JoinHandle<()>>,
     /// The retention job's loop, unless the retention is 0.
@@ -121,7 +123,7 @@ impl Serving {
         // Tasks still running stop here and are resumed by the next start.
         self.tasks.shutdown().await;
         self.sync.workers().stop();
-        for handle in [self.watch, self.boards, self.pruner].into_iter().flatten() {
+        for handle in [self.watch, self.tracking, self.boards, self.pruner].into_iter().flatten() {
             // Awaited, so the loops (and the ledger and store they hold)
             // are gone when the server returns.
             handle.abort();

@@ -34,6 +34,7 @@ pub mod shortvideo;
 pub mod skills;
 pub mod task;
 pub mod tool;
+pub mod tracking;
 pub mod trend;
 pub mod videosite;
 pub mod watchlist;

@@ -118,17 +118,8 @@ impl WatchService {
         } else {
             (state::ACTIVE, schedule.next_after(now, self.settings.on_change_every()).map(|t| t.timestamp_millis()))
         };
-        let stamp = self.clock.stamp();
-        let stored = StoredWatchlist {
-            id: request.id,
-            created_at: previous.as_ref().map_or_else(|| stamp.clone(), |p| p.created_at.clone()),
-            updated_at: stamp,
-            state: state.to_owned(),
-            state_reason: String::new(),
-            next_run_ms,
-            last_run_ms: previous.and_then(|p| p.last_run_ms),
-            spec,
-        };
+        let stored =
+            StoredWatchlist::saved(request.id, spec, (state, next_run_ms), self.clock.stamp(), previous.as_ref());
         self.store.put_watchlist(account_id, &stored).await?;
         Ok(view(&stored))
     }
@@ -149,14 +140,21 @@ impl WatchService {
         request: ListDeliveriesRequest,
     ) -> Result<DeliveryList, ServiceError> {
         self.stored(account_id, &request.id).await?;
-        let limit = match request.limit {
-            0 => DELIVERIES_DEFAULT,
-            n if (1..=DELIVERIES_MAX).contains(&n) => n,
-            _ => {
-                return Err(ServiceError::invalid_field("limit", format!("`limit` must be 1 to {DELIVERIES_MAX}")));
-            }
-        };
+        let limit = log_limit(request.limit, DELIVERIES_DEFAULT, DELIVERIES_MAX)?;
         Ok(DeliveryList { items: self.store.deliveries(account_id, &request.id, i64::from(limit)).await? })
+    }
+}
+
+/// The `limit` of a log (deliveries, tracking runs): 0 gives `default`,
+/// 1 to `max` is itself.
+///
+/// # Errors
+/// 400 naming `limit` for anything else.
+pub fn log_limit(limit: i32, default: i32, max: i32) -> Result<i32, ServiceError> {
+    match limit {
+        0 => Ok(default),
+        n if (1..=max).contains(&n) => Ok(n),
+        _ => Err(ServiceError::invalid_field("limit", format!("`limit` must be 1 to {max}"))),
     }
 }
 

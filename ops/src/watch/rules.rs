@@ -147,20 +147,7 @@ impl Schedule {
         if value == ON_CHANGE {
             return Ok(Schedule::OnChange);
         }
-        let bad = |why: String| {
-            ServiceError::invalid_field(
-                "watchlist.schedule",
-                format!(
-                    "`watchlist.schedule` {}: {why}; use a 5-field cron such as `0 8,12,18 * * *` (Asia/Shanghai) or `on_change`",
-                    excerpt(value)
-                ),
-            )
-        };
-        if value.split_whitespace().count() != 5 {
-            return Err(bad("a cron expression has 5 fields".into()));
-        }
-        let cron: Cron = value.parse().map_err(|e: croner::errors::CronError| bad(e.to_string()))?;
-        Ok(Schedule::Cron(Box::new(cron)))
+        Ok(Schedule::Cron(parse_cron(value, "watchlist.schedule", " or `on_change`")?))
     }
 
     /// The first firing strictly after `after` (UTC), evaluated in
@@ -175,6 +162,30 @@ impl Schedule {
             }
         }
     }
+}
+
+/// Parses a 5-field cron expression (minute hour day-of-month month
+/// day-of-week; croner's syntax) evaluated in Asia/Shanghai; `also` ends
+/// the hint of the error (the other forms the field allows).
+///
+/// # Errors
+/// 400 naming `field`.
+pub fn parse_cron(value: &str, field: &str, also: &str) -> Result<Box<Cron>, ServiceError> {
+    let value = value.trim();
+    let bad = |why: String| {
+        ServiceError::invalid_field(
+            field,
+            format!(
+                "`{field}` {}: {why}; use a 5-field cron such as `0 8,12,18 * * *` (Asia/Shanghai){also}",
+                excerpt(value)
+            ),
+        )
+    };
+    if value.split_whitespace().count() != 5 {
+        return Err(bad("a cron expression has 5 fields".into()));
+    }
+    let cron: Cron = value.parse().map_err(|e: croner::errors::CronError| bad(e.to_string()))?;
+    Ok(Box::new(cron))
 }
 
 /// Quiet hours: a local Asia/Shanghai span `[start, end)` that may wrap

@@ -52,6 +52,7 @@ use crate::validate::FieldChecks;
 
 mod acknowledgement;
 mod delivery;
+pub mod inside;
 pub mod pricing;
 pub use crate::metrics::in_flight;
 mod settlement;

@@ -41,6 +41,7 @@ pub mod postgres;
 mod queries;
 pub mod retention;
 mod rows;
+mod scheduled;
 pub mod segment;
 mod sql;
 pub mod sqlite;
@@ -50,6 +51,7 @@ pub mod task;
 pub mod theme;
 pub mod topic;
 pub mod vendor_call;
+pub mod tracking;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
@@ -397,6 +399,8 @@ pub struct Opened {
     pub feed_tokens: Arc<dyn crate::store::state::feed_token::FeedTokenStore>,
     /// Vendor calls (docs/vendors.md "Vendor spend").
     pub vendor_calls: Arc<dyn crate::store::state::vendor_call::VendorCallStore>,
+    /// Tracking lists and their run logs (docs/tracking.md).
+    pub tracking: Arc<dyn crate::store::state::tracking::TrackingStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -428,6 +432,7 @@ impl Opened {
             + crate::store::state::watch::WatchStore
             + crate::store::state::feed_token::FeedTokenStore
             + crate::store::state::vendor_call::VendorCallStore
+            + crate::store::state::tracking::TrackingStore
             + 'static,
     {
         let store = Arc::new(store);
@@ -441,7 +446,8 @@ impl Opened {
             wechat: store.clone(),
             watch: store.clone(),
             feed_tokens: store.clone(),
-            vendor_calls: store,
+            vendor_calls: store.clone(),
+            tracking: store,
         }
     }
 }

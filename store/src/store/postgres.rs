@@ -38,6 +38,7 @@ fn migrator() -> Migrator {
         (12, "bulk days", BULK_DAYS_MIGRATION.as_str()),
         (13, "search by platform", include_str!("migrations/postgres/0013_search_by_platform.sql")),
         (16, "vendor calls", include_str!("migrations/postgres/0016_vendor_calls.sql")),
+        (20, "tracking", include_str!("migrations/postgres/0020_tracking.sql")),
     ])
 }
 

@@ -40,6 +40,7 @@ fn migrator() -> Migrator {
         (11, "boards", include_str!("migrations/sqlite/0011_boards.sql")),
         (13, "fts platform", include_str!("migrations/sqlite/0013_fts_platform.sql")),
         (16, "vendor calls", include_str!("migrations/sqlite/0016_vendor_calls.sql")),
+        (20, "tracking", include_str!("migrations/sqlite/0020_tracking.sql")),
     ])
 }
 

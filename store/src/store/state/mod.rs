@@ -7,8 +7,10 @@
 
 pub mod charter;
 pub mod feed_token;
+pub mod scheduled;
 pub mod theme;
 pub mod vendor_call;
+pub mod tracking;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;

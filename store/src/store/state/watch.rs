@@ -9,33 +9,11 @@ use mediaops_proto::mediaops::watch::v1::{Delivery, WatchlistSpec};
 use prost_reflect::DynamicMessage;
 
 use crate::error::ServiceError;
+pub use crate::store::state::scheduled::{RunOutcome, Scheduled};
 
 /// One stored watch list: the owner's spec (channel secrets included) and
-/// what the scheduler keeps beside it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredWatchlist {
-    pub id: String,
-    pub spec: WatchlistSpec,
-    /// RFC 3339 UTC with milliseconds, from the service clock.
-    pub created_at: String,
-    pub updated_at: String,
-    /// `active`, `paused` or `paused_insufficient_points` (`mediaops_ops::watch::state`).
-    pub state: String,
-    pub state_reason: String,
-    /// When the scheduler runs it next (Unix ms); `None`: not scheduled.
-    pub next_run_ms: Option<i64>,
-    /// The end of the last window looked at (Unix ms).
-    pub last_run_ms: Option<i64>,
-}
-
-/// What one run leaves behind ([`WatchStore::finish_watchlist`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
-    pub state: String,
-    pub state_reason: String,
-    pub next_run_ms: Option<i64>,
-    pub last_run_ms: Option<i64>,
-}
+/// what the scheduler keeps beside it (`state` as `mediaops_ops::watch::state`).
+pub type StoredWatchlist = Scheduled<WatchlistSpec>;
 
 /// Watch lists by (account, id), their seen-sets and delivery logs. An
 /// account only ever reaches its own.
