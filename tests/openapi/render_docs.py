@@ -46,6 +46,23 @@ with sync_playwright() as playwright:
     page.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
     page.goto(f"{base}/docs", wait_until="networkidle")
     page.wait_for_selector(".opblock", timeout=60_000)
+    # Swagger UI draws the tag groups one after another: wait until it has drawn
+    # as many operation blocks as the document has operations (or 60 s pass;
+    # the count below then tells how far it got).
+    expected = page.evaluate(
+        """async () => {
+            const doc = await (await fetch(new URL("openapi.json", document.baseURI))).json();
+            const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+            return Object.values(doc.paths).reduce(
+                (n, item) => n + Object.keys(item).filter((k) => methods.includes(k)).length, 0);
+        }"""
+    )
+    try:
+        page.wait_for_function(
+            "n => document.querySelectorAll('.opblock').length >= n", arg=expected, timeout=60_000
+        )
+    except Exception as error:  # the assertion on the count reports it
+        errors.append(f"timeout: {expected} operation blocks not drawn within 60 s: {error}")
     result = {
         "operations": page.locator(".opblock").count(),
         "operation_ids": page.locator(".opblock .opblock-summary-operation-id").all_inner_texts(),
