@@ -64,7 +64,10 @@ pub(crate) enum Lookup<T> {
 
 /// The record `lookup` found in `cache` (`Ok`), or what a read through the
 /// pool is kept under (`Err(None)`: the store has no cache).
-pub(crate) fn look<T>(cache: Option<&PointCache>, lookup: impl FnOnce(&PointCache) -> Lookup<T>) -> Result<T, Option<Missed>> {
+pub(crate) fn look<T>(
+    cache: Option<&PointCache>,
+    lookup: impl FnOnce(&PointCache) -> Lookup<T>,
+) -> Result<T, Option<Missed>> {
     match cache.map(lookup) {
         Some(Lookup::Hit(record)) => Ok(record),
         Some(Lookup::Miss(missed)) => Err(Some(missed)),
