@@ -16,6 +16,7 @@
 //! as a hand-written impl per backend.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use sqlx::database::HasStatementCache;
@@ -25,6 +26,7 @@ use super::StoreResult;
 use super::bulk::BulkReport;
 use super::listing::Dialect;
 use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
+use super::point_cache::PointCache;
 use super::retention::PruneReport;
 
 /// What one sqlx backend does its own way; implemented for
@@ -87,11 +89,14 @@ pub trait Backend: Database + HasStatementCache {
 /// and [`super::postgres::PostgresStore`] are its two instances.
 pub struct SqlStore<DB: Database> {
     pub(super) pool: Pool<DB>,
+    /// The point reads kept in memory (the embedded store's,
+    /// [`super::point_cache`]); `None` reads every record through the pool.
+    pub(super) points: Option<Arc<PointCache>>,
 }
 
 impl<DB: Database> Clone for SqlStore<DB> {
     fn clone(&self) -> Self {
-        SqlStore { pool: self.pool.clone() }
+        SqlStore { pool: self.pool.clone(), points: self.points.clone() }
     }
 }
 

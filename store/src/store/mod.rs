@@ -37,6 +37,7 @@ pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
+mod point_cache;
 pub mod postgres;
 mod queries;
 pub mod retention;

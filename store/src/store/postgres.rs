@@ -76,7 +76,7 @@ impl PostgresStore {
         let pool =
             PgPoolOptions::new().max_connections(8).acquire_timeout(pool.acquire_timeout).connect_with(options).await?;
         migrator().run(&pool).await?;
-        Ok(SqlStore { pool })
+        Ok(SqlStore { pool, points: None })
     }
 }
 

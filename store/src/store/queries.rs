@@ -20,6 +20,7 @@ use super::model::{
     Comment, Counts, HotListEntry, HotListQuery, KeywordMatches, Record, SearchPage, SeriesQuery, WorkQuery,
     WorkRecord, WorkSeries, WorkSnapshot, WorkTotals,
 };
+use super::point_cache;
 use super::retention::PruneReport;
 use super::rows::{
     account_of, account_record, author_of, comment_record, counts_record, hot_list_record, work_of, work_record,
@@ -110,6 +111,13 @@ where
     }
 
     async fn get_account(&self, platform: &str, id: &str) -> StoreResult<Option<AccountRecord>> {
+        let missed = match point_cache::look(self.points.as_deref(), |points| points.account(platform, id)) {
+            Ok(record) => {
+                super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                return Ok(Some(record));
+            }
+            Err(missed) => missed,
+        };
         let dialect = DB::DIALECT;
         for filter in ["a.platform = $1 AND a.platform_id = $2", sql::ACCOUNT_BY_ANY_ID.as_str()] {
             let statement = dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", dialect.account_select()));
@@ -117,6 +125,9 @@ where
             if let Some(row) = row {
                 let record = account_record(&row)?;
                 super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                if let (Some(points), Some(missed)) = (&self.points, missed) {
+                    points.keep_account(missed, platform, id, &record);
+                }
                 return Ok(Some(record));
             }
         }
@@ -124,6 +135,13 @@ where
     }
 
     async fn get_work(&self, platform: &str, id: &str) -> StoreResult<Option<WorkRecord>> {
+        let missed = match point_cache::look(self.points.as_deref(), |points| points.work(platform, id)) {
+            Ok(record) => {
+                super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                return Ok(Some(record));
+            }
+            Err(missed) => missed,
+        };
         let dialect = DB::DIALECT;
         for filter in ["w.platform = $1 AND w.platform_id = $2", sql::WORK_BY_ANY_ID.as_str()] {
             let statement = dialect.placeholders(format!("{} WHERE {filter} LIMIT 1", dialect.work_select()));
@@ -131,6 +149,9 @@ where
             if let Some(row) = row {
                 let record = work_record(&row)?;
                 super::freshness::note(record.latest.as_ref().map(|s| s.captured_at));
+                if let (Some(points), Some(missed)) = (&self.points, missed) {
+                    points.keep_work(missed, platform, id, &record);
+                }
                 return Ok(Some(record));
             }
         }

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use sqlx::migrate::Migrator;
@@ -17,6 +18,7 @@ use super::backend::{Backend, SqlStore};
 use super::bulk::{self, BulkReport};
 use super::listing::Dialect;
 use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
+use super::point_cache::PointCache;
 use super::retention::{self, PruneReport};
 use super::{StoreError, StoreResult, segment, sql};
 
@@ -67,7 +69,8 @@ impl SqliteStore {
             .busy_timeout(std::time::Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         migrator().run(&pool).await?;
-        Ok(SqlStore { pool })
+        let points = PointCache::open(path).map(Arc::new);
+        Ok(SqlStore { pool, points })
     }
 }
 
