@@ -36,6 +36,7 @@ pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
+pub mod plans;
 pub mod postgres;
 mod queries;
 pub mod retention;

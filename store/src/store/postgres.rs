@@ -37,6 +37,7 @@ fn migrator() -> Migrator {
         (11, "boards", include_str!("migrations/postgres/0011_boards.sql")),
         (12, "bulk days", BULK_DAYS_MIGRATION.as_str()),
         (13, "search by platform", include_str!("migrations/postgres/0013_search_by_platform.sql")),
+        (14, "board order", include_str!("migrations/postgres/0014_board_order.sql")),
     ])
 }
 

@@ -39,6 +39,7 @@ fn migrator() -> Migrator {
         (10, "feeds", include_str!("migrations/sqlite/0010_feeds.sql")),
         (11, "boards", include_str!("migrations/sqlite/0011_boards.sql")),
         (13, "fts platform", include_str!("migrations/sqlite/0013_fts_platform.sql")),
+        (14, "board order", include_str!("migrations/sqlite/0014_board_order.sql")),
     ])
 }
 
