@@ -588,7 +588,11 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
                 if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
             );
             let row = (info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99));
-            if replaced { before.push(row) } else { measured.push(row) }
+            if replaced {
+                before.push(row)
+            } else {
+                measured.push(row)
+            }
             answers.push(answer);
         }
         core_service::store::plans::use_replaced_shapes(false);
@@ -757,7 +761,14 @@ async fn main() {
             if with_boards() {
                 let boards = build_boards("sqlite", store.clone()).await;
                 let runs = run("sqlite+boards", store, calls).await;
-                push_runs(&mut outcomes, ("sqlite+boards", "sqlite+boards before"), works, ingestion, runs, Some(boards));
+                push_runs(
+                    &mut outcomes,
+                    ("sqlite+boards", "sqlite+boards before"),
+                    works,
+                    ingestion,
+                    runs,
+                    Some(boards),
+                );
             }
         }
         if backends.contains("postgres") {

@@ -81,7 +81,8 @@ async fn fill(store: &dyn ContentStore) {
             if platform == "lifestyle" && w % 10 == 0 {
                 continue;
             }
-            let days: Vec<u32> = (1..=12).filter(|_| rng.random_bool(if platform == "articles" { 0.5 } else { 0.2 })).collect();
+            let days: Vec<u32> =
+                (1..=12).filter(|_| rng.random_bool(if platform == "articles" { 0.5 } else { 0.2 })).collect();
             let mut views = rng.random_range(0..150_000);
             for day in days {
                 views += rng.random_range(0..20_000);
@@ -175,7 +176,8 @@ async fn compare(store: &dyn ContentStore) {
                         limit,
                         ..BoardQuery::default()
                     };
-                    let here = format!("reads level {first}..{last} {category:?} {at_least:?} {work_types:?} {limit:?}");
+                    let here =
+                        format!("reads level {first}..{last} {category:?} {at_least:?} {work_types:?} {limit:?}");
                     let got = same(&here, async || board(store, &query).await).await;
                     compared += usize::from(!got.is_empty());
                 }
