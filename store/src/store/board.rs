@@ -209,7 +209,7 @@ impl Dialect {
     /// followed by a gap past the window. The last day's rows are read by
     /// `(platform, day, last_<counter>)` (`work_days_views` for reads)
     /// highest first, filtered, and stop at `limit`; the gap rows (the gap
-    /// index) are all read; the board is the best `limit` of both. Without a
+    /// index, read first on their own) are all read; the board is the best `limit` of both. Without a
     /// baseline, no day-before row is looked up. The same rows and order as
     /// [`Dialect::work_board`]'s general shape, which reads and sorts every
     /// row of the window.
@@ -235,16 +235,20 @@ impl Dialect {
             self.level_index(counter),
             order(&value)
         );
-        let gaps = format!(
-            "{select}{}{join} WHERE e.platform = {platform} AND e.day >= {first} AND e.day < {last} AND {} \
-             AND e.next_day > {last} AND {filters}",
+        // The gap rows first, on their own (their partial index): joined
+        // to the works inside the statement, PostgreSQL chose to look up
+        // the window's rows of every work of the category instead.
+        let gap_rows = format!(
+            "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter} FROM {WORK_DAYS_NAME} g{} \
+             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last})",
             self.gap_index(WORK_DAYS_NAME),
-            self.gap_after("e.")
+            self.gap_after("g.")
         );
+        let gaps = format!("SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}");
         let statement = format!(
-            "SELECT {}, {}, p.board_value FROM (SELECT * FROM ({last_day}) d UNION ALL SELECT * FROM ({gaps}) g) p \
-             JOIN works w ON w.id = p.board_id LEFT JOIN accounts au ON au.platform = w.platform \
-             AND au.platform_id = w.author_id ORDER BY {}{limit}",
+            "{gap_rows} SELECT {}, {}, p.board_value FROM (SELECT * FROM ({last_day}) d UNION ALL \
+             SELECT * FROM ({gaps}) g) p JOIN works w ON w.id = p.board_id LEFT JOIN accounts au \
+             ON au.platform = w.platform AND au.platform_id = w.author_id ORDER BY {}{limit}",
             sql::WORK_COLUMNS,
             sql::AUTHOR_COLUMNS,
             order("p.board_value")
@@ -384,7 +388,12 @@ mod tests {
         let (sqlite, params) = Dialect::Sqlite.work_board(&level).unwrap().unwrap();
         assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_views JOIN works w ON w.id = e.work WHERE"));
         assert!(sqlite.contains("e.day = ?3 AND e.last_views IS NOT NULL AND w.category = ?4 ORDER BY"));
-        assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_gaps"), "gap rows apart");
+        assert!(
+            sqlite.starts_with(
+                "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_views FROM work_days g INDEXED BY work_days_gaps"
+            ),
+            "gap rows apart"
+        );
         assert!(!sqlite.contains("work_days b"), "a level looks up no day-before row");
         assert_eq!(params.last(), Some(&Param::Int(50)));
         let (postgres, _) = Dialect::Postgres.work_board(&level).unwrap().unwrap();

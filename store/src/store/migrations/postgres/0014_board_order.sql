@@ -5,10 +5,6 @@
 -- snapshot's likes, unknown last), then row id. A keyword matching much of
 -- the platform walks it and keeps the matches, KEYWORD_MATCH_CAP of them.
 CREATE INDEX works_likes ON works (platform, latest_likes DESC NULLS LAST, id);
--- A platform's works newest stored first: relevance past the count cap
--- ranks the newest stored matches of one platform, read backwards here
--- instead of through every platform's rows of the primary key.
-CREATE INDEX works_platform_id ON works (platform, id);
 -- A day's aggregate rows by their last reads: the level boards over reads
 -- (category-time-hot over any window) walk the window's last day in board
 -- order and stop at the board's size (read backwards: `DESC`, unknown
