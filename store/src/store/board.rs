@@ -177,13 +177,7 @@ impl Dialect {
         }
         let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
         let value = rows.value(counter, q.measure);
-        self.value_filter(&mut c, &value, q);
-        let mut author_join = "";
-        if let Some(below) = q.author_fans_below {
-            author_join = " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id";
-            c.compare("au.fans <", Param::Int(below));
-        }
-        self.work_filters(&mut c, q);
+        let author_join = self.work_board_filters(&mut c, q, &value);
         let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
         let inner = format!(
@@ -218,13 +212,7 @@ impl Dialect {
         let first = c.bind(Param::Date(q.first));
         let last = c.bind(Param::Date(q.last));
         let value = format!("e.last_{counter}");
-        self.value_filter(&mut c, &value, q);
-        let mut author_join = "";
-        if let Some(below) = q.author_fans_below {
-            author_join = " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id";
-            c.compare("au.fans <", Param::Int(below));
-        }
-        self.work_filters(&mut c, q);
+        let author_join = self.work_board_filters(&mut c, q, &value);
         let filters = c.clauses.join(" AND ");
         let limit = format!(" LIMIT {}", c.bind(Param::Int(i64::from(limit))));
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
@@ -264,6 +252,17 @@ impl Dialect {
             (Dialect::Sqlite, "views") => " INDEXED BY work_days_views",
             _ => "",
         }
+    }
+
+    /// The conditions of a work board ranking by `value`: the value known
+    /// (and at least `q.at_least`), the author's followers, the works'
+    /// filters; returns the join of the author (`au`) they need, if any.
+    fn work_board_filters(self, c: &mut Conditions, q: &BoardQuery, value: &str) -> &'static str {
+        self.value_filter(c, value, q);
+        self.work_filters(c, q);
+        let Some(below) = q.author_fans_below else { return "" };
+        c.compare("au.fans <", Param::Int(below));
+        " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id"
     }
 
     /// Category, publish time and work type conditions on works (`w`).
