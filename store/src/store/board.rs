@@ -170,10 +170,13 @@ impl Dialect {
         let counter = work_counter(q.counter)?;
         let mut c = Conditions::default();
         let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
-        if matches.is_none() && q.measure == Measure::Level && q.first < q.last && super::plans::index_ordered() {
-            if let Some(limit) = q.limit {
-                return Ok(Some(self.level_board(c, q, counter, limit)));
-            }
+        if matches.is_none()
+            && q.measure == Measure::Level
+            && q.first < q.last
+            && super::plans::index_ordered()
+            && let Some(limit) = q.limit
+        {
+            return Ok(Some(self.level_board(c, q, counter, limit)));
         }
         let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
         let value = rows.value(counter, q.measure);
