@@ -36,6 +36,11 @@
 //!   complete); `RANKINGS_BENCH_ONLY=SearchNote,HitData` calls only the
 //!   operations whose gRPC method contains one of the words;
 //!   `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
+//! - Before and after: each operation is called first with the boards'
+//!   replaced statement shapes (`<backend> before`, the shapes the
+//!   index-ordered ones replaced: `mediaops_store::store::plans`) and then
+//!   with the index-ordered ones, and both answers must be the same bytes;
+//!   `RANKINGS_BENCH_PLANS=new` calls only the index-ordered ones.
 //! - Cold start: the first call of each operation is printed apart
 //!   (`first`); the first call of a run is the process's first read of the
 //!   store.
@@ -523,11 +528,28 @@ fn with_boards() -> bool {
     std::env::var("RANKINGS_BENCH_BOARDS").map_or(true, |v| v != "0")
 }
 
-async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<Measured> {
+/// `RANKINGS_BENCH_PLANS`: `both` (the default) calls each operation first
+/// with the boards' replaced statement shapes (`<backend> before`,
+/// docs/rankings.md "Index-ordered boards") and then with the
+/// index-ordered ones, one after the other on the same store; `new` only
+/// with the index-ordered ones.
+fn compare_plans() -> bool {
+    std::env::var("RANKINGS_BENCH_PLANS").map_or(true, |v| v != "new")
+}
+
+/// Every operation's p50 / p99 with the index-ordered statement shapes,
+/// and (`RANKINGS_BENCH_PLANS=both`) with the shapes they replaced.
+struct Runs {
+    after: Vec<Measured>,
+    before: Option<Vec<Measured>>,
+}
+
+async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
     core_service::services::register_store_reads(&api, &Fallbacks::default(), &mut registry).unwrap();
     let mut measured = Vec::new();
+    let mut before = Vec::new();
     let only = std::env::var("RANKINGS_BENCH_ONLY").unwrap_or_default();
     let wanted = |method: &str| only.is_empty() || only.split(',').any(|w| !w.is_empty() && method.contains(w.trim()));
     for (method, request) in requests().into_iter().filter(|(m, _)| wanted(m)) {
@@ -538,30 +560,45 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Vec<M
             println!("{backend}  {:<40} not registered in the bench (skipped)", info.key());
             continue;
         };
-        let principal = Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
-        let ctx = CallContext::new("bench".into(), principal, info.clone());
-        let mut times = Vec::with_capacity(calls);
-        let mut size = 0;
-        for _ in 0..calls {
-            let t = Instant::now();
-            let answer = handler(ctx.clone(), request.clone()).await.unwrap_or_else(|e| panic!("{method}: {e}"));
-            times.push(t.elapsed());
-            size = answer.len();
+        let shapes: &[bool] = if compare_plans() { &[true, false] } else { &[false] };
+        let mut answers = Vec::new();
+        for &replaced in shapes {
+            core_service::store::plans::use_replaced_shapes(replaced);
+            let principal =
+                Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
+            let ctx = CallContext::new("bench".into(), principal, info.clone());
+            let mut times = Vec::with_capacity(calls);
+            let mut answer = Bytes::new();
+            for _ in 0..calls {
+                let t = Instant::now();
+                answer = handler(ctx.clone(), request.clone()).await.unwrap_or_else(|e| panic!("{method}: {e}"));
+                times.push(t.elapsed());
+            }
+            let warnings = ctx.warnings.list();
+            let first = times.first().copied().unwrap_or_default();
+            times.sort();
+            println!(
+                "{backend}{}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  first {:>8.1} ms  ({} bytes){}",
+                if replaced { " before" } else { "" },
+                info.key(),
+                percentile(&times, 0.5).as_secs_f64() * 1e3,
+                percentile(&times, 0.99).as_secs_f64() * 1e3,
+                first.as_secs_f64() * 1e3,
+                answer.len(),
+                if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
+            );
+            let row = (info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99));
+            if replaced {
+                before.push(row)
+            } else {
+                measured.push(row)
+            }
+            answers.push(answer);
         }
-        let warnings = ctx.warnings.list();
-        let first = times.first().copied().unwrap_or_default();
-        times.sort();
-        println!(
-            "{backend}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  first {:>8.1} ms  ({size} bytes){}",
-            info.key(),
-            percentile(&times, 0.5).as_secs_f64() * 1e3,
-            percentile(&times, 0.99).as_secs_f64() * 1e3,
-            first.as_secs_f64() * 1e3,
-            if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
-        );
-        measured.push((info.key().to_string(), percentile(&times, 0.5), percentile(&times, 0.99)));
+        core_service::store::plans::use_replaced_shapes(false);
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "{method}: the two statement shapes answer differently");
     }
-    measured
+    Runs { after: measured, before: compare_plans().then_some(before) }
 }
 
 /// One backend at one scale.
@@ -579,6 +616,22 @@ struct Outcome {
 struct BoardBuilds {
     all: Rate,
     one_day: Rate,
+}
+
+/// Adds the outcomes of one run: the replaced shapes' (when measured) as
+/// `names.1`, then the index-ordered ones' as `names.0`.
+fn push_runs(
+    outcomes: &mut Vec<Outcome>,
+    names: (&'static str, &'static str),
+    works: usize,
+    ingestion: Ingestion,
+    runs: Runs,
+    boards: Option<BoardBuilds>,
+) {
+    if let Some(measured) = runs.before {
+        outcomes.push(Outcome { backend: names.1, works, ingestion, measured, boards });
+    }
+    outcomes.push(Outcome { backend: names.0, works, ingestion, measured: runs.after, boards });
 }
 
 /// `nproc`, memory and load of this machine, and the commit measured.
@@ -614,7 +667,9 @@ fn header() -> String {
 fn summary(outcomes: &[Outcome]) {
     println!("\n| backend | works | accounts + works (write) | account snapshots (bulk) | work snapshots (bulk) |");
     println!("|---|---|---|---|---|");
-    for o in outcomes.iter().filter(|o| o.boards.is_none()) {
+    // One row per store: the `before` outcome repeats its store's figures.
+    let stores = || outcomes.iter().filter(|o| !o.backend.ends_with(" before"));
+    for o in stores().filter(|o| o.boards.is_none()) {
         let i = &o.ingestion;
         println!(
             "| {} | {} | {:.0}/s | {:.0}/s | {:.0}/s |",
@@ -627,7 +682,7 @@ fn summary(outcomes: &[Outcome]) {
     }
     println!("\n| backend | works | every board: boards, s | one day's boards: boards, s |");
     println!("|---|---|---|---|");
-    for o in outcomes {
+    for o in stores() {
         if let Some(b) = o.boards {
             println!(
                 "| {} | {} | {}, {:.1} s | {}, {:.1} s |",
@@ -701,12 +756,19 @@ async fn main() {
             };
             let store = Arc::new(SqliteStore::open(&path).await.expect("open SQLite"));
             let ingestion = fill_or_reuse("sqlite", store.as_ref(), works, days, kept.as_ref()).await;
-            let measured = run("sqlite", store.clone(), calls).await;
-            outcomes.push(Outcome { backend: "sqlite", works, ingestion, measured, boards: None });
+            let runs = run("sqlite", store.clone(), calls).await;
+            push_runs(&mut outcomes, ("sqlite", "sqlite before"), works, ingestion, runs, None);
             if with_boards() {
                 let boards = build_boards("sqlite", store.clone()).await;
-                let measured = run("sqlite+boards", store, calls).await;
-                outcomes.push(Outcome { backend: "sqlite+boards", works, ingestion, measured, boards: Some(boards) });
+                let runs = run("sqlite+boards", store, calls).await;
+                push_runs(
+                    &mut outcomes,
+                    ("sqlite+boards", "sqlite+boards before"),
+                    works,
+                    ingestion,
+                    runs,
+                    Some(boards),
+                );
             }
         }
         if backends.contains("postgres") {
@@ -731,12 +793,13 @@ async fn main() {
                 }
                 println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());
             }
-            let measured = run("postgres", store.clone(), calls).await;
-            outcomes.push(Outcome { backend: "postgres", works, ingestion, measured, boards: None });
+            let runs = run("postgres", store.clone(), calls).await;
+            push_runs(&mut outcomes, ("postgres", "postgres before"), works, ingestion, runs, None);
             if with_boards() {
                 let boards = build_boards("postgres", store.clone()).await;
-                let measured = run("postgres+boards", store.clone(), calls).await;
-                outcomes.push(Outcome { backend: "postgres+boards", works, ingestion, measured, boards: Some(boards) });
+                let runs = run("postgres+boards", store.clone(), calls).await;
+                let names = ("postgres+boards", "postgres+boards before");
+                push_runs(&mut outcomes, names, works, ingestion, runs, Some(boards));
             }
             drop(store);
             if kept.is_none() {

@@ -2,7 +2,7 @@
 //! with secrets, accounts kept apart, due lists and the lease (one claimer
 //! wins; an edit drops the lease so the runner's finish writes nothing),
 //! the seen-set, the delivery log newest first, deletion of everything.
-//! And the tracking store of migration 0020 (docs/tracking.md "Storage"),
+//! And the tracking store of migration 0016 (docs/tracking.md "Storage"),
 //! whose rows and lease are the same code: eight replicas claiming one due
 //! list at once (one wins), a run logged once per run id, deletion.
 //! PostgreSQL is the real server (`MEDIAOPS_TEST_DATABASE_URL` overrides),

@@ -15,6 +15,9 @@ use super::listing::{Conditions, Dialect, MatchFilter, Param};
 use super::model::{BoardQuery, Counter, Measure};
 use super::sql;
 
+/// The works' per-day aggregate table.
+const WORK_DAYS_NAME: &str = WORK_DAYS.days;
+
 /// The rows of a window and how to read values out of them.
 struct WindowRows {
     /// `FROM … e [LEFT JOIN … b]` of the aggregate table.
@@ -130,6 +133,7 @@ impl Dialect {
             published_from: q.published_from,
             published_to: q.published_to,
             matched: q.matched.as_deref(),
+            by_likes: false,
         };
         self.capped_matches(c, &filter).map(Some).ok_or(())
     }
@@ -166,15 +170,17 @@ impl Dialect {
         let counter = work_counter(q.counter)?;
         let mut c = Conditions::default();
         let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
+        if matches.is_none()
+            && q.measure == Measure::Level
+            && q.first < q.last
+            && super::plans::index_ordered()
+            && let Some(limit) = q.limit
+        {
+            return Ok(Some(self.level_board(c, q, counter, limit)));
+        }
         let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
         let value = rows.value(counter, q.measure);
-        self.value_filter(&mut c, &value, q);
-        let mut author_join = "";
-        if let Some(below) = q.author_fans_below {
-            author_join = " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id";
-            c.compare("au.fans <", Param::Int(below));
-        }
-        self.work_filters(&mut c, q);
+        let author_join = self.work_board_filters(&mut c, q, &value);
         let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
         let inner = format!(
@@ -192,6 +198,74 @@ impl Dialect {
             order("p.board_value")
         );
         Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// A limited level board over a window longer than a day, in board
+    /// order from an index: a work's level is its row holding the last
+    /// snapshot inside the window, a row of the last day or a row before it
+    /// followed by a gap past the window. The last day's rows are read by
+    /// `(platform, day, last_<counter>)` (`work_days_views` for reads)
+    /// highest first, filtered, and stop at `limit`; the gap rows (the gap
+    /// index, read first on their own) are all read; the board is the best `limit` of both. Without a
+    /// baseline, no day-before row is looked up. The same rows and order as
+    /// [`Dialect::work_board`]'s general shape, which reads and sorts every
+    /// row of the window.
+    fn level_board(self, mut c: Conditions, q: &BoardQuery, counter: &str, limit: u32) -> (String, Vec<Param>) {
+        let platform = c.bind(Param::Text(q.platform.clone()));
+        let first = c.bind(Param::Date(q.first));
+        let last = c.bind(Param::Date(q.last));
+        let value = format!("e.last_{counter}");
+        let author_join = self.work_board_filters(&mut c, q, &value);
+        let filters = c.clauses.join(" AND ");
+        let limit = format!(" LIMIT {}", c.bind(Param::Int(i64::from(limit))));
+        let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
+        let select = format!("SELECT w.id AS board_id, {value} AS board_value FROM {WORK_DAYS_NAME} e");
+        let join = format!(" JOIN works w ON w.id = e.work{author_join}");
+        let last_day = format!(
+            "{select}{}{join} WHERE e.platform = {platform} AND e.day = {last} AND {filters} ORDER BY {}{limit}",
+            self.level_index(counter),
+            order(&value)
+        );
+        // The gap rows first, on their own (their partial index): joined
+        // to the works inside the statement, PostgreSQL chose to look up
+        // the window's rows of every work of the category instead.
+        let gap_rows = format!(
+            "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter} FROM {WORK_DAYS_NAME} g{} \
+             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last})",
+            self.gap_index(WORK_DAYS_NAME),
+            self.gap_after("g.")
+        );
+        let gaps = format!("SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}");
+        let statement = format!(
+            "{gap_rows} SELECT {}, {}, p.board_value FROM (SELECT * FROM ({last_day}) d UNION ALL \
+             SELECT * FROM ({gaps}) g) p JOIN works w ON w.id = p.board_id LEFT JOIN accounts au \
+             ON au.platform = w.platform AND au.platform_id = w.author_id ORDER BY {}{limit}",
+            sql::WORK_COLUMNS,
+            sql::AUTHOR_COLUMNS,
+            order("p.board_value")
+        );
+        (self.placeholders(statement), c.params)
+    }
+
+    /// How a level board names the index of a day's rows in its counter's
+    /// order: SQLite is told for reads (`work_days_views`, migration 0014);
+    /// PostgreSQL chooses.
+    fn level_index(self, counter: &str) -> &'static str {
+        match (self, counter) {
+            (Dialect::Sqlite, "views") => " INDEXED BY work_days_views",
+            _ => "",
+        }
+    }
+
+    /// The conditions of a work board ranking by `value`: the value known
+    /// (and at least `q.at_least`), the author's followers, the works'
+    /// filters; returns the join of the author (`au`) they need, if any.
+    fn work_board_filters(self, c: &mut Conditions, q: &BoardQuery, value: &str) -> &'static str {
+        self.value_filter(c, value, q);
+        self.work_filters(c, q);
+        let Some(below) = q.author_fans_below else { return "" };
+        c.compare("au.fans <", Param::Int(below));
+        " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id"
     }
 
     /// Category, publish time and work type conditions on works (`w`).
@@ -312,6 +386,20 @@ mod tests {
         assert!(week.contains("LEFT JOIN work_days b ON b.platform = ?1 AND b.day = ?4 AND b.work = e.work"));
         assert!(week.contains("ELSE (SELECT x.first_likes FROM work_days x WHERE x.work = e.work AND x.day >= ?2"));
         assert!(!week.contains('$'));
+        let level = BoardQuery { counter: Counter::Views, measure: Measure::Level, ..query(12, 18) };
+        let (sqlite, params) = Dialect::Sqlite.work_board(&level).unwrap().unwrap();
+        assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_views JOIN works w ON w.id = e.work WHERE"));
+        assert!(sqlite.contains("e.day = ?3 AND e.last_views IS NOT NULL AND w.category = ?4 ORDER BY"));
+        assert!(
+            sqlite.starts_with(
+                "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_views FROM work_days g INDEXED BY work_days_gaps"
+            ),
+            "gap rows apart"
+        );
+        assert!(!sqlite.contains("work_days b"), "a level looks up no day-before row");
+        assert_eq!(params.last(), Some(&Param::Int(50)));
+        let (postgres, _) = Dialect::Postgres.work_board(&level).unwrap().unwrap();
+        assert!(postgres.contains("ORDER BY e.last_views DESC, w.title COLLATE \"C\", w.id LIMIT $5) d UNION ALL"));
         let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
         assert!(Dialect::Sqlite.work_board(&fans).is_err(), "works keep no followers");
         assert!(Dialect::Sqlite.account_board(&fans).unwrap().0.contains("e.last_fans"));

@@ -42,6 +42,10 @@ pub(super) struct MatchFilter<'a> {
     /// The matches already found ([`crate::store::model::BoardQuery::matched`]):
     /// the statement then reads these ids instead of matching `text`.
     pub(super) matched: Option<&'a [i64]>,
+    /// SQLite: walk the platform's works most liked first and keep the
+    /// matches ([`Dialect::keyword_matches_by_likes`]) instead of looking up
+    /// and sorting every match.
+    pub(super) by_likes: bool,
 }
 
 /// A value bound to a placeholder.
@@ -206,7 +210,13 @@ impl Dialect {
             return None;
         }
         let outer = std::mem::take(&mut c.clauses);
-        let (from, _) = self.text_match(c, ("works", "kw"), f.platform, &terms);
+        let from = if f.by_likes && self == Dialect::Sqlite {
+            let ph = c.bind(Param::Text(segment::fts5_work_query(&terms, f.platform).unwrap_or_default()));
+            c.push(format!("kw.id IN (SELECT rowid FROM works_fts WHERE works_fts MATCH {ph})"));
+            "works kw INDEXED BY works_likes".to_owned()
+        } else {
+            self.text_match(c, ("works", "kw"), f.platform, &terms).0
+        };
         self.platform_condition(c, "kw", f.platform, true);
         if let Some(category) = f.category {
             c.compare("kw.category =", Param::Text(category.to_owned()));
@@ -261,6 +271,22 @@ impl Dialect {
     /// [`crate::store::KEYWORD_MATCH_CAP`], the most liked first (column
     /// `match_id`); `None` without a text or when it has no terms.
     pub fn keyword_matches(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
+        self.keyword_matches_shaped(q, false)
+    }
+
+    /// [`Dialect::keyword_matches`] as an index walk (SQLite): the
+    /// platform's works most liked first (`works_likes`, migration 0014),
+    /// each kept when its row id is among the full-text matches (FTS5's
+    /// doclist read once into a list, no `works` row read per match), until
+    /// the cap. The same ids in the same order; it reads about cap ÷ (the
+    /// share of the platform matching) index entries instead of looking up
+    /// and sorting every match, so it is chosen when many works match
+    /// ([`Dialect::keyword_match_count`], [`super::plans::KEYWORD_WALK_FROM`]).
+    pub fn keyword_matches_by_likes(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
+        self.keyword_matches_shaped(q, true)
+    }
+
+    fn keyword_matches_shaped(self, q: &BoardQuery, by_likes: bool) -> Option<(String, Vec<Param>)> {
         let mut c = Conditions::default();
         let filter = MatchFilter {
             platform: &q.platform,
@@ -269,9 +295,26 @@ impl Dialect {
             published_from: q.published_from,
             published_to: q.published_to,
             matched: None,
+            by_likes,
         };
         let statement = self.capped_matches(&mut c, &filter)?;
         Some((self.placeholders(statement), c.params))
+    }
+
+    /// SQLite: how many works of `q`'s platform match `q.text` in the
+    /// full-text index alone (no `works` row read), counted up to
+    /// [`super::plans::KEYWORD_WALK_FROM`]; `None` on PostgreSQL, without a text, or when
+    /// it has no terms.
+    pub fn keyword_match_count(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
+        let terms = segment::terms(q.text.as_deref()?);
+        let query = segment::fts5_work_query(&terms, &q.platform)?;
+        (self == Dialect::Sqlite).then(|| {
+            let statement = format!(
+                "SELECT count(*) FROM (SELECT 1 FROM works_fts WHERE works_fts MATCH $1 LIMIT {})",
+                super::plans::KEYWORD_WALK_FROM
+            );
+            (self.placeholders(statement), vec![Param::Text(query)])
+        })
     }
 
     /// The order of a full-text match's rows newest stored first, which
@@ -528,6 +571,7 @@ impl Dialect {
                 published_from: q.published_from,
                 published_to: None,
                 matched: q.matched.as_deref(),
+                by_likes: false,
             };
             let matches = self.capped_matches(&mut c, &filter)?;
             from = format!("({matches}) m {} works w ON w.id = m.match_id", self.outer_first());

@@ -38,6 +38,7 @@ pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
 mod point_cache;
+pub mod plans;
 pub mod postgres;
 mod queries;
 pub mod retention;

@@ -37,8 +37,9 @@ fn migrator() -> Migrator {
         (11, "boards", include_str!("migrations/postgres/0011_boards.sql")),
         (12, "bulk days", BULK_DAYS_MIGRATION.as_str()),
         (13, "search by platform", include_str!("migrations/postgres/0013_search_by_platform.sql")),
-        (16, "vendor calls", include_str!("migrations/postgres/0016_vendor_calls.sql")),
-        (20, "tracking", include_str!("migrations/postgres/0020_tracking.sql")),
+        (14, "board order", include_str!("migrations/postgres/0014_board_order.sql")),
+        (15, "vendor calls", include_str!("migrations/postgres/0015_vendor_calls.sql")),
+        (16, "tracking", include_str!("migrations/postgres/0016_tracking.sql")),
     ])
 }
 

@@ -292,7 +292,17 @@ where
         if query.text.is_none() || !DB::DIALECT.matches_keywords_once() {
             return Ok(None);
         }
-        let Some((statement, params)) = DB::DIALECT.keyword_matches(query) else { return Ok(Some(Vec::new().into())) };
+        // Many matches: walk the platform's works most liked first instead
+        // of looking up every match (docs/rankings.md "Index-ordered boards").
+        let mut by_likes = false;
+        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| super::plans::index_ordered())
+        {
+            let counted: i64 = bind_params(sqlx::query(&count), &params).fetch_one(&self.pool).await?.try_get(0)?;
+            by_likes = counted >= super::plans::KEYWORD_WALK_FROM;
+        }
+        let shaped =
+            if by_likes { DB::DIALECT.keyword_matches_by_likes(query) } else { DB::DIALECT.keyword_matches(query) };
+        let Some((statement, params)) = shaped else { return Ok(Some(Vec::new().into())) };
         let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
         let ids = rows.iter().map(|row| row.try_get::<i64, _>(0)).collect::<Result<Vec<i64>, _>>()?;
         Ok(Some(ids.into()))

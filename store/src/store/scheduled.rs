@@ -1,6 +1,6 @@
 //! The rows of scheduled lists, for both backends: watch lists (table
 //! `watchlists`, migration 0009) and tracking lists (`tracking_lists`,
-//! migration 0020) have the same columns (`account_id, id, spec,
+//! migration 0016) have the same columns (`account_id, id, spec,
 //! created_at, updated_at, state, state_reason, next_run_ms, last_run_ms,
 //! lease_owner, lease_until_ms`), read, written and leased here once
 //! (docs/watchlists.md "Scheduling", docs/tracking.md "Scheduling"). A

@@ -41,8 +41,9 @@ fn migrator() -> Migrator {
         (10, "feeds", include_str!("migrations/sqlite/0010_feeds.sql")),
         (11, "boards", include_str!("migrations/sqlite/0011_boards.sql")),
         (13, "fts platform", include_str!("migrations/sqlite/0013_fts_platform.sql")),
-        (16, "vendor calls", include_str!("migrations/sqlite/0016_vendor_calls.sql")),
-        (20, "tracking", include_str!("migrations/sqlite/0020_tracking.sql")),
+        (14, "board order", include_str!("migrations/sqlite/0014_board_order.sql")),
+        (15, "vendor calls", include_str!("migrations/sqlite/0015_vendor_calls.sql")),
+        (16, "tracking", include_str!("migrations/sqlite/0016_tracking.sql")),
     ])
 }
 

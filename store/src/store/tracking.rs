@@ -1,4 +1,4 @@
-//! Tracking lists in the content store's database (migration 0020, tables
+//! Tracking lists in the content store's database (migration 0016, tables
 //! `tracking_lists` and `tracking_runs`; docs/tracking.md "Storage"): the
 //! [`TrackingStore`] of both backends, one impl generic over them
 //! ([`SqlStore`]); the list rows and their leases are those of every

@@ -1,6 +1,6 @@
 //! Where tracking lists live (docs/tracking.md "Storage"): the
 //! [`TrackingStore`] trait, implemented for both databases of the content
-//! store (`crate::store::tracking`, migration 0020). Specs and run-log
+//! store (`crate::store::tracking`, migration 0016). Specs and run-log
 //! lines are stored as proto JSON ([`super::watch::to_json`]).
 
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
