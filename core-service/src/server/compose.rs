@@ -22,8 +22,9 @@ use mediaops_proto::mediaops::{
     clipapp::v1::clipapp_service, feeds::v1::feed_service, intlshort::v1::intlshort_service,
     lifestyle::v1::lifestyle_service, microblog::v1::microblog_service, multi::v1::multi_service,
     safety::v1::content_safety_service, shortvideo::v1::shortvideo_service, skills::v1::skills_service,
-    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service, trend::v1::trend_service,
-    tracking::v1::tracking_service, videosite::v1::videosite_service, watch::v1::watchlist_service,
+    studio::v1::article_studio_service, tasks::v1::task_service, tool::v1::tool_service,
+    tracking::v1::tracking_service, trend::v1::trend_service, videosite::v1::videosite_service,
+    watch::v1::watchlist_service,
 };
 use mediaops_proto::services::Services;
 use mediaops_proto::value_lists::ValueLists;
@@ -216,9 +217,9 @@ pub(super) async fn compose(
             safety.clone(),
         ))),
         feed: feed_service::registration(Arc::new(ops::feed::Feeds(Arc::new(feeds)))),
-        history: mediaops_proto::mediaops::history::v1::history_service::registration(Arc::new(
-            ops::history::History(data.clone()),
-        )),
+        history: mediaops_proto::mediaops::history::v1::history_service::registration(Arc::new(ops::history::History(
+            data.clone(),
+        ))),
         intlshort: intlshort_service::registration(Arc::new(ops::intlshort::Intlshort(data.clone()))),
         lifestyle: lifestyle_service::registration(Arc::new(ops::lifestyle::Lifestyle {
             api: data.clone(),
