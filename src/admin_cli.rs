@@ -77,22 +77,22 @@ pub async fn keys(settings: &CoreSettings, command: KeysCommand) -> anyhow::Resu
     match command {
         KeysCommand::Create { account, points, rate, burst } => {
             let rate = rate.unwrap_or_default();
-            let created = core_service::admin::create_key(ledger, &account, points, &rate, burst).await?;
+            let created = mediaops_ops::admin::create_key(ledger, &account, points, &rate, burst).await?;
             let info = created.info.unwrap_or_default();
             let default = settings.rate_limit.default_limit()?;
-            let limit = core_service::admin::rate_limit(ledger, default, &account).await?;
+            let limit = mediaops_ops::admin::rate_limit(ledger, default, &account).await?;
             print(serde_json::json!({
                 "key": created.key, "keyId": info.key_id, "accountId": info.account_id, "balance": created.balance,
                 "rateLimit": {"rate": limit.rate, "burst": limit.burst, "source": limit.source},
             }));
         }
         KeysCommand::Disable { key } => {
-            let disabled = core_service::admin::disable_key(ledger, &key).await?;
+            let disabled = mediaops_ops::admin::disable_key(ledger, &key).await?;
             anyhow::ensure!(disabled, "no key matches {key:?}");
             print(serde_json::json!({"disabled": true}));
         }
         KeysCommand::List => {
-            let keys = core_service::admin::list_keys(ledger).await?.keys;
+            let keys = mediaops_ops::admin::list_keys(ledger).await?.keys;
             let rows: Vec<_> = keys
                 .into_iter()
                 .map(|k| serde_json::json!({"keyId": k.key_id, "prefix": k.prefix, "accountId": k.account_id, "disabled": k.disabled, "createdAt": k.created_at}))
@@ -107,9 +107,9 @@ pub async fn points(settings: &CoreSettings, command: PointsCommand) -> anyhow::
     let ledger = core_service::server::open_ledger(settings).await?;
     let balance = match command {
         PointsCommand::Grant { account, points } => {
-            core_service::admin::grant(ledger.as_ref(), &account, points).await?
+            mediaops_ops::admin::grant(ledger.as_ref(), &account, points).await?
         }
-        PointsCommand::Balance { account } => core_service::admin::balance(ledger.as_ref(), &account).await?,
+        PointsCommand::Balance { account } => mediaops_ops::admin::balance(ledger.as_ref(), &account).await?,
     };
     print(serde_json::json!({"accountId": balance.account_id, "points": balance.points}));
     Ok(())
@@ -120,7 +120,7 @@ pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<(
     let Some(account) = args.account else {
         return vendor_usage(settings, ledger.as_ref()).await;
     };
-    let usage = core_service::admin::usage(ledger.as_ref(), &account, args.limit).await?;
+    let usage = mediaops_ops::admin::usage(ledger.as_ref(), &account, args.limit).await?;
     let records: Vec<_> = usage
         .records
         .into_iter()
@@ -134,19 +134,19 @@ pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<(
 /// `{operationKey, pack, vendorCalls, cacheHits, vendorSpend, currency,
 /// chargedCalls, pointsCharged}`; the points are the successful calls of
 /// every account's usage log (its newest `USAGE_LOG_LIMIT` records).
-async fn vendor_usage(settings: &CoreSettings, ledger: &dyn core_service::billing::Ledger) -> anyhow::Result<()> {
+async fn vendor_usage(settings: &CoreSettings, ledger: &dyn mediaops_platform::billing::Ledger) -> anyhow::Result<()> {
     use std::collections::{BTreeMap, BTreeSet};
-    let opened = core_service::store::open_all(
+    let opened = mediaops_store::store::open_all(
         settings.database_url.as_deref(),
         &settings.data_dir,
-        core_service::store::PoolSettings::default(),
+        mediaops_store::store::PoolSettings::default(),
     )
     .await?;
     let totals = opened.vendor_calls.vendor_call_totals().await?;
     let accounts: BTreeSet<String> = ledger.list_keys().await?.into_iter().map(|k| k.account_id).collect();
     let mut charged: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     for account in accounts {
-        for record in ledger.usage_log(&account, core_service::billing::USAGE_LOG_LIMIT).await? {
+        for record in ledger.usage_log(&account, mediaops_platform::billing::USAGE_LOG_LIMIT).await? {
             if record.outcome == "ok" {
                 let entry = charged.entry(record.operation_key).or_default();
                 entry.0 += 1;

@@ -8,9 +8,9 @@
 
 use clap::Subcommand;
 use core_service::CoreSettings;
-use core_service::clock::Clock;
-use core_service::hotlists::Source;
-use core_service::hotlists::collector::Collectors;
+use mediaops_store::clock::Clock;
+use mediaops_connectors::hotlists::Source;
+use mediaops_connectors::hotlists::collector::Collectors;
 
 #[derive(Subcommand)]
 pub enum CollectorsCommand {
@@ -41,7 +41,7 @@ pub async fn collectors(settings: &CoreSettings, command: CollectorsCommand) -> 
     let source = match command {
         CollectorsCommand::List => {
             settings.hotlists.check()?;
-            let states = core_service::hotlists::collector::configured_states(&settings.hotlists);
+            let states = mediaops_connectors::hotlists::collector::configured_states(&settings.hotlists);
             println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "collectors": states }))?);
             return Ok(());
         }
@@ -53,7 +53,7 @@ pub async fn collectors(settings: &CoreSettings, command: CollectorsCommand) -> 
         sources(&source)?
     };
     let clock = Clock::from_setting(settings.now.as_deref())?;
-    let store = core_service::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
+    let store = mediaops_store::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let backend = store.backend();
     let collectors = Collectors::new(settings.hotlists.clone(), store, clock)?;
     let states = collectors.run_sources_once(&chosen).await;

@@ -13,7 +13,7 @@ pub mod sources;
 
 use std::net::SocketAddr;
 
-use core_service::bootstrap::Bootstrap;
+use mediaops_platform::bootstrap::Bootstrap;
 use core_service::{Core, CoreSettings};
 use rest_gateway::GatewaySettings;
 use tokio::sync::watch;

@@ -123,7 +123,7 @@ async fn run() -> anyhow::Result<()> {
             // A throwaway core, so listing never touches real state.
             let dir = tempfile::tempdir()?;
             let settings = CoreSettings { data_dir: dir.path().to_path_buf(), bootstrap_key: None, ..core };
-            let ledger = std::sync::Arc::new(core_service::billing::embedded::EmbeddedLedger::open(dir.path())?);
+            let ledger = std::sync::Arc::new(mediaops_platform::billing::embedded::EmbeddedLedger::open(dir.path())?);
             let opened = core_service::Core::open_with_ledger(&settings, ledger, |_| Ok(())).await?;
             print!("{}", mediaops::operations::markdown(opened.registry()));
             Ok(())
@@ -138,7 +138,7 @@ async fn run() -> anyhow::Result<()> {
                 vendors: Default::default(),
                 ..core.clone()
             };
-            let ledger = std::sync::Arc::new(core_service::billing::embedded::EmbeddedLedger::open(dir.path())?);
+            let ledger = std::sync::Arc::new(mediaops_platform::billing::embedded::EmbeddedLedger::open(dir.path())?);
             let opened = core_service::Core::open_with_ledger(&settings, ledger, |_| Ok(())).await?;
             let lines = mediaops::sources::lines(&core.vendors, opened.registry())?;
             if json {

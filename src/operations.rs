@@ -2,8 +2,8 @@
 //! the descriptor pool, its REST path, price and whether it is built. The
 //! README's table is this command's output.
 
-use core_service::catalog::PLATFORM_ORDER;
-use core_service::registry::Registry;
+use mediaops_platform::catalog::PLATFORM_ORDER;
+use mediaops_platform::registry::Registry;
 
 /// What a caller gets from an operation today.
 pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {

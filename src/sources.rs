@@ -1,14 +1,14 @@
 //! Where answers come from (`mediaops sources`; docs/data-sources.md; the
 //! workbench's "数据来源" line): per operation its chain and the packs that
 //! map it, from the same code that builds the chains at start
-//! (`core_service::vendors::routes`, whose [`lines`] the core also serves in
+//! (`mediaops_connectors::vendors::routes`, whose [`lines`] the core also serves in
 //! the catalog's `dataSources`).
 
-use core_service::registry::Registry;
-use core_service::vendors::chain::VendorSettings;
-use core_service::vendors::mapping::OperationMapping;
+use mediaops_platform::registry::Registry;
+use mediaops_connectors::vendors::chain::VendorSettings;
+use mediaops_connectors::vendors::mapping::OperationMapping;
 
-pub use core_service::vendors::routes::{Line, lines};
+pub use mediaops_connectors::vendors::routes::{Line, lines};
 
 /// The lines as a plain table (`mediaops sources`).
 pub fn table(lines: &[Line]) -> String {
@@ -29,7 +29,7 @@ pub fn table(lines: &[Line]) -> String {
 /// # Errors
 /// A pack that does not parse or whose chains cannot be built.
 pub fn markdown(registry: &Registry) -> anyhow::Result<String> {
-    use core_service::vendors::packs::{PACKS, parse};
+    use mediaops_connectors::vendors::packs::{PACKS, parse};
     let settings =
         VendorSettings { packs: PACKS.iter().map(|p| p.name.to_owned()).collect(), ..VendorSettings::default() };
     let files: Vec<_> = PACKS.iter().map(parse).collect::<anyhow::Result<_>>()?;
@@ -61,7 +61,7 @@ pub fn markdown(registry: &Registry) -> anyhow::Result<String> {
 /// operation of several calls (docs/vendors.md "Several calls") each call's
 /// route with the operation it goes through, then its own route, or "then
 /// the store" for a refresh.
-fn route_cell(file: &core_service::vendors::mapping::VendorFile, mapping: &OperationMapping) -> String {
+fn route_cell(file: &mediaops_connectors::vendors::mapping::VendorFile, mapping: &OperationMapping) -> String {
     let route = |m: &OperationMapping| format!("`{} {}`", m.method.to_ascii_uppercase(), m.path);
     let mut parts: Vec<String> = mapping
         .calls

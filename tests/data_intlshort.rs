@@ -6,8 +6,8 @@ mod common;
 
 use chrono::{TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use core_service::store::ContentStore;
-use core_service::store::model::{Account, AccountIds, AccountSnapshot, Record};
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Account, AccountIds, AccountSnapshot, Record};
 use mediaops::proto::mediaops::intlshort::v1::{SearchUserRequest, intlshort_service_client::IntlshortServiceClient};
 use serde_json::json;
 
@@ -25,7 +25,7 @@ fn account(id: &str, handle: Option<&str>, nickname: &str, signature: &str, fans
 
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let records = vec![
         account(
             "6727327145951183878",

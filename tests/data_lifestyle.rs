@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use core_service::clock::Clock;
-use core_service::data_api::{DataApi, lifestyle};
-use core_service::source::Answer;
-use core_service::store::ContentStore;
-use core_service::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::clock::Clock;
+use mediaops_ops::data_api::{DataApi, lifestyle};
+use mediaops_platform::source::Answer;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::store::sqlite::SqliteStore;
 use mediaops::proto::mediaops::lifestyle::v1::{
     CommentsRequest, SearchNoteRequest, lifestyle_service_client::LifestyleServiceClient,
 };

@@ -8,8 +8,8 @@ mod common;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use core_service::store::ContentStore;
-use core_service::store::model::{Record, Work, WorkSnapshot};
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Record, Work, WorkSnapshot};
 use mediaops::proto::mediaops::multi::v1::{
     Cn30MultiSearchRequest, MultiContentExportTopRequest, multi_service_client::MultiServiceClient,
 };
@@ -60,7 +60,7 @@ async fn service() -> Service {
     .flatten()
     .collect();
     let dir = tempfile::tempdir().unwrap();
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let outcomes = store.write(&records).await.unwrap();
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     Service::start_in(dir).await

@@ -9,9 +9,9 @@ mod common;
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use core_service::store::ContentStore;
-use core_service::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::store::sqlite::SqliteStore;
 use mediaops::proto::mediaops::shortvideo::v1::{
     ShortvideoTopAccountRequest, shortvideo_service_client::ShortvideoServiceClient,
 };

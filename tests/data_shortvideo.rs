@@ -8,9 +8,9 @@ mod common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{KEY, Service, failure, success};
-use core_service::data_api::times::format_time;
-use core_service::store::ContentStore;
-use core_service::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_ops::data_api::times::format_time;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
 use mediaops::proto::mediaops::shortvideo::v1::{QueryWorkRequest, shortvideo_service_client::ShortvideoServiceClient};
 use serde_json::{Value, json};
 
@@ -74,7 +74,7 @@ struct Fixture {
 
 async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let now = Utc::now();
     let xian_published = now - Duration::days(3);
     let mut records = vec![

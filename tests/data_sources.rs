@@ -42,7 +42,7 @@ async fn the_generated_part_of_data_sources_md_is_current() {
     // Every data API has its line, and so has every other operation a pack
     // maps (the skills answered through a source chain).
     let packs: Vec<_> =
-        core_service::vendors::packs::PACKS.iter().map(|p| core_service::vendors::packs::parse(p).unwrap()).collect();
+        mediaops_connectors::vendors::packs::PACKS.iter().map(|p| mediaops_connectors::vendors::packs::parse(p).unwrap()).collect();
     let listed = core
         .registry()
         .operations()
@@ -72,7 +72,7 @@ fn mediaops_sources_shows_the_chains_the_environment_enables() {
     assert!(output.status.success(), "no key is needed to list the sources: {stderr}");
     let lines: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     let line = |key: &str| lines.iter().find(|l| l["operationKey"] == key).unwrap_or_else(|| panic!("{key}"));
-    use core_service::vendors::packs::{pack, parse};
+    use mediaops_connectors::vendors::packs::{pack, parse};
     let (tikhub, justoneapi) = (parse(pack("tikhub").unwrap()).unwrap(), parse(pack("justoneapi").unwrap()).unwrap());
     let mut routed = 0;
     for key in tikhub.operations.keys() {

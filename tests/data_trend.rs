@@ -9,10 +9,10 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{BOOTSTRAP_POINTS, KEY, Service, failure, success};
-use core_service::store::ContentStore;
-use core_service::store::model::HotListQuery;
-use core_service::store::sqlite::SqliteStore;
-use core_service::trend::keywords::TitleTerms;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::HotListQuery;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_ops::trend::keywords::TitleTerms;
 use mediaops::proto::mediaops::trend::v1::{HotKeywordsRequest, trend_service_client::TrendServiceClient};
 use serde_json::{Value, json};
 
@@ -27,7 +27,7 @@ async fn titles_in(service: &Service, from: &str, to: &str) -> Vec<(String, Stri
     let store = SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
     let at = |s: &str| {
         let local = chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap();
-        core_service::clock::shanghai_to_utc(local.date(), local.time())
+        mediaops_store::clock::shanghai_to_utc(local.date(), local.time())
     };
     let query = HotListQuery { sources: vec![], from: Some(at(from)), to: Some(at(to)), latest_only: false };
     store.hot_list_entries(&query).await.unwrap().into_iter().map(|e| (e.source, e.title)).collect()

@@ -9,9 +9,9 @@ mod common;
 use std::sync::Arc;
 
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, Service, admin, failure, success, with_token};
-use core_service::maintenance::redis::RedisSwitchStore;
-use core_service::maintenance::{CACHE_TTL, Maintenance};
-use core_service::registry::Registry;
+use mediaops_platform::maintenance::redis::RedisSwitchStore;
+use mediaops_platform::maintenance::{CACHE_TTL, Maintenance};
+use mediaops_platform::registry::Registry;
 use mediaops::proto::grpc_error::error_object;
 use mediaops::proto::mediaops::admin::v1::{ListMaintenanceRequest, SetMaintenanceRequest};
 use serde_json::{Value, json};
@@ -125,7 +125,7 @@ async fn with_redis_every_core_sees_a_switch() {
     let url = std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let prefix = format!("mediaops-test-{}", uuid::Uuid::new_v4().simple());
     let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
-    let core = |store| Maintenance::new(&registry, Arc::new(store), core_service::clock::Clock::System);
+    let core = |store| Maintenance::new(&registry, Arc::new(store), mediaops_store::clock::Clock::System);
     let a = core(RedisSwitchStore::connect(&url, &prefix).await.unwrap());
     let b = core(RedisSwitchStore::connect(&url, &prefix).await.unwrap());
     let search = registry.operations().find(|op| op.key() == "lifestyle.search-note").unwrap().clone();

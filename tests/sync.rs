@@ -17,9 +17,9 @@ use axum::extract::{Query, State};
 use axum::routing::get;
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, admin, failure, success, with_token};
 use core_service::CoreSettings;
-use core_service::store::ContentStore;
-use core_service::sync::settings::{QueueKind, SyncSettings};
-use core_service::vendors::chain::VendorSettings;
+use mediaops_store::store::ContentStore;
+use mediaops_ops::sync::settings::{QueueKind, SyncSettings};
+use mediaops_connectors::vendors::chain::VendorSettings;
 use mediaops::proto::mediaops::admin::v1::{ListSyncDeadLettersRequest, ReplaySyncJobRequest};
 use serde_json::{Value, json};
 
@@ -149,8 +149,8 @@ async fn points(service: &Service) -> i64 {
     service.get("/api/account/balance").await.1["data"]["points"].as_i64().unwrap()
 }
 
-async fn store_of(service: &Service) -> core_service::store::sqlite::SqliteStore {
-    core_service::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap()
+async fn store_of(service: &Service) -> mediaops_store::store::sqlite::SqliteStore {
+    mediaops_store::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap()
 }
 
 #[tokio::test]

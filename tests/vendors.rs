@@ -13,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use common::{BOOTSTRAP_POINTS, Service, failure, success};
-use core_service::vendors::chain::VendorSettings;
+use mediaops_connectors::vendors::chain::VendorSettings;
 use serde_json::{Value, json};
 
 /// What the fake vendor received: path, query and `authorization`, in order.
@@ -309,8 +309,8 @@ async fn bad_mappings_and_chains_are_refused_at_start() {
 
 #[tokio::test]
 async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment() {
-    use core_service::registry::Registry;
-    use core_service::vendors::Vendor;
+    use mediaops_platform::registry::Registry;
+    use mediaops_connectors::vendors::Vendor;
     use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
     use prost::Message;
 
@@ -318,7 +318,7 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
     let files = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(mapping(files.path(), &base)).unwrap();
     let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
-    let outbound = core_service::outbound::OutboundSettings::default();
+    let outbound = mediaops_connectors::outbound::OutboundSettings::default();
     let env = |name: &str| (name == "FAKEHUB_KEY").then(|| "secret-123".to_owned());
     let request =
         bytes::Bytes::from(SearchWorkRequest { keyword: "露营".into(), ..Default::default() }.encode_to_vec());
@@ -346,12 +346,12 @@ async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment()
 
 #[test]
 fn the_packs_load() {
-    let registry = core_service::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
-    let outbound = core_service::outbound::OutboundSettings::default();
+    let registry = mediaops_platform::registry::Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
+    let outbound = mediaops_connectors::outbound::OutboundSettings::default();
     let env = |name: &str| ["TIKHUB_API_KEY", "JUSTONEAPI_TOKEN"].contains(&name).then(|| "example-key".to_owned());
-    for pack in core_service::vendors::packs::PACKS {
-        let file = core_service::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
-        let vendor = core_service::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
+    for pack in mediaops_connectors::vendors::packs::PACKS {
+        let file = mediaops_connectors::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
+        let vendor = mediaops_connectors::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
             .unwrap_or_else(|e| panic!("{}: {e:#}", pack.name));
         assert_eq!(vendor.name(), pack.name);
         assert!(vendor.operation_keys().count() >= 3, "{}", pack.name);
@@ -360,9 +360,9 @@ fn the_packs_load() {
 
 #[tokio::test]
 async fn with_redis_every_core_shares_the_answer_cache() {
-    use core_service::registry::Registry;
-    use core_service::vendors::Vendor;
-    use core_service::vendors::cache::CacheBackend;
+    use mediaops_platform::registry::Registry;
+    use mediaops_connectors::vendors::Vendor;
+    use mediaops_connectors::vendors::cache::CacheBackend;
     use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
     use prost::Message;
 
@@ -372,7 +372,7 @@ async fn with_redis_every_core_shares_the_answer_cache() {
     let path = files.path().join("cached.toml");
     std::fs::write(&path, text.replace("path = \"/search\"", "path = \"/search\"\ncache_ttl_secs = 60")).unwrap();
     let registry = Registry::from_pool(mediaops::proto::descriptor_pool()).unwrap();
-    let outbound = core_service::outbound::OutboundSettings::default();
+    let outbound = mediaops_connectors::outbound::OutboundSettings::default();
     let url = std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let prefix = format!("mediaops-test-{}", uuid::Uuid::new_v4().simple());
     let core = async || {

@@ -21,9 +21,9 @@ use axum::extract::{Multipart, Path, Query, State};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use common::{KEY, Service, add_key, failure, success};
-use core_service::wechat::config::{ComponentSettings, DirectAccount, WechatSettings};
-use core_service::wechat::crypto::MessageCrypto;
-use core_service::wechat::store::WechatStore;
+use mediaops_connectors::wechat::config::{ComponentSettings, DirectAccount, WechatSettings};
+use mediaops_connectors::wechat::crypto::MessageCrypto;
+use mediaops_connectors::wechat::store::WechatStore;
 use serde_json::{Value, json};
 
 /// A part of a multipart request the fake received.
@@ -161,7 +161,7 @@ async fn answer(
 
 /// A PNG the image host serves.
 fn png() -> Vec<u8> {
-    core_service::wechat::cover::generate("an external picture")
+    mediaops_connectors::wechat::cover::generate("an external picture")
 }
 
 /// A local image host: `/pic.png` (PNG), `/page.png` (HTML said to be an
@@ -204,7 +204,7 @@ fn component() -> ComponentSettings {
 async fn start(fake: &FakeWechat) -> Service {
     let dir = tempfile::tempdir().unwrap();
     add_key(dir.path(), "mk_test_other_account_0001", "other").await;
-    let owner = core_service::bootstrap::BOOTSTRAP_ACCOUNT.to_owned();
+    let owner = mediaops_platform::bootstrap::BOOTSTRAP_ACCOUNT.to_owned();
     let base = fake.base.clone();
     Service::start_with(dir, move |core| {
         core.outbound.allow = vec!["127.0.0.1/32".into()];
@@ -301,7 +301,7 @@ async fn markdown_renders_and_publishes_as_a_draft_with_copied_images_and_a_cove
     success(status, &body);
     assert_eq!(fake.hits("/cgi-bin/stable_token").len(), 1, "the token is cached");
     let covers = fake.hits("/cgi-bin/material/add_material");
-    assert_eq!(covers[1].parts[0].bytes, core_service::wechat::cover::generate("无图"), "a generated cover");
+    assert_eq!(covers[1].parts[0].bytes, mediaops_connectors::wechat::cover::generate("无图"), "a generated cover");
     assert_eq!(fake.hits("/cgi-bin/draft/add")[1].json["articles"][0]["content"], "<p>只有文字</p>");
 }
 
@@ -577,7 +577,7 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     let draft = fake.hits("/cgi-bin/draft/add");
     assert!(draft[0].query["access_token"].starts_with("AUTHORIZER_TOKEN_"));
     let state =
-        core_service::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
+        mediaops_store::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
     let stored = WechatStore::authorizer(&state, "wxauthorizer0001").await.unwrap().unwrap();
     assert_eq!(stored.refresh_token, "refreshtoken@@@second", "the rotated refresh token is kept");
 
@@ -612,18 +612,18 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
 
 #[tokio::test]
 async fn the_authorizer_list_is_read_with_the_component_token() {
-    use core_service::outbound::{GuardedFetcher, OutboundSettings};
-    use core_service::wechat::component::ComponentEvent;
+    use mediaops_connectors::outbound::{GuardedFetcher, OutboundSettings};
+    use mediaops_connectors::wechat::component::ComponentEvent;
     let fake = FakeWechat::start().await;
     let dir = tempfile::tempdir().unwrap();
     let settings =
         WechatSettings { api_base: fake.base.clone(), component: Some(component()), ..WechatSettings::default() };
     let outbound = OutboundSettings::default();
     let store =
-        Arc::new(core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap());
-    let tokens = core_service::wechat::tokens::TokenCache::in_process();
+        Arc::new(mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap());
+    let tokens = mediaops_connectors::wechat::tokens::TokenCache::in_process();
     let fetcher = GuardedFetcher::new(&outbound).unwrap();
-    let wechat = core_service::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap();
+    let wechat = mediaops_connectors::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap();
     let error = wechat.authorizer_list().await.unwrap_err();
     assert!(error.message.contains("component_verify_ticket"), "{error:?}");
     wechat.on_event(ComponentEvent::VerifyTicket("ticket@@@list".into())).await.unwrap();

@@ -18,11 +18,11 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
 use std::path::{Path, PathBuf};
 
-use core_service::safety::lexicon::Lexicon;
-use core_service::safety::matcher::{AllowScope, Matcher, scan};
-use core_service::safety::normalize::normalize_word;
-use core_service::safety::platform::Platform;
-use core_service::safety::{base_matcher, result};
+use mediaops_ops::safety::lexicon::Lexicon;
+use mediaops_ops::safety::matcher::{AllowScope, Matcher, scan};
+use mediaops_ops::safety::normalize::normalize_word;
+use mediaops_ops::safety::platform::Platform;
+use mediaops_ops::safety::{base_matcher, result};
 use criterion::{Criterion, Throughput, criterion_main};
 
 fn data_dir() -> PathBuf {
@@ -153,7 +153,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let lifestyle = base_matcher(Platform::Lifestyle).unwrap();
-    let limit = text.char_indices().nth(core_service::safety::MAX_CONTENT_CHARS).map_or(text.len(), |(b, _)| b);
+    let limit = text.char_indices().nth(mediaops_ops::safety::MAX_CONTENT_CHARS).map_or(text.len(), |(b, _)| b);
     let one_call = &text[..limit];
     println!(
         "one call: {} bytes, {} chars, {} hits on lifestyle",

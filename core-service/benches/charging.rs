@@ -12,11 +12,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use core_service::billing::Ledger;
-use core_service::billing::redis::RedisLedger;
-use core_service::rate_limit::local::LocalLimiter;
-use core_service::rate_limit::redis::RedisLimiter;
-use core_service::rate_limit::{Limit, Quota, RateLimiter};
+use mediaops_platform::billing::Ledger;
+use mediaops_platform::billing::redis::RedisLedger;
+use mediaops_platform::rate_limit::local::LocalLimiter;
+use mediaops_platform::rate_limit::redis::RedisLimiter;
+use mediaops_platform::rate_limit::{Limit, Quota, RateLimiter};
 use core_service::{Core, CoreSettings};
 use mediaops_proto::mediaops::lifestyle::v1::{
     SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,

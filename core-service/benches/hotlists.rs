@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use core_service::hotlists::Source;
-use core_service::hotlists::archive::{archive_files, date_of, read_snapshots, source_of};
-use core_service::hotlists::parse::{finish, parse};
+use mediaops_connectors::hotlists::Source;
+use mediaops_connectors::hotlists::archive::{archive_files, date_of, read_snapshots, source_of};
+use mediaops_connectors::hotlists::parse::{finish, parse};
 use serde_json::{Value, json};
 
 fn hotlists() -> PathBuf {

@@ -54,16 +54,16 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
-use core_service::auth::Principal;
-use core_service::clock::{Clock, shanghai_to_utc};
-use core_service::data_api::DataApi;
-use core_service::rankings::rules::CategoryList;
-use core_service::registry::{CallContext, Registry};
-use core_service::source::Fallbacks;
-use core_service::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::{ContentStore, StoreResult};
+use mediaops_platform::auth::Principal;
+use mediaops_store::clock::{Clock, shanghai_to_utc};
+use mediaops_ops::data_api::DataApi;
+use mediaops_ops::rankings::rules::CategoryList;
+use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_platform::source::Fallbacks;
+use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::{ContentStore, StoreResult};
 use futures::{StreamExt, TryStreamExt};
 use prost::Message;
 use rand::rngs::StdRng;
@@ -547,7 +547,7 @@ struct Runs {
 async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs {
     let api = Arc::new(DataApi { store, clock: Clock::from_setting(Some(NOW)).unwrap() });
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
-    core_service::services::register_store_reads(&api, &Fallbacks::default(), &mut registry).unwrap();
+    mediaops_ops::services::register_store_reads(&api, &Fallbacks::default(), &mut registry).unwrap();
     let mut measured = Vec::new();
     let mut before = Vec::new();
     let only = std::env::var("RANKINGS_BENCH_ONLY").unwrap_or_default();
@@ -563,7 +563,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
         let shapes: &[bool] = if compare_plans() { &[true, false] } else { &[false] };
         let mut answers = Vec::new();
         for &replaced in shapes {
-            core_service::store::plans::use_replaced_shapes(replaced);
+            mediaops_store::store::plans::use_replaced_shapes(replaced);
             let principal =
                 Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
             let ctx = CallContext::new("bench".into(), principal, info.clone());
@@ -595,7 +595,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
             }
             answers.push(answer);
         }
-        core_service::store::plans::use_replaced_shapes(false);
+        mediaops_store::store::plans::use_replaced_shapes(false);
         assert!(answers.windows(2).all(|w| w[0] == w[1]), "{method}: the two statement shapes answer differently");
     }
     Runs { after: measured, before: compare_plans().then_some(before) }
@@ -721,7 +721,7 @@ fn scales() -> Vec<usize> {
 /// data") and then one day's again (the newest day marked changed, as after
 /// a daily import), timing both; the calls after it read built boards.
 async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) -> BoardBuilds {
-    use core_service::rankings::boards::builder::Builder;
+    use mediaops_ops::rankings::boards::builder::Builder;
     let api = Arc::new(DataApi { store: store.clone(), clock: Clock::from_setting(Some(NOW)).unwrap() });
     let builder = Builder::new(api);
     let all = builder.run(&mut |_, _, _| {}).await.expect("build the boards");

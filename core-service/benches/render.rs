@@ -13,10 +13,10 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use core_service::articles::render::highlight::code_theme;
-use core_service::articles::render::warnings::Warnings;
-use core_service::articles::render::{Look, inline_styles, markdown, render, sanitize};
-use core_service::articles::themes::builtin;
+use mediaops_ops::articles::render::highlight::code_theme;
+use mediaops_ops::articles::render::warnings::Warnings;
+use mediaops_ops::articles::render::{Look, inline_styles, markdown, render, sanitize};
+use mediaops_ops::articles::themes::builtin;
 use criterion::{Criterion, Throughput, criterion_main};
 
 fn documents() -> Vec<String> {

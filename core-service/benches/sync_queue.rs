@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
-use core_service::sync::queue::{EmbeddedQueue, SyncQueue};
-use core_service::sync::redis_queue::RedisQueue;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_ops::sync::queue::{EmbeddedQueue, SyncQueue};
+use mediaops_ops::sync::redis_queue::RedisQueue;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

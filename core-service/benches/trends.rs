@@ -5,7 +5,7 @@
 //! `cargo bench -p core-service --bench trends` (release build).
 //!
 //! - Data: `../shared/data/hotlists`, imported with
-//!   [`core_service::hotlists::archive::import_archive`] (rows/s reported).
+//!   [`mediaops_connectors::hotlists::archive::import_archive`] (rows/s reported).
 //! - Store reads (`hot_list_entries` of the 21 days, and of the latest
 //!   batch) and the keyword computation alone (entries already in memory)
 //!   are timed too, to tell the store's share from the operation's.
@@ -23,14 +23,14 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use core_service::clock::Clock;
-use core_service::data_api::DataApi;
-use core_service::source::Answer;
-use core_service::store::ContentStore;
-use core_service::store::model::HotListQuery;
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
-use core_service::trend::{Trends, hot_keywords, radar};
+use mediaops_store::clock::Clock;
+use mediaops_ops::data_api::DataApi;
+use mediaops_platform::source::Answer;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::HotListQuery;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_ops::trend::{Trends, hot_keywords, radar};
 use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
 use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
 use sqlx::Connection;
@@ -84,7 +84,7 @@ fn items<T>(answer: Answer<T>) -> T {
 async fn bench(backend: &str, store: Arc<dyn ContentStore>) {
     let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists");
     let started = Instant::now();
-    let report = core_service::hotlists::archive::import_archive(store.as_ref(), &archive, &mut || {}).await;
+    let report = mediaops_connectors::hotlists::archive::import_archive(store.as_ref(), &archive, &mut || {}).await;
     let took = started.elapsed().as_secs_f64();
     assert!(report.rejected.is_empty(), "{:?}", report.rejected.first());
     println!(
@@ -94,7 +94,7 @@ async fn bench(backend: &str, store: Arc<dyn ContentStore>) {
         report.written as f64 / took
     );
     let clock = Clock::from_setting(Some("2024-06-22")).unwrap();
-    let (from, to) = (core_service::trend::window::coverage_start(&clock), clock.now());
+    let (from, to) = (mediaops_ops::trend::window::coverage_start(&clock), clock.now());
     for latest_only in [false, true] {
         let query = HotListQuery { sources: Vec::new(), from: Some(from), to: Some(to), latest_only };
         let store = store.clone();
@@ -121,10 +121,10 @@ async fn bench(backend: &str, store: Arc<dyn ContentStore>) {
     measure(&format!("{backend} hot-keywords, 21 days, compute only"), calls, || {
         let (trends, entries, background) = (trends.clone(), entries.clone(), background.clone());
         async move {
-            let docs = core_service::trend::entries::documents(&entries);
+            let docs = mediaops_ops::trend::entries::documents(&entries);
             let terms = trends.terms.terms_of(docs.iter().map(|(_, title)| *title));
             let docs: Vec<_> = docs.iter().map(|(source, _)| *source).zip(terms).collect();
-            core_service::trend::keywords::rank_keywords(&docs, &background, 50).len()
+            mediaops_ops::trend::keywords::rank_keywords(&docs, &background, 50).len()
         }
     })
     .await;

@@ -14,10 +14,10 @@ mod support;
 use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use core_service::store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkSnapshot};
-use core_service::store::plans::{self, KEYWORD_WALK_FROM};
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::{ContentStore, KEYWORD_MATCH_CAP};
+use mediaops_store::store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkSnapshot};
+use mediaops_store::store::plans::{self, KEYWORD_WALK_FROM};
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::{ContentStore, KEYWORD_MATCH_CAP};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

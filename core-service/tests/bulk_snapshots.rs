@@ -15,14 +15,14 @@
 mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use core_service::rankings::rules::Window;
-use core_service::store::ContentStore;
-use core_service::store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
-use core_service::store::model::{
+use mediaops_ops::rankings::rules::Window;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
+use mediaops_store::store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
 };
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -10,13 +10,13 @@ mod support;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use core_service::clock::Clock;
-use core_service::store::ContentStore;
-use core_service::store::model::{
+use mediaops_store::clock::Clock;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{
     Account, AccountIds, AccountSnapshot, HotListEntry, Record, Work, WorkIds, WorkSnapshot,
 };
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::history;
 use mediaops_proto::error_code::ErrorCode;

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use core_service::hotlists::archive::import_archive;
-use core_service::store::ContentStore;
-use core_service::store::model::{HotListEntry, HotListQuery};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_connectors::hotlists::archive::import_archive;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{HotListEntry, HotListQuery};
+use mediaops_store::store::sqlite::SqliteStore;
 
 fn hotlists() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists")

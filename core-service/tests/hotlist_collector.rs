@@ -15,13 +15,13 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{TimeZone, Utc};
-use core_service::clock::Clock;
-use core_service::hotlists::Source;
-use core_service::hotlists::collector::{CollectorState, Collectors};
-use core_service::hotlists::config::HotlistSettings;
-use core_service::store::ContentStore;
-use core_service::store::model::{HotListEntry, HotListQuery};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::clock::Clock;
+use mediaops_connectors::hotlists::Source;
+use mediaops_connectors::hotlists::collector::{CollectorState, Collectors};
+use mediaops_connectors::hotlists::config::HotlistSettings;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{HotListEntry, HotListQuery};
+use mediaops_store::store::sqlite::SqliteStore;
 
 fn archive(path: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists").join(path))
@@ -316,7 +316,7 @@ async fn configured_headers_and_cookie_are_sent() {
 
 #[tokio::test]
 async fn the_core_schedules_enabled_sources_and_admins_see_their_state() {
-    use core_service::billing::embedded::EmbeddedLedger;
+    use mediaops_platform::billing::embedded::EmbeddedLedger;
     use mediaops_proto::mediaops::admin::v1::ListCollectorsRequest;
     use mediaops_proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
 

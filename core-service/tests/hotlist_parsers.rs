@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
-use core_service::hotlists::Source;
-use core_service::hotlists::parse::{Parsed, parse};
+use mediaops_connectors::hotlists::Source;
+use mediaops_connectors::hotlists::parse::{Parsed, parse};
 
 fn hotlists() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists")

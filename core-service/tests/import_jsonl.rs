@@ -11,10 +11,10 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use core_service::store::ContentStore;
-use core_service::store::import::{Format, ImportReport};
-use core_service::store::model::{Counts, HotListQuery};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::import::{Format, ImportReport};
+use mediaops_store::store::model::{Counts, HotListQuery};
+use mediaops_store::store::sqlite::SqliteStore;
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jsonl/sample.jsonl")

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use core_service::billing::embedded::EmbeddedLedger;
-use core_service::billing::redis::RedisLedger;
-use core_service::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
+use mediaops_platform::billing::embedded::EmbeddedLedger;
+use mediaops_platform::billing::redis::RedisLedger;
+use mediaops_platform::billing::{IdempotencyBegin, Ledger, Reserved, UsageRecord};
 use mediaops_proto::error_code::ErrorCode;
 
 const TTL: Duration = Duration::from_secs(60);
@@ -57,7 +57,7 @@ mod cases {
     use super::*;
 
     pub async fn account_rate_limits_are_kept(ledger: &dyn Ledger) {
-        use core_service::rate_limit::{Limit, Quota};
+        use mediaops_platform::rate_limit::{Limit, Quota};
         let quota = Limit::Quota(Quota { count: 600, period_secs: 60, burst: 30 });
         assert_eq!(ledger.rate_limit("acct_r").await.unwrap(), None, "none of its own: the default applies");
         ledger.set_rate_limit("acct_r", Some(quota)).await.unwrap();

@@ -15,7 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use core_service::outbound::{ConnectorClient, FetchLimits, GuardedFetcher, OutboundError, OutboundSettings, Retry};
+use mediaops_connectors::outbound::{ConnectorClient, FetchLimits, GuardedFetcher, OutboundError, OutboundSettings, Retry};
 use fakes::{FakeResolver, Seen, serve};
 use mediaops_proto::error_code::ErrorCode;
 

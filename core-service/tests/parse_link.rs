@@ -11,11 +11,11 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use core_service::data_api::parse_link::LinkParser;
-use core_service::outbound::{GuardedFetcher, OutboundSettings};
-use core_service::source::Answer;
-use core_service::store::ContentStore;
-use core_service::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_ops::data_api::parse_link::LinkParser;
+use mediaops_connectors::outbound::{GuardedFetcher, OutboundSettings};
+use mediaops_platform::source::Answer;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 use fakes::{FakeResolver, Seen, serve};
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::tool::v1::{ParseContentDetailResponse, ParsedContent};
@@ -55,7 +55,7 @@ fn work(platform: &str, id: &str, ids: WorkIds, title: &str, author: (&str, &str
 }
 
 async fn store(dir: &tempfile::TempDir) -> Arc<dyn ContentStore> {
-    let store = core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = work("lifestyle", NOTE, WorkIds::default(), "夏日冰粉做法", ("5f00aa", "小厨娘"), [1200, 45]);
     records.extend(work(
         "shortvideo",

@@ -21,19 +21,19 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
-use core_service::auth::Principal;
-use core_service::clock::Clock;
-use core_service::data_api::DataApi;
-use core_service::rankings::boards::builder::Builder;
-use core_service::rankings::boards::compute::{self, Rows};
-use core_service::rankings::boards::kinds::{self, Kind, Shape};
-use core_service::rankings::rules::{CategoryList, Window};
-use core_service::registry::{CallContext, Registry};
-use core_service::source::Fallbacks;
-use core_service::store::ContentStore;
-use core_service::store::boards::{BoardKey, BoardTables, Entities};
-use core_service::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use core_service::store::sqlite::SqliteStore;
+use mediaops_platform::auth::Principal;
+use mediaops_store::clock::Clock;
+use mediaops_ops::data_api::DataApi;
+use mediaops_ops::rankings::boards::builder::Builder;
+use mediaops_ops::rankings::boards::compute::{self, Rows};
+use mediaops_ops::rankings::boards::kinds::{self, Kind, Shape};
+use mediaops_ops::rankings::rules::{CategoryList, Window};
+use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_platform::source::Fallbacks;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::boards::{BoardKey, BoardTables, Entities};
+use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::store::sqlite::SqliteStore;
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -286,7 +286,7 @@ fn requests() -> Vec<Call> {
 /// encoded answer (or the error) and the warnings, per request.
 async fn answers(api: &Arc<DataApi>, calls: &[Call]) -> Vec<(String, Vec<String>)> {
     let mut registry = Registry::from_pool(mediaops_proto::descriptor_pool()).unwrap();
-    core_service::services::register_store_reads(api, &Fallbacks::default(), &mut registry).unwrap();
+    mediaops_ops::services::register_store_reads(api, &Fallbacks::default(), &mut registry).unwrap();
     let mut out = Vec::new();
     for (method, request) in calls {
         let info = registry.operations().find(|o| o.method.full_name() == *method).expect("operation").clone();
@@ -428,7 +428,7 @@ async fn check(store: Arc<dyn ContentStore>) {
     assert!(tables.stored_works(&next_board).await.unwrap().is_none(), "so is the next day's");
     assert!(tables.stored_works(&earlier_board).await.unwrap().is_some(), "other days' boards still serve");
     let marked =
-        core_service::rankings::boards::works(&api, Kind::ShortvideoLikes, Window::day(work_day), None).await.unwrap();
+        mediaops_ops::rankings::boards::works(&api, Kind::ShortvideoLikes, Window::day(work_day), None).await.unwrap();
     assert_eq!(marked[0].work.platform_id, "shortvideo-w5", "the late snapshot is read before the next run");
     let mut affected = BTreeSet::new();
     for kind in kinds::ALL {
@@ -465,7 +465,7 @@ async fn sqlite_boards_equal_the_read_time_rankings() {
 #[tokio::test]
 async fn postgres_boards_equal_the_read_time_rankings() {
     support::with_postgres_schema("ranking_boards_test", async |options| {
-        let store = core_service::store::postgres::PostgresStore::open_with(options).await.unwrap();
+        let store = mediaops_store::store::postgres::PostgresStore::open_with(options).await.unwrap();
         check(Arc::new(store)).await;
     })
     .await;

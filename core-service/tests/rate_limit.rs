@@ -9,12 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use core_service::billing::Ledger;
-use core_service::billing::embedded::EmbeddedLedger;
-use core_service::billing::redis::RedisLedger;
-use core_service::rate_limit::local::LocalLimiter;
-use core_service::rate_limit::redis::RedisLimiter;
-use core_service::rate_limit::{Limit, Quota, RateLimiter, Verdict};
+use mediaops_platform::billing::Ledger;
+use mediaops_platform::billing::embedded::EmbeddedLedger;
+use mediaops_platform::billing::redis::RedisLedger;
+use mediaops_platform::rate_limit::local::LocalLimiter;
+use mediaops_platform::rate_limit::redis::RedisLimiter;
+use mediaops_platform::rate_limit::{Limit, Quota, RateLimiter, Verdict};
 use governor::clock::FakeRelativeClock;
 
 fn redis_url() -> String {

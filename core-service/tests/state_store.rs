@@ -13,17 +13,17 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use core_service::articles::themes::ThemeCatalog;
-use core_service::articles::themes::store::ThemeStore;
-use core_service::charter::rules::empty_charter;
-use core_service::charter::store::CharterStore;
-use core_service::safety::SafetyService;
-use core_service::safety::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
-use core_service::safety::platform::Platform;
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::{Opened, PoolSettings, legacy};
-use core_service::wechat::store::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use mediaops_ops::articles::themes::ThemeCatalog;
+use mediaops_ops::articles::themes::store::ThemeStore;
+use mediaops_ops::charter::rules::empty_charter;
+use mediaops_ops::charter::store::CharterStore;
+use mediaops_ops::safety::SafetyService;
+use mediaops_ops::safety::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
+use mediaops_ops::safety::platform::Platform;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::{Opened, PoolSettings, legacy};
+use mediaops_connectors::wechat::store::{PendingAuthorization, StoredAuthorizer, WechatStore};
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
 
@@ -216,7 +216,7 @@ async fn within_a_second(what: &str, mut seen: impl AsyncFnMut() -> bool) -> Dur
 #[tokio::test]
 async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
     support::with_postgres_schema("state_two", async |options| {
-        let clock = core_service::clock::Clock::System;
+        let clock = mediaops_store::clock::Clock::System;
         let one = Arc::new(PostgresStore::open_with(options.clone()).await.unwrap());
         let two = Arc::new(PostgresStore::open_with(options).await.unwrap());
         let safety_one = SafetyService::new(one.clone(), clock).unwrap();
@@ -267,8 +267,8 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
 
         // Charters: read on core two before and after core one stores one.
         let lists = mediaops_proto::value_lists::ValueLists::from_pool(mediaops_proto::descriptor_pool());
-        let charters_one = core_service::charter::Charters::new(one.clone(), lists.clone(), clock);
-        let charters_two = core_service::charter::Charters::new(two.clone(), lists, clock);
+        let charters_one = mediaops_ops::charter::Charters::new(one.clone(), lists.clone(), clock);
+        let charters_two = mediaops_ops::charter::Charters::new(two.clone(), lists, clock);
         assert!(charters_two.get("acct", "brand").await.is_err(), "no such profile yet");
         let put = mediaops_proto::mediaops::charter::v1::PutCharterRequest {
             id: "brand".into(),
@@ -280,11 +280,11 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
 
         // WeChat: an authorization completed on core one is listed on core two.
         let wechat = |store: Arc<PostgresStore>| {
-            let outbound = core_service::outbound::OutboundSettings::default();
-            let fetcher = core_service::outbound::GuardedFetcher::new(&outbound).unwrap();
-            let settings = core_service::wechat::config::WechatSettings::default();
-            let tokens = core_service::wechat::tokens::TokenCache::in_process();
-            core_service::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap()
+            let outbound = mediaops_connectors::outbound::OutboundSettings::default();
+            let fetcher = mediaops_connectors::outbound::GuardedFetcher::new(&outbound).unwrap();
+            let settings = mediaops_connectors::wechat::config::WechatSettings::default();
+            let tokens = mediaops_connectors::wechat::tokens::TokenCache::in_process();
+            mediaops_connectors::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap()
         };
         let wechat_two = wechat(two.clone());
         assert!(wechat_two.accounts_of("acct").await.unwrap().is_empty());
@@ -313,10 +313,10 @@ fn legacy_files(data_dir: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, json).unwrap();
     };
-    let brand = core_service::charter::store::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
+    let brand = mediaops_ops::charter::store::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
     write("charters/acct_a/brand.json", &brand.unwrap());
     // An account id with a `.` was kept under `x` + hex.
-    let other = core_service::charter::store::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
+    let other = mediaops_ops::charter::store::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
     write(&format!("charters/x{}/default.json", hex("team.a")), &other.unwrap());
     write("charters/acct_a/.brand.json.0123.tmp", "{\"torn");
     write("charters/acct_a/broken.json", "{not json");
@@ -381,17 +381,17 @@ fn renamed(data_dir: &Path) {
 async fn earlier_files_are_imported_into_sqlite_once_on_open() {
     let dir = tempfile::tempdir().unwrap();
     legacy_files(dir.path());
-    let opened = core_service::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     imported(&opened).await;
     renamed(dir.path());
     drop(opened);
 
     // The next open finds nothing to import and keeps what was changed since.
-    let opened = core_service::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("brand"));
     opened.themes.set_default_theme("acct_a", "minimal").await.unwrap();
     drop(opened);
-    let opened = core_service::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("minimal"));
 }
 

@@ -10,14 +10,14 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
-use core_service::store::model::{
+use mediaops_store::store::model::{
     Account, AccountIds, AccountOrder, AccountQuery, AccountRecord, AccountSnapshot, AuthorBrief, Comment,
     HotListEntry, HotListQuery, Record, SearchPage, Work, WorkIds, WorkOrder, WorkQuery, WorkRecord, WorkSnapshot,
 };
-use core_service::store::postgres::PostgresStore;
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::topic::Topic;
-use core_service::store::{ContentStore, StoreError};
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::topic::Topic;
+use mediaops_store::store::{ContentStore, StoreError};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use support::database_url;

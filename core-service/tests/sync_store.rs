@@ -8,8 +8,8 @@
 mod support;
 
 use chrono::{DateTime, Duration, Utc};
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 use serde_json::json;
 
 /// Times as stored: milliseconds.

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
-use core_service::sync::queue::EmbeddedQueue;
-use core_service::sync::settings::SyncSettings;
-use core_service::sync::worker::SyncWorkers;
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_ops::sync::queue::EmbeddedQueue;
+use mediaops_ops::sync::settings::SyncSettings;
+use mediaops_ops::sync::worker::SyncWorkers;
 use serde_json::json;
 
 fn job(id: &str, status: SyncStatus, attempts: u32) -> SyncJob {

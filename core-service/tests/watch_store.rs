@@ -11,9 +11,9 @@
 
 mod support;
 
-use core_service::store::sqlite::SqliteStore;
-use core_service::tracking::store::{StoredTracking, TrackingStore};
-use core_service::watch::store::{RunOutcome, StoredWatchlist, WatchStore};
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_ops::tracking::store::{StoredTracking, TrackingStore};
+use mediaops_ops::watch::store::{RunOutcome, StoredWatchlist, WatchStore};
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 use mediaops_proto::mediaops::watch::v1::{Channel, Delivery, WatchlistSpec};
 

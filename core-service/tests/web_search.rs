@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use core_service::billing::embedded::EmbeddedLedger;
-use core_service::billing::redis::RedisLedger;
-use core_service::billing::{Ledger, Reserved};
-use core_service::store::sqlite::SqliteStore;
-use core_service::store::task::{Task, TaskCharge, TaskStatus, TaskStore};
+use mediaops_platform::billing::embedded::EmbeddedLedger;
+use mediaops_platform::billing::redis::RedisLedger;
+use mediaops_platform::billing::{Ledger, Reserved};
+use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::store::task::{Task, TaskCharge, TaskStatus, TaskStore};
 use core_service::{Core, CoreSettings};
 use mediaops_proto::grpc_error::error_object;
 use mediaops_proto::mediaops::common::v1::Error as ErrorObject;

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::post;
-use core_service::outbound::OutboundSettings;
-use core_service::wechat::client::WechatApi;
-use core_service::wechat::config::WechatSettings;
-use core_service::wechat::tokens::{LOCK_LEASE, TokenCache};
+use mediaops_connectors::outbound::OutboundSettings;
+use mediaops_connectors::wechat::client::WechatApi;
+use mediaops_connectors::wechat::config::WechatSettings;
+use mediaops_connectors::wechat::tokens::{LOCK_LEASE, TokenCache};
 use redis::AsyncCommands;
 use serde_json::json;
 
@@ -61,7 +61,7 @@ impl Setup {
         let settings = WechatSettings { api_base: base, ..WechatSettings::default() };
         let api = WechatApi::new(&settings, &OutboundSettings::default()).unwrap();
         let prefix = format!("test_{test}_{}", uuid::Uuid::new_v4().simple());
-        let redis = core_service::redis_connection::connect(&redis_url()).await.unwrap();
+        let redis = mediaops_platform::redis_connection::connect(&redis_url()).await.unwrap();
         Setup { api, calls, prefix, redis }
     }
 

@@ -17,8 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use core_service::hotlists::archive;
-use core_service::store::import::{self, bilibili_popular, jsonl, mediacrawler};
+use mediaops_connectors::hotlists::archive;
+use mediaops_store::store::import::{self, bilibili_popular, jsonl, mediacrawler};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use core_service::hotlists::archive;
-use core_service::store::ContentStore;
-use core_service::store::import::{self, ImportReport};
+use mediaops_connectors::hotlists::archive;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::import::{self, ImportReport};
 
 use super::recipe::Recipe;
 use super::vendor_replies::VendorPack;

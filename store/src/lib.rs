@@ -1,9 +1,9 @@
 //! The mediaops content store and durable state (docs/store.md): the
 //! model, the SQLite and PostgreSQL backends with their migrations, the
 //! imports, the boards tables, bulk writes, retention and the state traits
-//! ([`store`]), with the leaf modules it needs. `core-service` re-exports
-//! these modules under the same paths (`core_service::store`, …), so a
-//! change in an operation module no longer recompiles the store.
+//! ([`store`]), with the leaf modules it needs. Every other crate names
+//! these modules by this crate's path (`mediaops_store::store`, …); a change
+//! in an operation module does not recompile the store.
 //!
 //! `missing_docs` (workspace lints) is allowed in the
 //! modules marked below: their public struct fields, variants and

@@ -156,8 +156,8 @@ pub async fn add_key(data_dir: &Path, key: &str, account: &str) {
 /// Adds a key for another account with `points` (0: none), before the
 /// service opens `data_dir`.
 pub async fn add_key_with_points(data_dir: &Path, key: &str, account: &str, points: i64) {
-    use core_service::billing::Ledger;
-    let ledger = core_service::billing::embedded::EmbeddedLedger::open(data_dir).unwrap();
+    use mediaops_platform::billing::Ledger;
+    let ledger = mediaops_platform::billing::embedded::EmbeddedLedger::open(data_dir).unwrap();
     ledger.insert_key(key, account).await.unwrap();
     if points > 0 {
         ledger.grant(account, points).await.unwrap();
@@ -168,10 +168,10 @@ pub async fn add_key_with_points(data_dir: &Path, key: &str, account: &str, poin
 /// bilibili`, the days in `days`) into the embedded store of `data_dir`,
 /// as `mediaops import bilibili-popular` does.
 pub async fn import_bilibili_feed(data_dir: &Path, days: &[&str]) {
-    let store = core_service::store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
     let feed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili");
     for day in days {
-        let report = core_service::store::import::bilibili_popular::import_file(
+        let report = mediaops_store::store::import::bilibili_popular::import_file(
             &store,
             &feed.join(day).join("list.json"),
             &mut || {},
@@ -195,8 +195,8 @@ pub fn hotlist_archive_copy() -> tempfile::TempDir {
                 let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hotlists");
                 let dir = tempfile::tempdir().unwrap();
                 let store =
-                    core_service::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
-                let report = core_service::hotlists::archive::import_archive(&store, &archive, &mut || {}).await;
+                    mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+                let report = mediaops_connectors::hotlists::archive::import_archive(&store, &archive, &mut || {}).await;
                 assert!(report.rejected.is_empty(), "{:?}", &report.rejected[..report.rejected.len().min(5)]);
                 assert!(report.written > 20_000, "{} rows", report.written);
                 drop(store);

@@ -20,8 +20,8 @@ const SEARCH: &str = "/api/apis/videosite/search-work/call";
 
 /// The TikHub route of `videosite.search-work`, from the pack.
 fn search_route() -> String {
-    let pack = core_service::vendors::packs::pack("tikhub").unwrap();
-    let file = core_service::vendors::packs::parse(pack).unwrap();
+    let pack = mediaops_connectors::vendors::packs::pack("tikhub").unwrap();
+    let file = mediaops_connectors::vendors::packs::parse(pack).unwrap();
     file.operations["videosite.search-work"].path.trim_start_matches('/').to_owned()
 }
 
@@ -174,8 +174,8 @@ async fn while_the_vendors_circuit_is_open_a_search_is_answered_from_the_store()
 
 /// The TikHub route of `videosite.query-work` (a lookup), from the pack.
 fn lookup_route() -> String {
-    let pack = core_service::vendors::packs::pack("tikhub").unwrap();
-    let file = core_service::vendors::packs::parse(pack).unwrap();
+    let pack = mediaops_connectors::vendors::packs::pack("tikhub").unwrap();
+    let file = mediaops_connectors::vendors::packs::parse(pack).unwrap();
     file.operations["videosite.query-work"].path.trim_start_matches('/').to_owned()
 }
 
@@ -187,13 +187,13 @@ async fn a_lookup_reads_the_store_while_its_record_is_fresh_else_the_vendor() {
     let data_dir = tempfile::tempdir().unwrap();
     // The archived feed of 2023: older than any max_age_secs.
     import_bilibili_feed(data_dir.path(), &["2023-10-27"]).await;
-    let store = core_service::store::sqlite::SqliteStore::open(&data_dir.path().join("store.sqlite")).await.unwrap();
-    let fresh = core_service::store::import::jsonl::parse_value(json!({
+    let store = mediaops_store::store::sqlite::SqliteStore::open(&data_dir.path().join("store.sqlite")).await.unwrap();
+    let fresh = mediaops_store::store::import::jsonl::parse_value(json!({
         "type": "workSnapshot", "platform": "videosite", "platformId": "BV1cM41197ui",
         "capturedAt": chrono::Utc::now().to_rfc3339(), "likes": 7, "views": 70,
     }))
     .unwrap();
-    use core_service::store::ContentStore;
+    use mediaops_store::store::ContentStore;
     assert!(store.write(&[fresh]).await.unwrap().iter().all(Result::is_ok));
     drop(store);
     let (service, _files) = pack_service_with("tikhub", &replay, data_dir, quick("failures = 0")).await;

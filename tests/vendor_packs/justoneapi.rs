@@ -12,7 +12,7 @@ use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use crate::pack_service;
 use crate::tikhub_lifestyle_shortvideo::{call, eventually, points, reply, store_of, stored_account, stored_work};
-use core_service::store::ContentStore;
+use mediaops_store::store::ContentStore;
 use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
 
 const NOTE_LIST: &str = "api/xiaohongshu/get-user-note-list/v4";

@@ -10,8 +10,8 @@
 //! price charged once whatever the number of vendor calls, the requests
 //! TikHub received in order, and the records in the store.
 
-use core_service::store::ContentStore;
-use core_service::store::model::HotListQuery;
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::HotListQuery;
 use serde_json::{Value, json};
 
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
@@ -36,8 +36,8 @@ async fn tikhub_on(
 ) -> (Service, VendorReplay) {
     set_vendor_keys();
     let replay = VendorReplay::start(&[recorded("tikhub"), fixtures("tikhub")], &[]).await;
-    let file = core_service::vendors::packs::parse(core_service::vendors::packs::pack("tikhub").unwrap()).unwrap();
-    let vendors = core_service::vendors::chain::VendorSettings {
+    let file = mediaops_connectors::vendors::packs::parse(mediaops_connectors::vendors::packs::pack("tikhub").unwrap()).unwrap();
+    let vendors = mediaops_connectors::vendors::chain::VendorSettings {
         packs: vec!["tikhub".to_owned()],
         base_urls: [("tikhub".to_owned(), replay.base.clone())].into(),
         sources: alone(&file, "tikhub"),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use core_service::outbound::NameResolver;
+use mediaops_connectors::outbound::NameResolver;
 
 /// Requests a fake server has seen.
 #[derive(Clone, Default)]

@@ -43,7 +43,7 @@ mod tests {
     use super::*;
     use mediaops_proto::mediaops::charter::v1::{Charter, Positioning};
 
-    /// A charter with an empty positioning (`core_service::charter::rules::empty_charter`
+    /// A charter with an empty positioning (`mediaops_ops::charter::rules::empty_charter`
     /// fills every section; the JSON form is what is under test here).
     fn empty_charter() -> Charter {
         let s = || Some(String::new());

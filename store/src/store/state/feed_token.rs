@@ -1,7 +1,7 @@
 //! Where feed tokens live (docs/watchlists.md "Feeds"): the
 //! [`FeedTokenStore`] trait, implemented for both databases of the content
 //! store (`crate::store::feed_token`, migration 0010). Only a token's
-//! SHA-256 is stored (`core_service::auth::keys::hash_key`).
+//! SHA-256 is stored (`mediaops_platform::auth::keys::hash_key`).
 
 use crate::error::ServiceError;
 

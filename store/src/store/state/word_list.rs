@@ -1,6 +1,6 @@
 //! The per-account banned-word lists as stored: their shapes and the
 //! [`CustomWordStore`] trait (the rules they follow are
-//! `core_service::safety::custom`, which re-exports these).
+//! `mediaops_ops::safety::custom`, which re-exports these).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -47,7 +47,7 @@ pub struct AccountLists {
 /// Scope name of the account-wide list.
 pub const ALL_PLATFORMS: &str = "all";
 
-/// A platform's scope name (`core_service::safety::platform::Platform`
+/// A platform's scope name (`mediaops_ops::safety::platform::Platform`
 /// implements it with its spec 1 token, e.g. `articles`).
 pub trait PlatformScope {
     /// The scope of the platform's own list.
