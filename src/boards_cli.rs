@@ -12,9 +12,9 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use clap::Subcommand;
 use core_service::CoreSettings;
-use mediaops_store::clock::Clock;
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::rankings::boards::builder::{Builder, Summary};
+use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 
 #[derive(Subcommand)]

@@ -8,9 +8,9 @@
 
 use clap::Subcommand;
 use core_service::CoreSettings;
-use mediaops_store::clock::Clock;
 use mediaops_connectors::hotlists::Source;
 use mediaops_connectors::hotlists::collector::Collectors;
+use mediaops_store::clock::Clock;
 
 #[derive(Subcommand)]
 pub enum CollectorsCommand {

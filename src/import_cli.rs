@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use core_service::CoreSettings;
-use mediaops_store::store::import::{self, ImportReport, mediacrawler};
 use mediaops::imports::{Reader, auto, recipe, vendor_replies};
+use mediaops_store::store::import::{self, ImportReport, mediacrawler};
 
 /// The formats on the command line: the store's, the hot-list archive,
 /// every import recipe, recorded vendor replies, and `auto`.

@@ -13,8 +13,8 @@ pub mod sources;
 
 use std::net::SocketAddr;
 
-use mediaops_platform::bootstrap::Bootstrap;
 use core_service::{Core, CoreSettings};
+use mediaops_platform::bootstrap::Bootstrap;
 use rest_gateway::GatewaySettings;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

@@ -4,9 +4,9 @@
 //! (`mediaops_connectors::vendors::routes`, whose [`lines`] the core also serves in
 //! the catalog's `dataSources`).
 
-use mediaops_platform::registry::Registry;
-use mediaops_connectors::vendors::chain::VendorSettings;
 use mediaops_connectors::vendors::mapping::OperationMapping;
+use mediaops_connectors::vendors::settings::VendorSettings;
+use mediaops_platform::registry::Registry;
 
 pub use mediaops_connectors::vendors::routes::{Line, lines};
 

@@ -7,9 +7,9 @@ mod common;
 
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Utc};
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::articles::v1::{QueryUserRequest, articles_service_client::ArticlesServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
-use mediaops::proto::mediaops::articles::v1::{QueryUserRequest, articles_service_client::ArticlesServiceClient};
 use serde_json::{Value, json};
 
 const RMRB: &str = "MjM5MjAxNDM4MA==";

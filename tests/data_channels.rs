@@ -6,9 +6,9 @@ mod common;
 
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::channels::v1::{QueryWorkRequest, channels_service_client::ChannelsServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
-use mediaops::proto::mediaops::channels::v1::{QueryWorkRequest, channels_service_client::ChannelsServiceClient};
 use serde_json::{Value, json};
 
 const CAMPER: &str = "v2_060000231003b20faec8c4e48d1bc3d4c803ea30b077e5f3d2d2d8d2a5c3b5e9b8a6d3c@finder";

@@ -6,9 +6,9 @@ mod common;
 
 use chrono::{DateTime, Duration, FixedOffset, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::clipapp::v1::{SearchWorkRequest, clipapp_service_client::ClipappServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
-use mediaops::proto::mediaops::clipapp::v1::{SearchWorkRequest, clipapp_service_client::ClipappServiceClient};
 use serde_json::{Value, json};
 
 /// The chef's user id (`platform_id`); his kwaiId is `kuaishou_chef`.

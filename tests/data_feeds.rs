@@ -8,14 +8,14 @@ mod common;
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Record, Work, WorkIds, WorkSnapshot};
 use mediaops::proto::mediaops::common::v1::KeywordFeedRequest;
 use mediaops::proto::mediaops::lifestyle::v1::lifestyle_service_client::LifestyleServiceClient;
 use mediaops::proto::mediaops::multi::v1::{PlayletFeedRequest, multi_service_client::MultiServiceClient};
 use mediaops::proto::mediaops::videosite::v1::{
     VideositeAiFeedRequest, videosite_service_client::VideositeServiceClient,
 };
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// Shanghai wall time as UTC.

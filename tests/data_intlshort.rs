@@ -6,9 +6,9 @@ mod common;
 
 use chrono::{TimeZone, Utc};
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::intlshort::v1::{SearchUserRequest, intlshort_service_client::IntlshortServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, AccountSnapshot, Record};
-use mediaops::proto::mediaops::intlshort::v1::{SearchUserRequest, intlshort_service_client::IntlshortServiceClient};
 use serde_json::json;
 
 fn account(id: &str, handle: Option<&str>, nickname: &str, signature: &str, fans: Option<i64>) -> Record {

@@ -6,9 +6,9 @@ mod common;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::microblog::v1::{DetailRequest, microblog_service_client::MicroblogServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
-use mediaops::proto::mediaops::microblog::v1::{DetailRequest, microblog_service_client::MicroblogServiceClient};
 use serde_json::{Value, json};
 
 /// The post whose base62 code is `z0JH2lOMb`.

@@ -8,11 +8,11 @@ mod common;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Record, Work, WorkSnapshot};
 use mediaops::proto::mediaops::multi::v1::{
     Cn30MultiSearchRequest, MultiContentExportTopRequest, multi_service_client::MultiServiceClient,
 };
+use mediaops_store::store::ContentStore;
+use mediaops_store::store::model::{Record, Work, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// A work and its newest snapshot.

@@ -8,10 +8,10 @@ mod common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{KEY, Service, failure, success};
-use mediaops_ops::data_api::times::format_time;
+use mediaops::proto::mediaops::shortvideo::v1::{QueryWorkRequest, shortvideo_service_client::ShortvideoServiceClient};
+use mediaops_store::rules::times::format_time;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
-use mediaops::proto::mediaops::shortvideo::v1::{QueryWorkRequest, shortvideo_service_client::ShortvideoServiceClient};
 use serde_json::{Value, json};
 
 const READER: &str = "MS4wLjABAAAAv7iSuuXDJGDvJkmH_vz1qkDZYo1apxgzaxdBSeIuPiM";

@@ -41,8 +41,10 @@ async fn the_generated_part_of_data_sources_md_is_current() {
     );
     // Every data API has its line, and so has every other operation a pack
     // maps (the skills answered through a source chain).
-    let packs: Vec<_> =
-        mediaops_connectors::vendors::packs::PACKS.iter().map(|p| mediaops_connectors::vendors::packs::parse(p).unwrap()).collect();
+    let packs: Vec<_> = mediaops_connectors::vendors::packs::PACKS
+        .iter()
+        .map(|p| mediaops_connectors::vendors::packs::parse(p).unwrap())
+        .collect();
     let listed = core
         .registry()
         .operations()

@@ -9,11 +9,11 @@ mod common;
 use std::sync::Arc;
 
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, Service, admin, failure, success, with_token};
+use mediaops::proto::grpc_error::error_object;
+use mediaops::proto::mediaops::admin::v1::{ListMaintenanceRequest, SetMaintenanceRequest};
 use mediaops_platform::maintenance::redis::RedisSwitchStore;
 use mediaops_platform::maintenance::{CACHE_TTL, Maintenance};
 use mediaops_platform::registry::Registry;
-use mediaops::proto::grpc_error::error_object;
-use mediaops::proto::mediaops::admin::v1::{ListMaintenanceRequest, SetMaintenanceRequest};
 use serde_json::{Value, json};
 
 const SAFETY: &str = "/api/skills/content-safety-check/invoke";

@@ -17,10 +17,10 @@ use axum::extract::{Query, State};
 use axum::routing::get;
 use common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, KEY, Service, admin, failure, success, with_token};
 use core_service::CoreSettings;
-use mediaops_store::store::ContentStore;
-use mediaops_ops::sync::settings::{QueueKind, SyncSettings};
-use mediaops_connectors::vendors::chain::VendorSettings;
 use mediaops::proto::mediaops::admin::v1::{ListSyncDeadLettersRequest, ReplaySyncJobRequest};
+use mediaops_connectors::vendors::settings::VendorSettings;
+use mediaops_ops::sync::settings::{QueueKind, SyncSettings};
+use mediaops_store::store::ContentStore;
 use serde_json::{Value, json};
 
 const SYNC: &str = "/api/apis/lifestyle/lifestyle-sync-notes/call";

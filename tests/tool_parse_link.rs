@@ -7,9 +7,9 @@
 mod common;
 
 use common::{KEY, Service, failure, success};
+use mediaops::proto::mediaops::tool::v1::{ParseContentDetailRequest, tool_service_client::ToolServiceClient};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{Account, Record, Work, WorkSnapshot};
-use mediaops::proto::mediaops::tool::v1::{ParseContentDetailRequest, tool_service_client::ToolServiceClient};
 use serde_json::json;
 
 const AWEME: &str = "7301234567890123456";

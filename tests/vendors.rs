@@ -13,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use common::{BOOTSTRAP_POINTS, Service, failure, success};
-use mediaops_connectors::vendors::chain::VendorSettings;
+use mediaops_connectors::vendors::settings::VendorSettings;
 use serde_json::{Value, json};
 
 /// What the fake vendor received: path, query and `authorization`, in order.
@@ -309,9 +309,9 @@ async fn bad_mappings_and_chains_are_refused_at_start() {
 
 #[tokio::test]
 async fn the_key_goes_where_the_vendor_wants_it_and_comes_from_the_environment() {
-    use mediaops_platform::registry::Registry;
-    use mediaops_connectors::vendors::Vendor;
     use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
+    use mediaops_connectors::vendors::Vendor;
+    use mediaops_platform::registry::Registry;
     use prost::Message;
 
     let (base, seen) = fake_vendor().await;
@@ -351,8 +351,9 @@ fn the_packs_load() {
     let env = |name: &str| ["TIKHUB_API_KEY", "JUSTONEAPI_TOKEN"].contains(&name).then(|| "example-key".to_owned());
     for pack in mediaops_connectors::vendors::packs::PACKS {
         let file = mediaops_connectors::vendors::packs::parse(pack).unwrap_or_else(|e| panic!("{e:#}"));
-        let vendor = mediaops_connectors::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
-            .unwrap_or_else(|e| panic!("{}: {e:#}", pack.name));
+        let vendor =
+            mediaops_connectors::vendors::Vendor::from_file(file, &registry, &outbound, &env, &Default::default())
+                .unwrap_or_else(|e| panic!("{}: {e:#}", pack.name));
         assert_eq!(vendor.name(), pack.name);
         assert!(vendor.operation_keys().count() >= 3, "{}", pack.name);
     }
@@ -360,10 +361,10 @@ fn the_packs_load() {
 
 #[tokio::test]
 async fn with_redis_every_core_shares_the_answer_cache() {
-    use mediaops_platform::registry::Registry;
+    use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
     use mediaops_connectors::vendors::Vendor;
     use mediaops_connectors::vendors::cache::CacheBackend;
-    use mediaops::proto::mediaops::videosite::v1::SearchWorkRequest;
+    use mediaops_platform::registry::Registry;
     use prost::Message;
 
     let (base, seen) = fake_vendor().await;

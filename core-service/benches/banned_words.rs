@@ -18,12 +18,12 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
 use std::path::{Path, PathBuf};
 
+use criterion::{Criterion, Throughput, criterion_main};
 use mediaops_ops::safety::lexicon::Lexicon;
 use mediaops_ops::safety::matcher::{AllowScope, Matcher, scan};
 use mediaops_ops::safety::normalize::normalize_word;
 use mediaops_ops::safety::platform::Platform;
 use mediaops_ops::safety::{base_matcher, result};
-use criterion::{Criterion, Throughput, criterion_main};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")

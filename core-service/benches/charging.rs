@@ -12,12 +12,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use core_service::{Core, CoreSettings};
 use mediaops_platform::billing::Ledger;
 use mediaops_platform::billing::redis::RedisLedger;
 use mediaops_platform::rate_limit::local::LocalLimiter;
 use mediaops_platform::rate_limit::redis::RedisLimiter;
 use mediaops_platform::rate_limit::{Limit, Quota, RateLimiter};
-use core_service::{Core, CoreSettings};
 use mediaops_proto::mediaops::lifestyle::v1::{
     SearchNoteRequest, SearchNoteResponse, lifestyle_service_client::LifestyleServiceClient,
 };

@@ -13,11 +13,11 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
+use criterion::{Criterion, Throughput, criterion_main};
 use mediaops_ops::articles::render::highlight::code_theme;
 use mediaops_ops::articles::render::warnings::Warnings;
 use mediaops_ops::articles::render::{Look, inline_styles, markdown, render, sanitize};
 use mediaops_ops::articles::themes::builtin;
-use criterion::{Criterion, Throughput, criterion_main};
 
 fn documents() -> Vec<String> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/markdown");

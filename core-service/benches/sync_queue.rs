@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
 use mediaops_ops::sync::queue::{EmbeddedQueue, SyncQueue};
 use mediaops_ops::sync::redis_queue::RedisQueue;
+use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::store::sqlite::SqliteStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

@@ -23,16 +23,16 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mediaops_store::clock::Clock;
 use mediaops_ops::data_api::DataApi;
+use mediaops_ops::trend::{Trends, hot_keywords, radar};
 use mediaops_platform::source::Answer;
+use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
+use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
+use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::HotListQuery;
 use mediaops_store::store::postgres::PostgresStore;
 use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_ops::trend::{Trends, hot_keywords, radar};
-use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
-use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
@@ -94,7 +94,7 @@ async fn bench(backend: &str, store: Arc<dyn ContentStore>) {
         report.written as f64 / took
     );
     let clock = Clock::from_setting(Some("2024-06-22")).unwrap();
-    let (from, to) = (mediaops_ops::trend::window::coverage_start(&clock), clock.now());
+    let (from, to) = (mediaops_store::rules::window::coverage_start(&clock), clock.now());
     for latest_only in [false, true] {
         let query = HotListQuery { sources: Vec::new(), from: Some(from), to: Some(to), latest_only };
         let store = store.clone();

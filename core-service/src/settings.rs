@@ -61,7 +61,7 @@ pub struct CoreSettings {
     pub outbound: mediaops_connectors::outbound::OutboundSettings,
     /// Vendor mapping files and source chains (`[vendors]`,
     /// `[vendors.sources]`; docs/vendors.md); none by default.
-    pub vendors: mediaops_connectors::vendors::chain::VendorSettings,
+    pub vendors: mediaops_connectors::vendors::settings::VendorSettings,
     /// The OpenAI-compatible images API of the image skills (`[images]`,
     /// `MEDIAOPS_IMAGES__…`; docs/images.md); unset = those skills answer 503.
     pub images: mediaops_connectors::images::settings::ImageSettings,

@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use core_service::{Core, CoreSettings};
 use mediaops_platform::billing::embedded::EmbeddedLedger;
 use mediaops_platform::billing::redis::RedisLedger;
 use mediaops_platform::billing::{Ledger, Reserved};
 use mediaops_platform::registry::Registry;
-use core_service::{Core, CoreSettings};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::grpc_error::error_object;
 use mediaops_proto::mediaops::account::v1::{GetBalanceRequest, account_service_client::AccountServiceClient};

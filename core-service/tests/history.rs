@@ -10,6 +10,10 @@ mod support;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use mediaops_ops::data_api::DataApi;
+use mediaops_ops::history;
+use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::mediaops::history::v1 as pb;
 use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{
@@ -17,10 +21,6 @@ use mediaops_store::store::model::{
 };
 use mediaops_store::store::postgres::PostgresStore;
 use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_ops::data_api::DataApi;
-use mediaops_ops::history;
-use mediaops_proto::error_code::ErrorCode;
-use mediaops_proto::mediaops::history::v1 as pb;
 
 /// Asia/Shanghai `2026-11-<day> <hour>:<minute>`.
 fn at(day: u32, hour: u32, minute: u32) -> DateTime<Utc> {

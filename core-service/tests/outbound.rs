@@ -15,8 +15,10 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use mediaops_connectors::outbound::{ConnectorClient, FetchLimits, GuardedFetcher, OutboundError, OutboundSettings, Retry};
 use fakes::{FakeResolver, Seen, serve};
+use mediaops_connectors::outbound::{
+    ConnectorClient, FetchLimits, GuardedFetcher, OutboundError, OutboundSettings, Retry,
+};
 use mediaops_proto::error_code::ErrorCode;
 
 /// A fake link server: `/page` (HTML), `/image` (PNG bytes), `/big` (2000

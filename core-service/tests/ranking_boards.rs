@@ -21,15 +21,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
-use mediaops_platform::auth::Principal;
-use mediaops_store::clock::Clock;
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::rankings::boards::builder::Builder;
 use mediaops_ops::rankings::boards::compute::{self, Rows};
 use mediaops_ops::rankings::boards::kinds::{self, Kind, Shape};
-use mediaops_ops::rankings::rules::{CategoryList, Window};
+use mediaops_platform::auth::Principal;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Fallbacks;
+use mediaops_store::clock::Clock;
+use mediaops_store::rules::rankings::{CategoryList, Window};
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::boards::{BoardKey, BoardTables, Entities};
 use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};

@@ -9,13 +9,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use governor::clock::FakeRelativeClock;
 use mediaops_platform::billing::Ledger;
 use mediaops_platform::billing::embedded::EmbeddedLedger;
 use mediaops_platform::billing::redis::RedisLedger;
 use mediaops_platform::rate_limit::local::LocalLimiter;
 use mediaops_platform::rate_limit::redis::RedisLimiter;
 use mediaops_platform::rate_limit::{Limit, Quota, RateLimiter, Verdict};
-use governor::clock::FakeRelativeClock;
 
 fn redis_url() -> String {
     std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())

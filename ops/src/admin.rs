@@ -9,8 +9,8 @@ use mediaops_connectors::hotlists::collector::{CollectorState, Collectors};
 use mediaops_platform::auth::check_account_id;
 use mediaops_platform::auth::keys::{generate_key, hash_key};
 use mediaops_platform::billing::{KeyInfo, Ledger};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::rate_limit::Limit;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 fn key_info(info: KeyInfo) -> pb::KeyInfo {

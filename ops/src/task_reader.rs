@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::tasks::{TaskRunner, error_proto};
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::sync_job::SyncJobStore;
 use mediaops_store::store::task::Task;
 

@@ -5,7 +5,7 @@
 use mediaops_proto::mediaops::account::v1::{Usage, UsageRecord};
 
 use crate::billing::Ledger;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Records [`usage`] answers when a request names no `limit`.
 pub const DEFAULT_USAGE_LIMIT: i32 = 50;

@@ -8,7 +8,7 @@
 
 use crate::auth::keys::{display_prefix, generate_key};
 use crate::billing::Ledger;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Account id of the bootstrap key.
 pub const BOOTSTRAP_ACCOUNT: &str = "bootstrap";

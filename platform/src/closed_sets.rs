@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use mediaops_proto::value_lists::{ValueLists, not_one_of};
 use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Value};
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// The closed set of every request field that has one, computed once.
 #[derive(Debug, Default)]

@@ -11,7 +11,7 @@
 //!
 //! Rules and limits: docs/errors.md "Limits".
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Longest id or link a data operation accepts, in characters.
 pub const MAX_ID_CHARS: usize = 2048;

@@ -15,7 +15,6 @@ pub mod call;
 pub mod catalog;
 pub mod closed_sets;
 pub mod dispatch;
-pub mod error;
 pub mod fields;
 pub mod maintenance;
 pub mod metrics;
@@ -30,5 +29,3 @@ pub mod source;
 pub mod structs;
 pub mod tasks;
 pub mod validate;
-
-pub use error::ServiceError;

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Largest `count` of a rate and largest burst.
 pub const MAX_CALLS: u32 = 1_000_000;

@@ -20,7 +20,7 @@ use bytes::Bytes;
 use mediaops_proto::error_code::ErrorCode;
 
 use crate::call::CallContext;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// What one source says about one call (defined with the generated
 /// service traits, whose methods may answer it: [`mediaops_proto::service`]).

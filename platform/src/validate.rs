@@ -16,7 +16,7 @@ use mediaops_proto::options::{FieldRules, RequiredField};
 use prost_reflect::{DescriptorPool, DynamicMessage, Kind, ReflectMessage, Value};
 
 use crate::closed_sets::ClosedSets;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// The required fields, string limits and closed sets of every message in
 /// the pool, computed once.

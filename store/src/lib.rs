@@ -11,10 +11,6 @@
 
 pub mod chinese_count;
 pub mod clock;
-/// The one error type of mediaops ([`mediaops_proto::error`]).
-pub mod error {
-    pub use mediaops_proto::error::{ServiceError, UpstreamDetail};
-}
 pub mod offload;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod rules;

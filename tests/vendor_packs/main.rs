@@ -17,7 +17,7 @@ mod tikhub_several_calls;
 
 use common::Service;
 use common::vendor_replay::VendorReplay;
-use mediaops_connectors::vendors::chain::VendorSettings;
+use mediaops_connectors::vendors::settings::VendorSettings;
 
 /// The key every pack test gives the vendors (the fake vendor checks none).
 const VENDOR_KEY: &str = "pack-test-key";
@@ -40,7 +40,8 @@ fn set_vendor_keys() {
 /// wrote the same record back; and a folder for files the test may add. The
 /// default chains are tested through [`pack_service_with`].
 async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::TempDir) {
-    let file = mediaops_connectors::vendors::packs::parse(mediaops_connectors::vendors::packs::pack(pack).unwrap()).unwrap();
+    let file =
+        mediaops_connectors::vendors::packs::parse(mediaops_connectors::vendors::packs::pack(pack).unwrap()).unwrap();
     pack_service_with(pack, replay, tempfile::tempdir().unwrap(), |vendors, _| {
         vendors.sources = alone(&file, pack);
     })
@@ -50,7 +51,10 @@ async fn pack_service(pack: &str, replay: &VendorReplay) -> (Service, tempfile::
 /// Every operation `file` maps answered by the vendor alone, except a
 /// refresh (docs/vendors.md "Several calls"), whose answer is the store's:
 /// `upstream:<pack>,store`.
-fn alone(file: &mediaops_connectors::vendors::mapping::VendorFile, pack: &str) -> std::collections::BTreeMap<String, String> {
+fn alone(
+    file: &mediaops_connectors::vendors::mapping::VendorFile,
+    pack: &str,
+) -> std::collections::BTreeMap<String, String> {
     file.operations
         .iter()
         .map(|(key, mapping)| {

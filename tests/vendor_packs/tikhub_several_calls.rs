@@ -36,8 +36,9 @@ async fn tikhub_on(
 ) -> (Service, VendorReplay) {
     set_vendor_keys();
     let replay = VendorReplay::start(&[recorded("tikhub"), fixtures("tikhub")], &[]).await;
-    let file = mediaops_connectors::vendors::packs::parse(mediaops_connectors::vendors::packs::pack("tikhub").unwrap()).unwrap();
-    let vendors = mediaops_connectors::vendors::chain::VendorSettings {
+    let file = mediaops_connectors::vendors::packs::parse(mediaops_connectors::vendors::packs::pack("tikhub").unwrap())
+        .unwrap();
+    let vendors = mediaops_connectors::vendors::settings::VendorSettings {
         packs: vec!["tikhub".to_owned()],
         base_urls: [("tikhub".to_owned(), replay.base.clone())].into(),
         sources: alone(&file, "tikhub"),

@@ -23,9 +23,9 @@ use mediaops_proto::mediaops::skills::v1 as pb;
 
 use self::client::{GeneratedImage, ImagesApi};
 use self::settings::ImageSettings;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::fields::text as required;
 use mediaops_platform::registry::CallContext;
+use mediaops_proto::error::ServiceError;
 
 /// `status` of a result with images.
 pub const SUCCESS: &str = "success";

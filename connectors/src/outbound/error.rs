@@ -8,7 +8,7 @@ use bytes::Bytes;
 use mediaops_proto::error_code::ErrorCode;
 
 use super::policy::Refusal;
-use mediaops_platform::error::{ServiceError, UpstreamDetail};
+use mediaops_proto::error::{ServiceError, UpstreamDetail};
 
 /// One outbound call's failure. `url` is the address called, without its
 /// query string (which may carry keys).

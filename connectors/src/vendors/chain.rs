@@ -17,18 +17,17 @@ use bytes::Bytes;
 
 use super::cache::CacheBackend;
 use super::routes::{self, Kind, Route, Word};
+use super::settings::VendorSettings;
 use super::vendor::{MappedOperation, Vendor};
 use crate::outbound::OutboundSettings;
 use chrono::{DateTime, Utc};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
-
-pub use super::settings::VendorSettings;
 
 /// One mapped operation of one vendor, as a [`Source`], writing the
 /// records of its `store` filter back to the content store.

@@ -21,9 +21,9 @@ use super::cache::{AnswerCache, CacheBackend};
 use super::filter::JqFilter;
 use super::mapping::{Auth, Call, ErrorRule, OperationMapping, Outcome, VendorFile};
 use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
-use mediaops_platform::error::{ServiceError, UpstreamDetail};
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::{ServiceError, UpstreamDetail};
 use mediaops_store::store::state::vendor_call::{VendorCall, VendorCallStore};
 
 type Limiter = governor::DefaultDirectRateLimiter;

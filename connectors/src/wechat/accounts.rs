@@ -12,9 +12,9 @@ use super::Wechat;
 use super::client::IssuedToken;
 use super::config::DirectAccount;
 use super::errors::WechatError;
-use super::store::StoredAuthorizer;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::store::state::wechat::StoredAuthorizer;
 
 /// An account a publish may write to, resolved for its caller.
 #[derive(Debug, Clone)]

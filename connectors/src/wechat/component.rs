@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::studio::v1::AuthorizeLinkResponse;
 use super::Wechat;
 use super::config::ComponentSettings;
 use super::errors::WechatError;
-use super::store::{PendingAuthorization, StoredAuthorizer};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::store::state::wechat::{PendingAuthorization, StoredAuthorizer};
 
 /// Token-cache key of the component access token.
 const COMPONENT_KEY: &str = "component";

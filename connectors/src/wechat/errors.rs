@@ -5,7 +5,7 @@
 use mediaops_proto::error_code::ErrorCode;
 
 use crate::outbound::OutboundError;
-use mediaops_platform::error::{ServiceError, UpstreamDetail};
+use mediaops_proto::error::{ServiceError, UpstreamDetail};
 
 /// A failed WeChat call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -12,7 +12,7 @@
 //! Modules: [`client`] (the WeChat endpoints), [`tokens`] (token cache),
 //! [`accounts`] (who may publish where, tokens per account), [`component`]
 //! (third-party flows and events), [`crypto`] (event signature and AES),
-//! [`store`] (durable component state), [`images`] and [`cover`] (article
+//! [`mediaops_store::store::state::wechat`] (durable component state), [`images`] and [`cover`] (article
 //! images), [`publish`] (the draft flow), [`callback`] (WeChat-facing HTTP).
 
 pub mod accounts;
@@ -25,7 +25,6 @@ pub mod crypto;
 pub mod errors;
 pub mod images;
 pub mod publish;
-pub use mediaops_store::store::state::wechat as store;
 pub mod tokens;
 pub mod urls;
 
@@ -37,8 +36,8 @@ use crate::outbound::{GuardedFetcher, OutboundSettings};
 use client::{ImageFile, WechatApi};
 use config::WechatSettings;
 use images::{ImageKind, MAX_BODY_IMAGE_BYTES};
-use mediaops_platform::error::ServiceError;
-use store::WechatStore;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::store::state::wechat::WechatStore;
 use tokens::TokenCache;
 
 /// The WeChat side of the service, shared by the operations and the

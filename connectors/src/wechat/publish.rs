@@ -24,7 +24,7 @@ use super::accounts::Target;
 use super::client::{DraftArticle, ImageFile};
 use super::cover;
 use super::images::{self, ImageKind, ImageSrc, MAX_BODY_IMAGE_BYTES, MAX_COPIED_IMAGES};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Longest title WeChat keeps (characters).
 pub const MAX_TITLE_CHARS: usize = 64;

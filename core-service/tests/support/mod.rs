@@ -7,9 +7,9 @@ pub mod fake_web;
 
 use std::str::FromStr;
 
+use futures::FutureExt;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::postgres::PostgresStore;
-use futures::FutureExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

@@ -9,7 +9,7 @@ pub mod themes;
 
 use mediaops_proto::mediaops::studio::v1::{RenderRequest, RenderResponse};
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use render::RenderError;
 use themes::{ThemeCatalog, ThemeSource};
 

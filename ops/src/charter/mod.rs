@@ -8,18 +8,17 @@
 //! own account's profiles: another account's profile id is simply unknown.
 
 pub mod rules;
-pub use mediaops_store::store::state::charter as store;
 
 use std::sync::Arc;
 
 use mediaops_proto::mediaops::charter::v1::{PutCharterRequest, StoredCharter};
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
 use mediaops_store::clock::Clock;
+use mediaops_store::store::state::charter::CharterStore;
 use rules::DEFAULT_PROFILE;
-use store::CharterStore;
 
 /// The positioning charters of every account (spec 2.5, docs/charter.md): get
 /// and put over a [`CharterStore`], checking values against the closed lists.

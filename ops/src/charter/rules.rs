@@ -13,7 +13,7 @@
 
 use mediaops_proto::mediaops::charter::v1::{Audience, Charter, Monetization, NorthStar, Positioning, Review};
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
 

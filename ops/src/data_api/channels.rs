@@ -16,11 +16,11 @@ use std::sync::Arc;
 use mediaops_proto::mediaops::channels::v1 as pb;
 
 use super::paging::PageRequest;
-use super::times::format_time;
 use super::{DataApi, author_works_query, count, keyword, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::times::format_time;
 use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkQuery, WorkRecord};
 
 /// The platform token.

@@ -3,7 +3,7 @@
 //! accepts and what they mean; empty is the listed default, anything else
 //! is a 400 naming the field (docs/data/*.md give each operation's values).
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// The meaning of `value` (trimmed) in `choices`; a value not listed is a

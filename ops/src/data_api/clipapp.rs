@@ -19,11 +19,11 @@ use mediaops_proto::mediaops::clipapp::v1 as pb;
 
 use super::choice::choose;
 use super::paging::PageRequest;
-use super::times::format_time;
 use super::{DataApi, author_works_query, count, keyword, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::times::format_time;
 use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.

@@ -5,7 +5,7 @@
 //! with the total.
 
 use super::{DataApi, store_error, window};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::model::{Comment, SearchPage};
 
 /// Comments per answer (spec 8's default `size`).

@@ -22,10 +22,10 @@ use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeItem, Ti
 use mediaops_proto::mediaops::{articles, clipapp, lifestyle, multi as multi_pb, shortvideo, videosite};
 
 use super::paging::{MAX_SIZE, PageRequest};
-use super::times::datetime_window;
 use super::{DataApi, count, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::times::datetime_window;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::store::topic::Topic;

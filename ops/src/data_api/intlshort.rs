@@ -9,9 +9,9 @@ use mediaops_proto::mediaops::intlshort::v1 as pb;
 use super::DataApi;
 use super::keyword;
 use super::paging::PageRequest;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::model::AccountOrder;
 
 /// The platform token.

@@ -4,7 +4,7 @@
 //! links without fetching anything; a short link that only a redirect would
 //! resolve (`https://v.douyin.com/…`) is a 400 naming the field.
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// A link's host (lower-cased, without port) and path segments (query and

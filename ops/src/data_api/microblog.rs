@@ -11,12 +11,12 @@ use mediaops_proto::mediaops::microblog::v1 as pb;
 
 use super::keyword;
 use super::paging::PageRequest;
-use super::times::format_time;
 use super::{DataApi, count, list, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::rules::times::format_time;
 use mediaops_store::store::model::WorkRecord;
 
 /// The platform token.

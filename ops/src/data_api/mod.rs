@@ -32,14 +32,12 @@ pub mod window;
 
 use std::sync::Arc;
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
 use mediaops_store::store::model::{WorkOrder, WorkQuery};
 use mediaops_store::store::{ContentStore, StoreError};
 use paging::PageRequest;
-
-pub use mediaops_store::rules::times;
 
 /// What the data operations share.
 pub struct DataApi {

@@ -14,10 +14,10 @@ use mediaops_proto::mediaops::multi::v1 as pb;
 use super::feeds::{FeedQuery, feed_page, title_like};
 pub use super::feeds::{PLATFORM_NUMBERS, platform_of};
 use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
-use super::times::{day_end, day_start, parse_date, parse_datetime};
 use super::{DataApi, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::times::{day_end, day_start, parse_date, parse_datetime};
 use mediaops_store::store::model::{WorkOrder, WorkQuery};
 
 /// The platform token.
@@ -195,11 +195,11 @@ mod tests {
     #[test]
     fn export_times_take_a_datetime_or_a_date() {
         let start = time_bound("2024-06-01", "startTime", Edge::Start).unwrap();
-        assert_eq!(super::super::times::format_time(start), "2024-06-01 00:00:00");
+        assert_eq!(mediaops_store::rules::times::format_time(start), "2024-06-01 00:00:00");
         let end = time_bound("2024-06-01", "endTime", Edge::End).unwrap();
-        assert_eq!(super::super::times::format_time(end), "2024-06-01 23:59:59");
+        assert_eq!(mediaops_store::rules::times::format_time(end), "2024-06-01 23:59:59");
         let at = time_bound("2024-06-01 08:30:00", "startTime", Edge::Start).unwrap();
-        assert_eq!(super::super::times::format_time(at), "2024-06-01 08:30:00");
+        assert_eq!(mediaops_store::rules::times::format_time(at), "2024-06-01 08:30:00");
         assert_eq!(time_bound("", "endTime", Edge::End).unwrap(), None);
         assert_eq!(time_bound("06/01/2024", "endTime", Edge::End).unwrap_err().field.as_deref(), Some("endTime"));
         assert_eq!(time_bound("2024-6-1 8:00", "endTime", Edge::End).unwrap_err().field.as_deref(), Some("endTime"));

@@ -4,7 +4,7 @@
 //! default to [`DEFAULT_SIZE`] and may not exceed [`MAX_SIZE`] (spec 8);
 //! a negative value or an oversized page is a 400 naming the field.
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Items per page when the request does not say (spec 8: `size` default 20).
 pub const DEFAULT_SIZE: u32 = 20;

@@ -19,12 +19,12 @@ use super::choice::choose;
 use super::keyword::{self, account_named, fans, works_query};
 use super::links::{id_or_link, query_param, segment_after};
 use super::paging::{DEFAULT_SIZE, PageRequest};
-use super::times::{date_window, datetime_window, format_time};
 use super::{DataApi, author_works_query, comments, count, list, store_error, window};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::rules::times::{date_window, datetime_window, format_time};
 use mediaops_store::store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.

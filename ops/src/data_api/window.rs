@@ -6,7 +6,7 @@
 use std::future::Future;
 
 use super::store_error;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::StoreResult;
 use mediaops_store::store::model::SearchPage;
 

@@ -8,7 +8,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use mediaops_proto::mediaops::feeds::v1::FeedDocument;
 use sha2::{Digest, Sha256};
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// The media type of every feed.
 pub const CONTENT_TYPE: &str = "application/atom+xml; charset=utf-8";

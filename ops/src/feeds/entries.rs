@@ -22,11 +22,11 @@ use super::name::FeedName;
 use crate::trend::Trends;
 use crate::trend::entries::group;
 use crate::watch::rules::{normalize_title, parse_groups};
-use crate::watch::store::StoredWatchlist;
 use mediaops_connectors::hotlists::sources::Source;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::shanghai;
 use mediaops_store::store::model::HotListQuery;
+use mediaops_store::store::state::watch::StoredWatchlist;
 
 /// How far back an item's first appearance is looked for, and the window
 /// of a watch-list feed.

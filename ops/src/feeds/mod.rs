@@ -18,7 +18,6 @@
 pub mod atom;
 pub mod entries;
 pub mod name;
-pub use mediaops_store::store::state::feed_token as store;
 
 use std::sync::Arc;
 
@@ -28,14 +27,14 @@ use mediaops_proto::mediaops::feeds::v1::{
 };
 
 use crate::trend::Trends;
-use crate::watch::store::{StoredWatchlist, WatchStore};
 use mediaops_connectors::hotlists::sources::Source;
 pub use mediaops_platform::auth::feed_principal_key_id as principal_key_id;
 use mediaops_platform::auth::keys::{generate_secret, hash_key};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::store::state::feed_token::FeedTokenStore;
+use mediaops_store::store::state::watch::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
-use store::FeedTokenStore;
 
 /// Prefix of every feed token.
 pub const TOKEN_PREFIX: &str = "mf_";

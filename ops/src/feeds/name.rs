@@ -3,7 +3,7 @@
 //! the REST gateway serves each at.
 
 use mediaops_connectors::hotlists::sources::Source;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Which feed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::history::v1 as pb;
 
 use crate::data_api::{DataApi, store_error};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::platforms::PLATFORM_ORDER;
 use mediaops_store::rules::times::{day_end, day_start, format_time};
 use mediaops_store::store::model::SeriesQuery;

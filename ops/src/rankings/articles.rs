@@ -11,7 +11,6 @@ use mediaops_proto::mediaops::articles::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
 pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_score};
-use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{round, top};
 use super::{
     BOARD_SIZE, account_board_answer, account_by_id_or_name, accounts_asked, board_query, keyword_matches,
@@ -19,10 +18,11 @@ use super::{
 };
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, count, list, required};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
 
@@ -297,7 +297,7 @@ pub async fn similar_account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rankings::rules::Checked;
+    use mediaops_store::rules::rankings::Checked;
 
     #[test]
     fn scores_are_hand_computable() {

@@ -4,11 +4,11 @@
 //! module re-exports its own.
 
 use super::board_query;
-use super::rules::Window;
 use super::series::round;
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, store_error};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::Window;
 use mediaops_store::store::model::{AuthorGains, Counter, Measure};
 
 /// The 10万+ boards: reads of at least this many.

@@ -10,19 +10,19 @@ use mediaops_proto::mediaops::lifestyle::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
 pub use super::formulas::LOW_FANS;
-use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, interactions, top};
 use super::{
     BOARD_SIZE, account_board_answer, board_query, keyword_matches, series_query, today, warn_if_empty, warn_opt,
     window_or_warn, work_board, works,
 };
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
-use crate::data_api::times::{day_start, format_time};
 use crate::data_api::{DataApi, count, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
+use mediaops_store::rules::times::{day_start, format_time};
 use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 

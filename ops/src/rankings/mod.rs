@@ -1,6 +1,6 @@
 //! Rankings, boards and account analytics computed from the content
 //! store's snapshots (spec 4.1–4.5, 4.14, 8). The window and
-//! category rules are in [`rules`]; reading levels and gains out of
+//! category rules are in [`mediaops_store::rules::rankings`]; reading levels and gains out of
 //! snapshot series in [`series`]; one module per platform token. Each
 //! formula is written on its function and in docs/rankings.md.
 //!
@@ -18,20 +18,19 @@ pub mod skills;
 
 use chrono::NaiveDate;
 
-use crate::data_api::times::{day_end, day_start};
 use crate::data_api::{DataApi, list, store_error};
 use boards::kinds::Kind;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-pub use mediaops_store::rules::rankings as rules;
+use mediaops_store::rules::rankings::{Checked, Window};
+use mediaops_store::rules::times::{day_end, day_start};
 use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{
     AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
     KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
 };
-use rules::{Checked, Window};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the
 /// 28 values yields 50 entries"; the same size for every board unless its

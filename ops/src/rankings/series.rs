@@ -11,8 +11,8 @@
 
 use chrono::{DateTime, Days, Utc};
 
-use super::rules::Window;
-use crate::data_api::times::{day_end, day_start};
+use mediaops_store::rules::rankings::Window;
+use mediaops_store::rules::times::{day_end, day_start};
 use mediaops_store::store::model::{AccountSnapshot, WorkSnapshot};
 
 /// Snapshots that know when they were captured.

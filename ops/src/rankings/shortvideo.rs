@@ -11,7 +11,6 @@ use mediaops_proto::mediaops::shortvideo::v1 as pb;
 
 use super::boards::{self, kinds::Kind};
 pub use super::formulas::influence_score;
-use super::rules::{self, CategoryList, OutOfList, Period, Window};
 use super::series::{gain, round, top};
 use super::{
     account_board_answer, accounts, accounts_asked, most_followed, published_in, series_query, today, warn_if_empty,
@@ -20,9 +19,10 @@ use super::{
 use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::{DataApi, count, list, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::{AccountRecord, BoardWork};
 
@@ -146,7 +146,7 @@ fn day_of(value: &str, field: &str) -> Result<Option<NaiveDate>, ServiceError> {
     let value = value.trim();
     match value.split_once(' ') {
         Some((date, _)) => {
-            crate::data_api::times::parse_datetime(value, field)?;
+            mediaops_store::rules::times::parse_datetime(value, field)?;
             rules::date_field(date, field)
         }
         None => rules::date_field(value, field),
@@ -322,7 +322,7 @@ pub async fn similar_account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rankings::rules::Checked;
+    use mediaops_store::rules::rankings::Checked;
 
     #[test]
     fn scores_are_hand_computable() {

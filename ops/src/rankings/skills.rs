@@ -11,7 +11,6 @@ use mediaops_proto::mediaops::common::v1::KeywordFeedRequest;
 use mediaops_proto::mediaops::skills::v1 as pb;
 
 use super::articles::recent_articles;
-use super::rules::{self, Period};
 use super::series::{gain, level, round, top};
 use super::{
     BOARD_SIZE, account_by_id_or_name, most_followed, series_query, today, warn_if_empty, window_or_warn, works,
@@ -20,9 +19,10 @@ use crate::data_api::feeds::{FeedQuery, feed_page};
 use crate::data_api::keyword::fans;
 use crate::data_api::paging::PageRequest;
 use crate::data_api::{DataApi, count, list, required, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::{self as rules, Period};
 use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::store::topic::Topic;
 

@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::read_cache::ReadCache;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::state::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use super::lexicon::{CUSTOM_CATEGORY, Lexicon};
 use super::normalize::normalize_word;
 use super::platform::Platform;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::store::state::word_list::PlatformScope;
 pub use mediaops_store::store::state::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};

@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 use custom::{AccountLists, AddedWord, CustomWordStore, WordList};
 use lexicon::{Entry, Lexicon};
 use matcher::{AllowScope, Matcher, scan};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use platform::Platform;
 
 /// Longest text a check accepts, in characters (ours; the spec sets none).

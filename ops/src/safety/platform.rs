@@ -3,7 +3,7 @@
 //! 3 lifestyle, 6 videosite). Each selects its extra word list
 //! (`ops/lexicon/platforms/<name>.tsv`).
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// A target platform.

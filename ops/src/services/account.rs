@@ -8,8 +8,8 @@ use mediaops_proto::mediaops::account::v1::{Balance, GetBalanceRequest, GetUsage
 
 use mediaops_platform::account::MAX_USAGE_LIMIT;
 use mediaops_platform::billing::Ledger;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The account RPCs over the ledger.
 pub struct Account {

@@ -11,10 +11,10 @@ use mediaops_proto::mediaops::admin::v1::admin_service::AdminService;
 use crate::sync::SyncService;
 use mediaops_connectors::hotlists::collector::Collectors;
 use mediaops_platform::billing::Ledger;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::maintenance::Maintenance;
 use mediaops_platform::rate_limit::Limit;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The admin RPCs.
 pub struct Admin {

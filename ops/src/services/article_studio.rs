@@ -13,8 +13,8 @@ use mediaops_proto::mediaops::studio::v1::{
 
 use crate::articles::ArticleStudio;
 use mediaops_connectors::wechat::Wechat;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The article studio RPCs.
 pub struct Studio {

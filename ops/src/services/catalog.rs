@@ -8,8 +8,8 @@ use mediaops_proto::mediaops::catalog::v1::{
     ListApisRequest, ListApisResponse, ListSkillsRequest, ListSkillsResponse, SearchSkillsRequest, SearchSkillsResponse,
 };
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The catalog RPCs over the catalogs built from the descriptors.
 pub struct Catalog(pub Arc<mediaops_platform::catalog::Catalog>);

@@ -10,9 +10,9 @@ use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, channels};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::topic::Topic;
 
 /// The channels RPCs over the content store.

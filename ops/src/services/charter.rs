@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::charter::v1::{
 };
 
 use crate::charter::rules::DEFAULT_PROFILE;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The charter RPCs over the charter store.
 pub struct Charter(pub Arc<crate::charter::Charters>);

@@ -10,9 +10,9 @@ use mediaops_proto::mediaops::common::v1::TitleLikeList;
 
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, clipapp};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::topic::Topic;
 
 /// The clip-app RPCs over the content store.

@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::safety::v1::{
 };
 
 use crate::safety::SafetyService;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The word-list RPCs over the banned-word checks.
 pub struct ContentSafety(pub Arc<SafetyService>);

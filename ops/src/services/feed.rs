@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::feeds::v1::{
     RotateFeedTokenRequest,
 };
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The feed RPCs over the feed tokens and the watch lists.
 pub struct Feeds(pub Arc<crate::feeds::FeedService>);

@@ -7,8 +7,8 @@ use mediaops_proto::mediaops::history::v1 as pb;
 use mediaops_proto::mediaops::history::v1::history_service::HistoryService;
 
 use crate::data_api::DataApi;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The history RPCs over the content store.
 pub struct History(pub Arc<DataApi>);

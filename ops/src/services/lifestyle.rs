@@ -13,9 +13,9 @@ use crate::data_api::feeds::Times;
 use crate::data_api::lifestyle as data;
 use crate::rankings::lifestyle as ranking;
 use crate::sync::SyncService;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::topic::Topic;
 use serde_json::json;
 

@@ -7,9 +7,9 @@ use mediaops_proto::mediaops::microblog::v1 as pb;
 use mediaops_proto::mediaops::microblog::v1::microblog_service::MicroblogService;
 
 use crate::data_api::{DataApi, microblog};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 
 /// The microblog RPCs over the content store.
 pub struct Microblog(pub Arc<DataApi>);

@@ -48,9 +48,9 @@ use mediaops_proto::mediaops::common::v1::{SyncReceipt, TitleLikeList};
 use crate::data_api::DataApi;
 use crate::data_api::feeds::{Feed, FeedInput, Times, topic_feed};
 use crate::sync::SyncService;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks};
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::topic::Topic;
 
 /// The platform services whose RPCs read the content store

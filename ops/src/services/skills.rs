@@ -16,9 +16,9 @@ use crate::trend::keywords::KeywordFilter;
 use crate::trend::{Trends, last30days, radar};
 use mediaops_connectors::images::ImageSkills;
 use mediaops_connectors::web_search::WebSearch;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 
 /// The skill RPCs.
 pub struct Skills {

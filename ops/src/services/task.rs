@@ -5,8 +5,8 @@ use mediaops_proto::mediaops::tasks::v1::task_service::TaskService;
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task};
 
 use crate::task_reader::TaskReader;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The task RPC over the task runner and the sync jobs.
 pub struct Tasks(pub TaskReader);

@@ -13,9 +13,9 @@ use mediaops_proto::mediaops::tool::v1::{
 use crate::data_api::parse_link::LinkParser;
 use crate::safety::SafetyService;
 use crate::safety::platform::Platform;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 
 /// The tool RPCs.
 pub struct Tool {

@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::tracking::v1::{
     ListTrackingRunsRequest, PutTrackingListRequest, TrackingList, TrackingListList, TrackingRunList,
 };
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The tracking-list RPCs over the tracking store.
 pub struct Tracking(pub Arc<crate::tracking::TrackingService>);

@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::watch::v1::{
     ListWatchlistsRequest, PutWatchlistRequest, Watchlist, WatchlistList,
 };
 
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::{CallContext, Registry};
+use mediaops_proto::error::ServiceError;
 
 /// The watch-list RPCs over the watch-list store.
 pub struct Watchlists(pub Arc<crate::watch::WatchService>);

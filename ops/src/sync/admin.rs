@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::tasks::v1::{SyncProgress, Task as TaskMessage};
 
 use super::SyncService;
 use super::fetch::SyncSummary;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::tasks::error_proto;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::sync_job::{SyncJob, SyncStatus};
 
 /// Dead letters listed when the request does not say.

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use mediaops_connectors::vendors::chain::vendor_records;
 use mediaops_connectors::vendors::vendor::{MappedOperation, Vendor};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::Record;
 

@@ -32,8 +32,8 @@ use self::fetch::SyncFetch;
 use self::queue::{EmbeddedQueue, SyncQueue};
 use self::settings::{QueueKind, SyncSettings};
 use self::worker::SyncWorkers;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::registry::CallContext;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 

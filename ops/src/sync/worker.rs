@@ -15,8 +15,8 @@ use tokio::task::AbortHandle;
 use super::fetch::SyncFetch;
 use super::queue::{Delivery, SyncQueue};
 use super::settings::SyncSettings;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::tasks::error_json;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 

@@ -16,7 +16,6 @@
 pub mod platforms;
 pub mod runner;
 pub mod settings;
-pub use mediaops_store::store::state::tracking as store;
 
 use std::sync::Arc;
 
@@ -28,9 +27,9 @@ use mediaops_proto::mediaops::tracking::v1::{
 
 use crate::watch::rules::parse_cron;
 use crate::watch::stamp_of;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use store::{StoredTracking, TrackingStore};
+use mediaops_store::store::state::tracking::{StoredTracking, TrackingStore};
 
 /// Tracking-list states (`TrackingList.state`): those of watch lists.
 pub use crate::watch::state;

@@ -3,7 +3,7 @@
 //! its search, each an ordinary data operation of spec 4.3–4.10 answered by
 //! its own source chain (a vendor pack's mapping, the store, or both).
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// One operation a run calls and the request field that takes the account

@@ -35,11 +35,11 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 use super::platforms::{self, Step};
 use super::settings::TrackingSettings;
 use super::state;
-use super::store::{RunOutcome, StoredTracking, TrackingStore};
 use crate::watch::rules::{Schedule, parse_cron};
 use mediaops_platform::dispatch::Pipeline;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
+use mediaops_store::store::state::tracking::{RunOutcome, StoredTracking, TrackingStore};
 
 /// Tracking lists looked at per tick.
 const DUE_BATCH: i64 = 100;

@@ -1,6 +1,6 @@
 //! `trend/hot-keywords` (spec 4.11): the keywords of every hot list's
 //! titles in a window, each with the lists (`plats`) it appeared on.
-//! Window rules per [`super::window`] (spec 4.1); extraction and scoring
+//! Window rules per [`mediaops_store::rules::window`] (spec 4.1); extraction and scoring
 //! per [`super::keywords`]; at most [`HOT_KEYWORDS`] keywords, best first.
 
 use std::sync::Arc;
@@ -8,11 +8,11 @@ use std::sync::Arc;
 use mediaops_proto::mediaops::trend::v1 as pb;
 
 use super::keywords::rank_keywords;
-use super::window::{HotWindow, hot_window};
 use super::{Trends, entries};
 use crate::data_api::list;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::window::{HotWindow, hot_window};
 
 /// Keywords in one answer.
 pub const HOT_KEYWORDS: usize = 50;

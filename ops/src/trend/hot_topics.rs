@@ -2,7 +2,7 @@
 //! `{title, heat, platform, rank}` plus `content`, `hotCount`, `likeCount`,
 //! `url`, `share_url` where known (docs/trends.md "Hot topics").
 //!
-//! - `shortvideo`: the Douyin hot list's latest batch ([`super::window`]),
+//! - `shortvideo`: the Douyin hot list's latest batch ([`mediaops_store::rules::window`]),
 //!   by rank; `heat` and `hotCount` are the list's hot value (0 / absent
 //!   when the list gives none), `content` and `share_url` come from the
 //!   entry's extra fields when the collector kept them.
@@ -21,13 +21,13 @@ use mediaops_proto::mediaops::trend::v1 as pb;
 
 use super::entries::{extra_text, group};
 use super::rising::rising_works;
-use super::window::HotWindow;
 use super::{TopicPlatform, Trends, topic_platforms};
 use crate::data_api::list;
 use crate::data_api::paging::{DEFAULT_SIZE, MAX_SIZE};
 use mediaops_connectors::hotlists::Source;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::window::HotWindow;
 
 /// `limit`: 0 (unset) = [`DEFAULT_SIZE`]; 1..=[`MAX_SIZE`]; else a 400
 /// naming `field`.

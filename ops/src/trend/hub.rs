@@ -3,7 +3,7 @@
 //! - `trend/trending-hub-keyword`: entries of the numbered lists
 //!   ([`super::numbering`]) whose title is about one of `keywords`
 //!   ([`super::keywords::KeywordFilter`]) within a `datetime` window
-//!   ([`super::window::hot_window`]), one per (list, title):
+//!   ([`mediaops_store::rules::window::hot_window`]), one per (list, title):
 //!   `{platform: <list name>, item: {title, hotCount, index}}`, `index` its
 //!   best rank, `hotCount` its highest hot value as text (`""` when the list
 //!   gives none). Lists in number order, then by index. A narrower window
@@ -11,7 +11,7 @@
 //!   4.11): no (non-blank) keyword = every entry of the window, i.e. the
 //!   overall board (docs/data-apis.md "Empty requests").
 //! - `trend/shortvideo-hot-trend`: a short-video list (`platform` 1 Douyin,
-//!   4 Kuaishou; 0 = 1) over whole days ([`super::window::day_window`]; no
+//!   4 Kuaishou; 0 = 1) over whole days ([`mediaops_store::rules::window::day_window`]; no
 //!   dates = the latest batch): `{index, title, hotCount, url}`, one per
 //!   title, best rank first (then seen more often, then seen first), `index`
 //!   its 1-based position, at most [`TREND_ITEMS`].
@@ -24,10 +24,10 @@ use super::Trends;
 use super::entries::{Listed, group};
 use super::keywords::KeywordFilter;
 use super::numbering::{list_order, lists_of, short_video_list};
-use super::window::{day_window, hot_window};
 use crate::data_api::list;
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::window::{day_window, hot_window};
 
 /// Entries in one `shortvideo-hot-trend` answer.
 pub const TREND_ITEMS: usize = 100;

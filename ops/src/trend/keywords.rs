@@ -12,7 +12,7 @@
 //!
 //! **Scoring** (TF-IDF against a background corpus): a document is one
 //! distinct (list, title) pair; the window's documents are the foreground,
-//! every document of the covered three weeks ([`super::window`]) the
+//! every document of the covered three weeks ([`mediaops_store::rules::window`]) the
 //! background. For keyword `k`:
 //!
 //! ```text

@@ -33,11 +33,11 @@ use super::entries::group;
 use super::keywords::KeywordFilter;
 use super::sentiment::sentiment;
 use super::{Trends, topic_platforms};
-use crate::data_api::times::day_start;
 use crate::data_api::{list, store_error};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::source::Answer;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::shanghai;
+use mediaops_store::rules::times::day_start;
 use mediaops_store::store::model::{HotListQuery, WorkOrder, WorkQuery};
 
 /// Longest window, in days (spec 4.14 "last 30 days").

@@ -4,7 +4,7 @@
 //! skills `trend-radar` and `cn-last30days`, all answered from the content
 //! store through the operation's source chain ([`mediaops_platform::source`]).
 //!
-//! Shared pieces: the window rules of spec 4.1 ([`window`]), the hot-list
+//! Shared pieces: the window rules of spec 4.1 ([`mediaops_store::rules::window`]), the hot-list
 //! numbers ([`numbering`]), title words and keyword scoring ([`keywords`]),
 //! grouping of captured entries ([`entries`]), the fastest-rising works of
 //! platforms without a public list ([`rising`]), story merging across lists
@@ -32,12 +32,10 @@ use chrono::{DateTime, Utc};
 use crate::data_api::{DataApi, store_error};
 use keywords::{Corpus, TermCache};
 use mediaops_connectors::hotlists::Source;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::clock::Clock;
 use mediaops_store::store::model::{HotListEntry, HotListQuery};
-
-pub use mediaops_store::rules::window;
 
 /// Titles the shared [`TermCache`] keeps before it starts over (about 20 MB
 /// at most; the June 2024 archive has about 15,000 distinct titles).
@@ -132,10 +130,10 @@ impl Trends {
 
     /// The background corpus of the keyword scoring ([`keywords`]): every
     /// distinct (list, title) captured in the covered span
-    /// ([`window::coverage_start`] .. now), rebuilt after
+    /// ([`mediaops_store::rules::window::coverage_start`] .. now), rebuilt after
     /// [`BACKGROUND_TTL`] or when the span moves.
     pub async fn background(&self) -> Result<Arc<Corpus>, ServiceError> {
-        let from = window::coverage_start(self.clock());
+        let from = mediaops_store::rules::window::coverage_start(self.clock());
         {
             let cached = self.background.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(b) = cached.as_ref()

@@ -12,7 +12,7 @@
 //! (lifestyle) have no public hot list and are refused.
 
 use mediaops_connectors::hotlists::Source;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// (number, list), every hot list once.
 pub const LIST_NUMBERS: [(i32, Source); 7] = [

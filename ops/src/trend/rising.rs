@@ -19,7 +19,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::data_api::store_error;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
 

@@ -30,7 +30,7 @@ use crate::trend::radar::{RADAR_WORKS, window_query};
 use crate::trend::rising::rising_works;
 use crate::trend::stories::{StoryItem, merge};
 use mediaops_connectors::notify::{Digest, DigestItem};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Most entries in one digest.
 pub const MAX_DIGEST_ITEMS: usize = 50;

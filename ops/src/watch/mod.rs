@@ -15,7 +15,6 @@ pub mod digest;
 pub mod rules;
 pub mod runner;
 pub mod settings;
-pub use mediaops_store::store::state::watch as store;
 
 use std::sync::Arc;
 
@@ -27,9 +26,9 @@ use mediaops_proto::mediaops::watch::v1::{
 };
 
 use mediaops_connectors::outbound::GuardedFetcher;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use store::{StoredWatchlist, WatchStore};
+use mediaops_store::store::state::watch::{StoredWatchlist, WatchStore};
 
 /// Points a delivered digest costs (docs/watchlists.md
 /// "Pricing"): whatever the number of channels or items.

@@ -9,7 +9,7 @@ use mediaops_proto::closed_sets::{WatchChannel, WatchSource};
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::mediaops::watch::v1::{Channel, WatchlistSpec};
 
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Most keyword groups (lines) of one watch list.
 pub const MAX_GROUPS: usize = 100;

@@ -27,15 +27,15 @@ use mediaops_proto::mediaops::watch::v1::Delivery;
 
 use super::rules::{QuietHours, Schedule, parse_groups};
 use super::settings::WatchSettings;
-use super::store::{RunOutcome, StoredWatchlist, WatchStore};
 use super::{DIGEST_PRICE, state};
 use crate::trend::Trends;
 use mediaops_connectors::notify::{self as channel, Envelope, RetryPolicy};
 use mediaops_connectors::outbound::{FetchLimits, GuardedFetcher, OutboundSettings};
 use mediaops_platform::billing::{Ledger, Reserved, UsageRecord};
-use mediaops_platform::error::ServiceError;
 use mediaops_platform::metrics::WatchDeliveries;
+use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
+use mediaops_store::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore};
 
 /// Operation key of the usage line of a delivered digest.
 pub const USAGE_KEY: &str = "watchlists.digest";

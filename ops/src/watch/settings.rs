@@ -2,8 +2,8 @@
 //! "Configuration").
 
 use mediaops_connectors::notify::Smtp;
-use mediaops_platform::error::ServiceError;
 use mediaops_proto::closed_sets::WatchChannel;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use serde::{Deserialize, Serialize};
 

@@ -24,13 +24,13 @@ pub fn feed_principal_key_id(feed: &str) -> String {
 
 /// Checks an account id: 1-64 characters of `A-Z a-z 0-9 _ . -` (they
 /// appear inside Redis keys and file names).
-pub fn check_account_id(account_id: &str) -> Result<(), crate::error::ServiceError> {
+pub fn check_account_id(account_id: &str) -> Result<(), mediaops_proto::error::ServiceError> {
     let ok = (1..=64).contains(&account_id.len())
         && account_id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
     if ok {
         Ok(())
     } else {
-        Err(crate::error::ServiceError::invalid_field(
+        Err(mediaops_proto::error::ServiceError::invalid_field(
             "accountId",
             "an account id is 1-64 characters of A-Z a-z 0-9 _ . -",
         ))

@@ -31,9 +31,9 @@ use serde::{Deserialize, Serialize};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, UsageRecord, now_ms, unavailable};
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
-use crate::error::ServiceError;
 use crate::persist;
 use crate::quota::Limit;
+use mediaops_proto::error::ServiceError;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default)]

@@ -26,8 +26,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
-use crate::error::ServiceError;
 use crate::quota::Limit;
+use mediaops_proto::error::ServiceError;
 
 /// Default bound after which an unsettled reservation is released.
 pub const RESERVATION_TTL: Duration = Duration::from_secs(120);

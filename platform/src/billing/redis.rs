@@ -41,9 +41,9 @@ use super::ledger_events::{Caches, Event};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
-use crate::error::ServiceError;
 use crate::quota::{Limit, Quota};
 use crate::redis_connection::{Bounded, RESPONSE_TIMEOUT};
+use mediaops_proto::error::ServiceError;
 
 /// The per-account hash of an account's own limit (`P:{acct}:rate-limit`),
 /// read by `crate::rate_limit::redis`.

@@ -20,9 +20,9 @@ use mediaops_proto::spec_names::SpecName;
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 use crate::billing::Ledger;
-use crate::error::ServiceError;
 use crate::maintenance::Maintenance;
 use crate::structs::to_struct;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::json_schema as schema;
 use mediaops_proto::value_lists::ValueLists;

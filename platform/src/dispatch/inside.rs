@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::{Call, Pipeline};
 use crate::auth::Principal;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// A successful inside call.
 #[derive(Debug, Clone)]

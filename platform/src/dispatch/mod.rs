@@ -46,9 +46,9 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 use crate::auth::Principal;
 use crate::billing::{IdempotencyBegin, Ledger, Reserved};
 use crate::call::{Hold, Limits};
-use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext, OperationInfo, Registry};
 use crate::validate::FieldChecks;
+use mediaops_proto::error::ServiceError;
 
 mod acknowledgement;
 mod delivery;

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use mediaops_proto::mediaops::options::v1::Operation;
 use prost_reflect::{DynamicMessage, FieldDescriptor, Value};
 
-use crate::error::ServiceError;
 use crate::registry::Registry;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// How one operation is priced.

@@ -23,9 +23,9 @@ use bytes::Bytes;
 
 use super::in_flight::InFlightGuard;
 use crate::billing::{Ledger, UsageRecord};
-use crate::error::ServiceError;
 use crate::metrics::Metrics;
 use crate::registry::CallContext;
+use mediaops_proto::error::ServiceError;
 
 /// Usage outcome of a call dropped before its answer was delivered.
 pub const CANCELLED: &str = "cancelled";

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use mediaops_proto::error_code::ErrorCode;
 
 use super::{Switch, SwitchStore};
-use crate::error::ServiceError;
 use crate::persist::{read_if_exists, write_atomic};
+use mediaops_proto::error::ServiceError;
 
 /// The file [`SwitchStore`].
 pub struct FileSwitchStore {

@@ -31,8 +31,8 @@ use mediaops_proto::mediaops::admin::v1 as pb;
 use mediaops_proto::mediaops::catalog::v1::Availability;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ServiceError;
 use crate::registry::{OperationInfo, Registry};
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// How long a core trusts the switches it read: a switch set through one

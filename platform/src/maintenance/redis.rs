@@ -9,7 +9,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 
 use super::{Switch, SwitchStore};
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// The Redis [`SwitchStore`].
 pub struct RedisSwitchStore {

@@ -22,8 +22,8 @@ use governor::state::{InMemoryState, NotKeyed};
 
 use super::{RateLimiter, Verdict};
 use crate::billing::Ledger;
-use crate::error::ServiceError;
 use crate::quota::{Limit, Quota};
+use mediaops_proto::error::ServiceError;
 
 type Cell<C> = governor::RateLimiter<NotKeyed, InMemoryState, C, StateInformationMiddleware>;
 

@@ -35,7 +35,7 @@ use mediaops_proto::rate_limit::{POLICY, POLICY_NAME, RETRY_AFTER, STATE};
 use serde::{Deserialize, Serialize};
 
 use crate::billing::Ledger;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 pub use crate::quota::{Limit, LimitError, MAX_CALLS, Quota};
 

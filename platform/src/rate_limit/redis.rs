@@ -21,8 +21,8 @@ use redis::Script;
 use super::{RateLimiter, Verdict};
 use crate::billing::redis::{LIMIT, account_key};
 use crate::billing::{Ledger, unavailable};
-use crate::error::ServiceError;
 use crate::quota::{Limit, Quota};
+use mediaops_proto::error::ServiceError;
 
 /// The Redis [`RateLimiter`].
 pub struct RedisLimiter {

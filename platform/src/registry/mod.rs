@@ -19,8 +19,8 @@ use bytes::Bytes;
 use prost_reflect::DescriptorPool;
 
 use crate::call::Limits;
-use crate::error::ServiceError;
 use crate::source::Fallbacks;
+use mediaops_proto::error::ServiceError;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mediaops_proto::service::{Answer, Pipeline, Reply};
 
 use super::{CallContext, Registry};
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// The name of the first source of a trait method's source chain.
 const STORE: &str = "store";

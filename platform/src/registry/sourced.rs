@@ -8,8 +8,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::{CallContext, Registry};
-use crate::error::ServiceError;
 use crate::source::{Answer, Fallbacks, SourceChain};
+use mediaops_proto::error::ServiceError;
 
 impl Registry {
     /// Registers the operation `operation_key` as answered by `chain` alone

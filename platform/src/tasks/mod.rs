@@ -23,8 +23,8 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::billing::{Ledger, Reserved, UsageRecord};
-use crate::error::ServiceError;
 use crate::registry::{BoxFuture, CallContext};
+use mediaops_proto::error::ServiceError;
 use mediaops_store::store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
 
 /// How long a runner's claim on a running task holds without renewal.
@@ -360,7 +360,7 @@ pub fn error_from_json(error: &Value) -> ServiceError {
     let code = ErrorCode::parse(&proto.code).unwrap_or(ErrorCode::Internal);
     ServiceError {
         field: proto.field,
-        upstream: proto.upstream.map(|u| crate::error::UpstreamDetail { code: u.code, message: u.message }),
+        upstream: proto.upstream.map(|u| mediaops_proto::error::UpstreamDetail { code: u.code, message: u.message }),
         ..ServiceError::new(code, proto.message)
     }
 }

@@ -10,9 +10,8 @@
 //!   look-back, the category lists and the upstream messages (spec 4.1, 4.2,
 //!   8).
 //!
-//! This module depends only on [`crate::clock`] and [`crate::error`]; the
-//! older paths (`data_api::times`, `trend::window`, `rankings::rules`) are
-//! re-exports of these modules.
+//! This module depends only on [`crate::clock`] and [`mediaops_proto::error`];
+//! every other crate names these modules by this path (no re-exports).
 
 pub mod platforms;
 pub mod rankings;

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
 use super::times::parse_date;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
 

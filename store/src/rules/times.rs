@@ -5,7 +5,7 @@
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 
 use crate::clock::{shanghai, shanghai_to_utc};
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 
 /// `YYYY-MM-DD HH:mm:ss` in Asia/Shanghai; empty when unknown.

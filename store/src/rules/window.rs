@@ -23,7 +23,7 @@ use chrono::{DateTime, Days, NaiveDate, Utc};
 
 use super::times::{day_start, parse_datetime};
 use crate::clock::Clock;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Days before today (Asia/Shanghai) that hot-list windows cover (spec 8:
 /// "hot keyword window: about 3 weeks").

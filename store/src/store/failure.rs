@@ -18,7 +18,7 @@
 use mediaops_proto::error_code::ErrorCode;
 
 use super::StoreError;
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// How a [`StoreError`] is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::feed_token::FeedTokenStore;
+use mediaops_proto::error::ServiceError;
 
 const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \
      VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, feed) DO UPDATE SET token_hash = excluded.token_hash, \

@@ -25,9 +25,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::Opened;
-use crate::error::ServiceError;
 use crate::store::state::wechat::{PendingAuthorization, StoredAuthorizer};
 use crate::store::state::word_list::AccountLists;
+use mediaops_proto::error::ServiceError;
 
 /// What an import found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

@@ -12,9 +12,9 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::scheduled::{RunOutcome, Scheduled};
 use crate::store::state::watch::{from_json, to_json};
+use mediaops_proto::error::ServiceError;
 
 /// One table of scheduled lists and how it is named in logs.
 #[derive(Clone, Copy)]

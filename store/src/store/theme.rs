@@ -9,8 +9,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::theme::ThemeStore;
+use mediaops_proto::error::ServiceError;
 
 const GET_DEFAULT: &str = "SELECT theme_id FROM theme_defaults WHERE account_id = $1";
 

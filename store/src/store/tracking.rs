@@ -11,9 +11,9 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use super::scheduled::Table;
-use crate::error::ServiceError;
 use crate::store::state::tracking::{RunOutcome, StoredTracking, TrackingStore};
 use crate::store::state::watch::{from_json, to_json};
+use mediaops_proto::error::ServiceError;
 
 /// How the tracking store is named in logs.
 const WHAT: &str = "tracking store";

@@ -10,8 +10,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::vendor_call::{VendorCall, VendorCallStore, VendorCallTotal};
+use mediaops_proto::error::ServiceError;
 
 const INSERT: &str = "INSERT INTO vendor_calls (pack, route, operation_key, cost_per_call, currency, cache_hit, at) \
      VALUES ($1, $2, $3, $4, $5, $6, $7)";

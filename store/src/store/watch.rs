@@ -12,8 +12,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
 use super::scheduled::Table;
-use crate::error::ServiceError;
 use crate::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
+use mediaops_proto::error::ServiceError;
 
 const SEEN: &str = "SELECT source, title_key FROM watch_seen WHERE account_id = $1 AND watchlist_id = $2";
 

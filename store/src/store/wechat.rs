@@ -10,8 +10,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use mediaops_proto::error::ServiceError;
 
 const GET_TICKET: &str = "SELECT ticket FROM wechat_verify_ticket WHERE id = 1";
 

@@ -13,8 +13,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, SqlStore};
 use super::failure::database_failed;
-use crate::error::ServiceError;
 use crate::store::state::word_list::{AccountLists, CustomWordStore, WordList};
+use mediaops_proto::error::ServiceError;
 
 const GET_LISTS: &str = "SELECT scope, list FROM word_lists WHERE account_id = $1";
 

@@ -14,7 +14,7 @@ use mediaops_proto::mediaops::studio::v1::PutCustomThemeRequest;
 
 use super::builtin;
 use crate::articles::render::inline_styles;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Largest custom stylesheet, in bytes of UTF-8.
 pub const MAX_CSS_BYTES: usize = 64 * 1024;

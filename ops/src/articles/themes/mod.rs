@@ -1,5 +1,5 @@
 //! Themes of the render (spec 4.15): 14 built-in ones ([`builtin`]), an
-//! account's custom ones ([`custom`], stored through [`store`]), and the
+//! account's custom ones ([`custom`], stored through [`mediaops_store::store::state::theme`]), and the
 //! choice a render makes:
 //!
 //! 1. `themeId` given: a built-in id → `builtin`; else one of the account's
@@ -11,7 +11,6 @@
 
 pub mod builtin;
 pub mod custom;
-pub use mediaops_store::store::state::theme as store;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -21,9 +20,9 @@ use syntect::highlighting::Theme as CodeTheme;
 
 use super::render::Look;
 use super::render::highlight::code_theme;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use store::ThemeStore;
+use mediaops_store::store::state::theme::ThemeStore;
 
 /// Which rule picked the theme of a render (`themeSource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,8 +28,8 @@ use serde::Serialize;
 use super::compute;
 use super::kinds::{self, Kind};
 use crate::data_api::{DataApi, store_error};
-use crate::rankings::rules::{self, Window};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::{self as rules, Window};
 use mediaops_store::store::boards::{BoardKey, BoardTables};
 
 /// What a run did.

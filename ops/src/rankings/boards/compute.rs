@@ -7,10 +7,10 @@
 use super::kinds::Kind;
 use crate::data_api::DataApi;
 use crate::rankings::formulas::{HUNDRED_K, LOW_FANS, ORIGINAL_TYPES, gains_by_author, index_score, influence_score};
-use crate::rankings::rules::Window;
 use crate::rankings::series::top;
 use crate::rankings::{BOARD_SIZE, account_board, board_query, work_board};
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::Window;
 use mediaops_store::store::boards::{BoardRow, NamedRow};
 use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
 
@@ -57,8 +57,8 @@ pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&s
         Kind::ArticlesHundredK | Kind::ArticlesOriginal => {
             let reads = (Counter::Views, Measure::Level);
             let published = BoardQuery {
-                published_from: Some(crate::data_api::times::day_start(window.first)),
-                published_to: Some(crate::data_api::times::day_end(window.last)),
+                published_from: Some(mediaops_store::rules::times::day_start(window.first)),
+                published_to: Some(mediaops_store::rules::times::day_end(window.last)),
                 ..board_query(kind.platform(), category, window, reads, None, Some(BOARD_SIZE))
             };
             let query = if kind == Kind::ArticlesHundredK {

@@ -8,7 +8,7 @@
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
-use crate::rankings::rules::{self, CategoryList, Checked, Period, PeriodRule, StartRule, Window};
+use mediaops_store::rules::rankings::{self as rules, CategoryList, Checked, Period, PeriodRule, StartRule, Window};
 use mediaops_store::store::boards::{BoardKey, Entities, Naming};
 
 /// What a board ranks; one per ranked answer of the operations in scope.

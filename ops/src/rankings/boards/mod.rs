@@ -28,8 +28,8 @@ use compute::Rows;
 use kinds::{Kind, Shape};
 
 use crate::data_api::{DataApi, store_error};
-use crate::rankings::rules::Window;
-use mediaops_platform::error::ServiceError;
+use mediaops_proto::error::ServiceError;
+use mediaops_store::rules::rankings::Window;
 use mediaops_store::store::boards::NamedRow;
 use mediaops_store::store::model::BoardWork;
 

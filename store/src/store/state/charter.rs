@@ -8,7 +8,7 @@
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use prost_reflect::DynamicMessage;
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Charters by (account, profile). An account only ever reaches its own.
 #[async_trait::async_trait]

@@ -3,7 +3,7 @@
 //! store (`crate::store::feed_token`, migration 0010). Only a token's
 //! SHA-256 is stored (`mediaops_platform::auth::keys::hash_key`).
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// One token per (account, feed). Feed names are
 /// `mediaops_ops::feeds::name::FeedName::as_str` forms (`hotlists/weibo`, `watchlists/<id>`).

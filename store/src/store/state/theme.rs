@@ -7,7 +7,7 @@
 
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// Theme settings by account. An account only ever reaches its own.
 #[async_trait::async_trait]

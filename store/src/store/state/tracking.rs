@@ -5,8 +5,8 @@
 
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 
-use crate::error::ServiceError;
 pub use crate::store::state::scheduled::{RunOutcome, Scheduled};
+use mediaops_proto::error::ServiceError;
 
 /// One stored tracking list: the owner's spec and what the scheduler keeps
 /// beside it (`state` as `mediaops_ops::tracking::state`).

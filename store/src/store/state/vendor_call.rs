@@ -4,7 +4,7 @@
 //! writes one row per request sent to a data vendor and per call its answer
 //! cache answered; `mediaops usage --vendors` reads the totals.
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// One vendor call, or one call the answer cache answered (no request, no
 /// cost).

@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use mediaops_proto::mediaops::watch::v1::{Delivery, WatchlistSpec};
 use prost_reflect::DynamicMessage;
 
-use crate::error::ServiceError;
 pub use crate::store::state::scheduled::{RunOutcome, Scheduled};
+use mediaops_proto::error::ServiceError;
 
 /// One stored watch list: the owner's spec (channel secrets included) and
 /// what the scheduler keeps beside it (`state` as `mediaops_ops::watch::state`).

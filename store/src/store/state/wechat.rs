@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// One authorized official account of the third-party platform mode.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ServiceError;
+use mediaops_proto::error::ServiceError;
 
 /// An added word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
