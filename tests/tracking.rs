@@ -424,11 +424,6 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
         assert_eq!(distinct.len(), 8, "{}", work.title);
         snapshots += series.len();
     }
-    // HISTORY OPERATIONS: when the history operations of docs/catalog.md
-    // (an account's and a work's counters over time) are on main, assert
-    // here that they answer these 8 day points for `accounts[0]` and
-    // `works[0]`; until then the series above are read from the store.
-
     // The boards, on 2024-06-12 (the newest ranked day is 2024-06-10), with
     // the scheduler off so nothing more is collected.
     let common::Service { running, data_dir, .. } = service;
@@ -465,6 +460,22 @@ async fn a_tracking_list_fills_the_boards_from_its_own_history() {
     assert_eq!(board("weeklyRank"), expected_board(&works, 0, 7), "likes gained over 2024-06-04..10");
     assert_eq!(board("dailyRank")[0], "三分钟早餐", "600 likes gained on 2024-06-04");
     boards_filled += 2;
+
+    // The history operations (docs/history.md) answer the same 8 day points
+    // for a tracked account and a tracked work.
+    let (status, body) = service
+        .post("/api/apis/history/account-history/call", json!({"platform": "shortvideo", "accountId": accounts[0]}))
+        .await;
+    let answer = success(status, &body);
+    let fans: Vec<i64> = answer["points"].as_array().unwrap().iter().map(|p| int(&p["fans"])).collect();
+    assert_eq!(fans, account_history[&accounts[0]].iter().map(|(_, f)| *f).collect::<Vec<_>>(), "{answer}");
+    assert_eq!(fans.len(), 8);
+    let (status, body) = service
+        .post("/api/apis/history/work-history/call", json!({"platform": "shortvideo", "workId": works[0].id}))
+        .await;
+    let answer = success(status, &body);
+    let likes: Vec<i64> = answer["points"].as_array().unwrap().iter().map(|p| int(&p["likes"])).collect();
+    assert_eq!(likes, works[0].likes, "{answer}");
 
     // A missed firing (2024-06-11) is caught up once, as of the latest one.
     let listed = get_list(&service, KEY, "daily").await;
