@@ -2,7 +2,8 @@
 
 Usage: render_docs.py <base URL> <screenshot path>
 
-Prints one JSON line: the number of operation blocks Swagger UI rendered,
+Prints one JSON line: the number of operation blocks Swagger UI rendered
+(tag by tag),
 the document title it shows, every URL the page requested, and the page's
 errors. tests/openapi.rs checks them. Needs Debian's `chromium` (or
 $CHROMIUM) and Playwright for Python (`pip install playwright`); the
@@ -45,31 +46,28 @@ with sync_playwright() as playwright:
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
     page.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
     page.goto(f"{base}/docs", wait_until="networkidle")
-    page.wait_for_selector(".opblock", timeout=60_000)
-    # Swagger UI draws the tag groups one after another: wait until it has drawn
-    # as many operation blocks as the document has operations (or 60 s pass;
-    # the count below then tells how far it got).
-    expected = page.evaluate(
-        """async () => {
-            const doc = await (await fetch(new URL("openapi.json", document.baseURI))).json();
-            const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
-            return Object.values(doc.paths).reduce(
-                (n, item) => n + Object.keys(item).filter((k) => methods.includes(k)).length, 0);
-        }"""
-    )
-    try:
-        page.wait_for_function(
-            "n => document.querySelectorAll('.opblock').length >= n", arg=expected, timeout=60_000
-        )
-    except Exception as error:  # the assertion on the count reports it
-        errors.append(f"timeout: {expected} operation blocks not drawn within 60 s: {error}")
+    # /docs opens with every tag collapsed (docs/openapi.md): open each tag in
+    # turn, read its operations, and close it again.
+    page.wait_for_selector(".opblock-tag", timeout=60_000)
+    tags = page.locator(".opblock-tag").evaluate_all("els => els.map(e => e.getAttribute('data-tag'))")
+    operation_ids = []
+    for tag in tags:
+        header = page.locator(f'.opblock-tag[data-tag="{tag}"]')
+        header.click()
+        section = page.locator(f'.opblock-tag-section:has(.opblock-tag[data-tag="{tag}"])')
+        section.locator(".opblock").first.wait_for(timeout=30_000)
+        operation_ids += section.locator(".opblock .opblock-summary-operation-id").all_inner_texts()
+        if tag == tags[0]:
+            page.screenshot(path=screenshot)
+        header.click()
+        page.wait_for_function("() => document.querySelectorAll('.opblock').length === 0", timeout=30_000)
     result = {
-        "operations": page.locator(".opblock").count(),
-        "operation_ids": page.locator(".opblock .opblock-summary-operation-id").all_inner_texts(),
+        "operations": len(operation_ids),
+        "operation_ids": operation_ids,
+        "tags": len(tags),
         "title": page.locator(".info .title").first.inner_text(),
         "requests": requests,
         "errors": errors,
     }
-    page.screenshot(path=screenshot)
     browser.close()
 print(json.dumps(result, ensure_ascii=False))
