@@ -7,7 +7,7 @@
 //! configured fallbacks).
 //!
 //! Shared rules (docs/data-apis.md): paging per [`paging`], times per
-//! [`times`], unknown counters are 0 (the response messages have no
+//! [`mediaops_store::rules::times`], unknown counters are 0 (the response messages have no
 //! "unknown"), a lookup miss is 404 `not_found`, an empty list is a
 //! success with `items: []`.
 
