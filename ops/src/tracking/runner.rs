@@ -118,13 +118,7 @@ impl Runner {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     // Not advanced: the same firing is tried again.
-                    let keep = RunOutcome {
-                        state: list.state.clone(),
-                        state_reason: list.state_reason.clone(),
-                        next_run_ms: list.next_run_ms,
-                        last_run_ms: list.last_run_ms,
-                    };
-                    self.store.finish_tracking(&account_id, &id, &self.owner, &keep).await?;
+                    self.store.finish_tracking(&account_id, &id, &self.owner, &list.unchanged()).await?;
                     return Err(e);
                 }
             };
@@ -143,12 +137,7 @@ impl Runner {
     ) -> Result<RunOutcome, ServiceError> {
         let spec = &list.spec;
         let next = next_firing(&spec.schedule, now)?.map(|t| t.timestamp_millis());
-        let mut outcome = RunOutcome {
-            state: list.state.clone(),
-            state_reason: list.state_reason.clone(),
-            next_run_ms: next,
-            last_run_ms: list.last_run_ms,
-        };
+        let mut outcome = RunOutcome { next_run_ms: next, ..list.unchanged() };
         if list.state != state::ACTIVE {
             outcome.next_run_ms = None;
             return Ok(outcome);

@@ -142,13 +142,7 @@ impl Runner {
                     Ok(outcome) => outcome,
                     Err(e) => {
                         // Not advanced: the same firing is tried again.
-                        let keep = RunOutcome {
-                            state: watchlist.state.clone(),
-                            state_reason: watchlist.state_reason.clone(),
-                            next_run_ms: watchlist.next_run_ms,
-                            last_run_ms: watchlist.last_run_ms,
-                        };
-                        self.store.finish_watchlist(&account_id, &id, &self.owner, &keep).await?;
+                        self.store.finish_watchlist(&account_id, &id, &self.owner, &watchlist.unchanged()).await?;
                         return Err(e);
                     }
                 };
@@ -172,12 +166,7 @@ impl Runner {
         let next = |after: DateTime<Utc>| {
             schedule.next_after(after, self.settings.on_change_every()).map(|t| t.timestamp_millis())
         };
-        let mut outcome = RunOutcome {
-            state: watchlist.state.clone(),
-            state_reason: watchlist.state_reason.clone(),
-            next_run_ms: next(at),
-            last_run_ms: watchlist.last_run_ms,
-        };
+        let mut outcome = RunOutcome { next_run_ms: next(at), ..watchlist.unchanged() };
         if watchlist.state != state::ACTIVE {
             outcome.next_run_ms = None;
             return Ok(outcome);

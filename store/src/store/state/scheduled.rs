@@ -55,4 +55,16 @@ impl<S> Scheduled<S> {
             last_run_ms: previous.and_then(|p| p.last_run_ms),
         }
     }
+
+    /// The outcome that leaves the record as it is: its state, reason,
+    /// next and last run (a run that failed writes it back, so the same
+    /// firing is tried again; a run starts from it and changes what it did).
+    pub fn unchanged(&self) -> RunOutcome {
+        RunOutcome {
+            state: self.state.clone(),
+            state_reason: self.state_reason.clone(),
+            next_run_ms: self.next_run_ms,
+            last_run_ms: self.last_run_ms,
+        }
+    }
 }
