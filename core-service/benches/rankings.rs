@@ -38,7 +38,9 @@
 //!   `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
 //! - Before and after: each operation is called first with the boards'
 //!   replaced statement shapes (`<backend> before`, the shapes the
-//!   index-ordered ones replaced: `mediaops_store::store::plans`) and then
+//!   index-ordered ones replaced: `mediaops_store::store::plans`; the
+//!   keyword matched in every statement on PostgreSQL, 单日互动 ranked from
+//!   the series read, a search's count and page as two statements) and then
 //!   with the index-ordered ones, and both answers must be the same bytes;
 //!   `RANKINGS_BENCH_PLANS=new` calls only the index-ordered ones.
 //! - Cold start: the first call of each operation is printed apart

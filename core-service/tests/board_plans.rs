@@ -6,7 +6,9 @@
 //! without likes), the keyword boards over them, and the level boards over
 //! windows longer than a day (`category-time-hot`: reads level with
 //! category, publish-time, work-type and minimum filters, windows whose
-//! works have gaps) with and without a limit.
+//! works have gaps) with and without a limit; the 单日互动 board (interactions
+//! gained) over the matches; relevance searches, whose count and page run
+//! as one statement, below and past the count cap.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod support;
@@ -14,7 +16,9 @@ mod support;
 use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use mediaops_store::store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkSnapshot};
+use mediaops_store::store::model::{
+    Account, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot,
+};
 use mediaops_store::store::plans::{self, KEYWORD_WALK_FROM};
 use mediaops_store::store::sqlite::SqliteStore;
 use mediaops_store::store::{ContentStore, KEYWORD_MATCH_CAP};
@@ -134,26 +138,72 @@ async fn compare(store: &dyn ContentStore) {
             ..BoardQuery::default()
         };
         let here = format!("{keyword}, published from {published_from:?}");
-        let matched = same(&format!("matches of {here}"), async || store.keyword_matches(&query).await.unwrap()).await;
+        // The matches as each shape finds them (PostgreSQL's replaced shape
+        // matches the keyword in every statement: `None`).
+        let matches = async |q: &BoardQuery| store.keyword_matches(q).await.unwrap();
+        let matched = {
+            let _one = SWITCH.lock().await;
+            plans::use_replaced_shapes(true);
+            let before = matches(&query).await;
+            plans::use_replaced_shapes(false);
+            let after = matches(&query).await;
+            match (&before, store.backend()) {
+                (None, "postgres") => assert!(after.is_some(), "matched once with the index-ordered shapes: {here}"),
+                _ => assert_eq!(before, after, "matches of {here}"),
+            }
+            after
+        };
         if let Some(ids) = &matched {
             assert!(ids.len() <= KEYWORD_MATCH_CAP as usize);
             if keyword == "作品" && published_from.is_none() {
                 assert_eq!(ids.len(), KEYWORD_MATCH_CAP as usize, "past the cap");
             }
         }
-        for (window, measure) in [((12, 12), Measure::Level), ((6, 12), Measure::Gain), ((12, 12), Measure::Gain)] {
-            let q = BoardQuery {
-                first: nov(window.0),
-                last: nov(window.1),
-                measure,
-                matched: matched.clone(),
-                ..query.clone()
-            };
-            let got = same(&format!("board of {here}, {window:?} {measure:?}"), async || board(store, &q).await).await;
+        let windows = [
+            ((12, 12), Counter::Likes, Measure::Level),
+            ((6, 12), Counter::Likes, Measure::Gain),
+            ((12, 12), Counter::Likes, Measure::Gain),
+            ((12, 12), Counter::Interactions, Measure::Gain),
+        ];
+        for (window, counter, measure) in windows {
+            let q = BoardQuery { first: nov(window.0), last: nov(window.1), counter, measure, ..query.clone() };
+            // As a request reads it: the matches found once by the shape
+            // in use (none on PostgreSQL's replaced shape), then the board.
+            let read = async || board(store, &BoardQuery { matched: matches(&q).await, ..q.clone() }).await;
+            let got = same(&format!("board of {here}, {window:?} {counter:?} {measure:?}"), read).await;
             if keyword != "火锅" {
                 assert!(!got.is_empty(), "{here}: a board with entries");
             }
         }
+    }
+    // Relevance searches: the count and the page in one statement equal
+    // the count then the page (past the cap, below it, a publish window,
+    // deep and empty pages, an exact total).
+    let window = (Some(Utc.with_ymd_and_hms(2026, 11, 3, 0, 0, 0).unwrap()), None);
+    for (keyword, (published_from, published_to), page, exact_total) in [
+        ("作品", (None, None), 1, false),
+        ("作品", (None, None), 37, false),
+        ("作品", (None, None), 600, false),
+        ("作品", window, 1, false),
+        ("作品", window, 2, true),
+        ("美食", (None, None), 1, false),
+        ("美食作品", window, 3, false),
+        ("火锅", (None, None), 1, false),
+    ] {
+        let query = WorkQuery {
+            platform: "lifestyle".into(),
+            text: Some(keyword.into()),
+            published_from,
+            published_to,
+            order: WorkOrder::Relevance,
+            page,
+            page_size: 20,
+            exact_total,
+            ..WorkQuery::default()
+        };
+        let here = format!("search {keyword} {published_from:?} page {page} exact {exact_total}");
+        let found = same(&here, async || store.find_works(&query).await.unwrap()).await;
+        assert_eq!(found.total_is_lower_bound, keyword == "作品" && !exact_total, "{here}");
     }
     // Level boards over reads, windows longer than a day (and one day).
     let mut compared = 0;

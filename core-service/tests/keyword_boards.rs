@@ -228,6 +228,15 @@ async fn compare(store: &dyn ContentStore) {
                     )
                 };
                 assert_eq!(gained(&series.iter().collect::<Vec<_>>()), gained(&expected), "interactions, {here}");
+
+                // 单日互动 ranked in the store from the matches' snapshots:
+                // interactions gained (above 0), and their level
+                let expected = ranked(with(&|w| gain(&w.snapshots, window, interactions).filter(|g| *g > 0)), 50);
+                let got = board(store, &keyword_board(Counter::Interactions, Measure::Gain, Some(1), 50)).await;
+                assert_eq!(got, expected, "interactions gained, {here}");
+                let expected = ranked(with(&|w| level(&w.snapshots, window, interactions)), 9);
+                let got = board(store, &keyword_board(Counter::Interactions, Measure::Level, None, 9)).await;
+                assert_eq!(got, expected, "interactions level, {here}");
             }
         }
     }

@@ -73,12 +73,26 @@ fn hit_note(work: Work, use_like_count: i64) -> pb::HitNote {
 /// of the day `on_day`, at most [`mediaops_store::store::KEYWORD_MATCH_CAP`]
 /// matches) by interactions gained on the day, above 0, 50 best. The
 /// per-day aggregates keep likes and views only, so this board reads the
-/// capped matches' snapshots of the day and the day before.
+/// capped matches' snapshots of the day and the day before: ranked in the
+/// store ([`Counter::Interactions`], two primary-key probes per match, 50
+/// rows back), or, with the replaced statement shapes
+/// (`mediaops_store::store::plans`, for the rankings bench), every
+/// snapshot read here and ranked by the series rules; both give the same
+/// board (docs/rankings.md "Keyword boards").
 async fn interactions_board(
     api: &DataApi,
     query: &SeriesQuery,
     on_day: Window,
 ) -> Result<Vec<(Work, i64)>, ServiceError> {
+    if mediaops_store::store::plans::index_ordered() {
+        let board = BoardQuery {
+            text: query.text.clone(),
+            matched: query.matched.clone(),
+            published_from: query.published_from,
+            ..board_query(PLATFORM, None, on_day, (Counter::Interactions, Measure::Gain), Some(1), Some(BOARD_SIZE))
+        };
+        return Ok(work_board(api, &board).await?.into_iter().map(|b| (b.work, b.value)).collect());
+    }
     let notes = works(api, query).await?;
     let gained: Vec<(Work, i64)> = notes
         .into_iter()

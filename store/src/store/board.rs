@@ -14,6 +14,7 @@ use super::days::{ACCOUNT_DAYS, DayTable, WORK_DAYS};
 use super::listing::{Conditions, Dialect, MatchFilter, Param};
 use super::model::{BoardQuery, Counter, Measure};
 use super::sql;
+use crate::rules::times::{day_end, day_start};
 
 /// The works' per-day aggregate table.
 const WORK_DAYS_NAME: &str = WORK_DAYS.days;
@@ -74,6 +75,15 @@ impl Dialect {
         let last = c.bind(Param::Date(q.last));
         let day_before = c.bind(Param::Date(q.first.pred_opt().unwrap_or(q.first)));
         if let Some(matches) = matches {
+            if q.first >= q.last && super::plans::index_ordered() {
+                // One day: per entity, its row of that day, one probe of
+                // the primary key (platform, day, entity).
+                let rows = format!(
+                    "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r WHERE r.platform = {platform} \
+                     AND r.day = {last} AND r.{key} = m.match_id AND r.day >= {first})"
+                );
+                return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
+            }
             // Per entity, its rows inside the window (index (entity, day)):
             // the one holding its last snapshot there is the one whose
             // next snapshot comes after the window.
@@ -172,21 +182,26 @@ impl Dialect {
         let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
         if matches.is_none()
             && q.measure == Measure::Level
+            && q.counter != Counter::Interactions
             && q.first < q.last
             && super::plans::index_ordered()
             && let Some(limit) = q.limit
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));
         }
-        let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
-        let value = rows.value(counter, q.measure);
+        let (from, value) = if q.counter == Counter::Interactions {
+            self.snapshot_rows(&mut c, q, matches.as_deref())
+        } else {
+            let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
+            let value = rows.value(counter, q.measure);
+            (rows.from, value)
+        };
         let author_join = self.work_board_filters(&mut c, q, &value);
         let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
         let inner = format!(
-            "SELECT w.id AS board_id, {value} AS board_value FROM {} JOIN works w ON w.id = e.work{author_join}{} \
+            "SELECT w.id AS board_id, {value} AS board_value FROM {from} JOIN works w ON w.id = e.work{author_join}{} \
              ORDER BY {}{limit}",
-            rows.from,
             c.where_sql(),
             order(&value)
         );
@@ -198,6 +213,50 @@ impl Dialect {
             order("p.board_value")
         );
         Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// The rows of a board of [`Counter::Interactions`] (`FROM … e`, one
+    /// per candidate work, column `work`) and its value: read from the
+    /// snapshots, as the series computation does ("Levels and gains"): the
+    /// level is the last snapshot captured from the window's first
+    /// midnight to its last day's 23:59:59, the baseline the last one
+    /// captured on the day before, else the first inside the window; each
+    /// is one range of the snapshots' primary key `(work, captured_at)` per
+    /// work, a few rows. The candidates are the keyword's capped matches
+    /// (`matches`), else every work of the platform.
+    fn snapshot_rows(self, c: &mut Conditions, q: &BoardQuery, matches: Option<&str>) -> (String, String) {
+        let from = c.bind(Param::Time(day_start(q.first.pred_opt().unwrap_or(q.first))));
+        let start = c.bind(Param::Time(day_start(q.first)));
+        let to = c.bind(Param::Time(day_end(q.last)));
+        let candidates = match matches {
+            Some(matches) => format!("SELECT m.match_id AS work FROM ({matches}) m"),
+            None => {
+                let platform = c.bind(Param::Text(q.platform.clone()));
+                format!("SELECT x.id AS work FROM works x WHERE x.platform = {platform}")
+            }
+        };
+        let sum = "CASE WHEN s.likes IS NULL AND s.collects IS NULL AND s.comments IS NULL AND s.shares IS NULL \
+                   THEN NULL ELSE COALESCE(s.likes, 0) + COALESCE(s.collects, 0) + COALESCE(s.comments, 0) \
+                   + COALESCE(s.shares, 0) END";
+        let snapshot = |since: &str, order: &str| {
+            format!(
+                "(SELECT {sum} FROM work_snapshots s WHERE s.work = k.work AND s.captured_at >= {since} \
+                 AND s.captured_at <= {to} ORDER BY {order} LIMIT 1)"
+            )
+        };
+        let level = snapshot(&start, "s.captured_at DESC");
+        let before = format!("CASE WHEN s.captured_at < {start} THEN");
+        let base =
+            snapshot(&from, &format!("{before} 0 ELSE 1 END, {before} s.captured_at END DESC, s.captured_at"));
+        let columns = match q.measure {
+            Measure::Level => format!("{level} AS level"),
+            Measure::Gain => format!("{level} AS level, {base} AS base"),
+        };
+        let value = match q.measure {
+            Measure::Level => "e.level",
+            Measure::Gain => "(e.level - e.base)",
+        };
+        (format!("(SELECT k.work, {columns} FROM ({candidates}) k) e"), value.to_owned())
     }
 
     /// A limited level board over a window longer than a day, in board
@@ -344,15 +403,17 @@ impl Dialect {
 
 fn work_counter(counter: Counter) -> StoreResult<&'static str> {
     match counter {
-        Counter::Likes | Counter::Views => Ok(counter.column()),
-        Counter::Fans => Err(super::StoreError::invalid("counter", "works keep likes and views")),
+        Counter::Likes | Counter::Views | Counter::Interactions => Ok(counter.column()),
+        Counter::Fans => Err(super::StoreError::invalid("counter", "works keep likes, views and interactions")),
     }
 }
 
 fn account_counter(counter: Counter) -> StoreResult<&'static str> {
     match counter {
         Counter::Fans | Counter::Likes => Ok(counter.column()),
-        Counter::Views => Err(super::StoreError::invalid("counter", "accounts keep fans and likes")),
+        Counter::Views | Counter::Interactions => {
+            Err(super::StoreError::invalid("counter", "accounts keep fans and likes"))
+        }
     }
 }
 
@@ -400,6 +461,18 @@ mod tests {
         assert_eq!(params.last(), Some(&Param::Int(50)));
         let (postgres, _) = Dialect::Postgres.work_board(&level).unwrap().unwrap();
         assert!(postgres.contains("ORDER BY e.last_views DESC, w.title COLLATE \"C\", w.id LIMIT $5) d UNION ALL"));
+        let keyword = BoardQuery { text: Some("火锅".into()), matched: Some(vec![3, 1].into()), ..query(18, 18) };
+        let (sqlite, _) = Dialect::Sqlite.work_board(&keyword).unwrap().unwrap();
+        assert!(
+            sqlite.contains("CROSS JOIN work_days r WHERE r.platform = ?2 AND r.day = ?4 AND r.work = m.match_id"),
+            "a one-day keyword board probes the day's row by primary key: {sqlite}"
+        );
+        let interactions = BoardQuery { counter: Counter::Interactions, ..keyword };
+        let (postgres, params) = Dialect::Postgres.work_board(&interactions).unwrap().unwrap();
+        assert!(postgres.contains("FROM work_snapshots s WHERE s.work = k.work AND s.captured_at >= $3"));
+        assert!(postgres.contains("ORDER BY CASE WHEN s.captured_at < $3 THEN 0 ELSE 1 END"));
+        assert!(postgres.contains("ORDER BY (e.level - e.base) DESC, w.title COLLATE \"C\", w.id"));
+        assert_eq!(params[1], Param::Time(day_start(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap())));
         let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
         assert!(Dialect::Sqlite.work_board(&fans).is_err(), "works keep no followers");
         assert!(Dialect::Sqlite.account_board(&fans).unwrap().0.contains("e.last_fans"));

@@ -68,6 +68,17 @@ pub struct Listing {
     /// is scored per match (relevance): it ranks only the `cap` most
     /// recently stored matches (docs/data-apis.md "Search at scale").
     pub page_past_cap: Option<String>,
+    /// For a capped relevance listing, the count and the page in one
+    /// statement that reads the newest `cap + 1` matches once (instead of
+    /// the count reading them and the page reading them again): the
+    /// count is column `listing_total` of every row, and a row whose
+    /// `listing_page` is `NULL` carries no item (an empty page still
+    /// answers one row). The same count and page as [`Listing::count`]
+    /// then [`Listing::page_for`]: the matches are all ranked when they
+    /// are `cap` or fewer, else the `cap` newest (docs/data-apis.md
+    /// "Search at scale"). Run with the index-ordered shapes
+    /// ([`super::plans`]).
+    pub counted_page: Option<String>,
     pub params: Vec<Param>,
     /// The count's cap ([`crate::store::TOTAL_CAP`]), `None` = exact.
     pub cap: Option<u64>,
@@ -257,12 +268,15 @@ impl Dialect {
     /// Whether this backend's keyword boards read the matches found once
     /// for a request ([`crate::store::ContentStore::keyword_matches`]):
     /// SQLite, where matching costs a `works` lookup per full-text match and
-    /// a request has up to four boards. Not PostgreSQL: given a list of ids,
-    /// its planner hashes the whole `works` table to join them (a sequential
-    /// scan, measured 3x slower at 100,000 works than the full-text bitmap
-    /// scan it plans when the board matches the keyword itself).
+    /// a request has up to four boards; PostgreSQL with the index-ordered
+    /// shapes ([`super::plans`]), whose one-day boards probe each id's row
+    /// by primary key and whose 单日互动 board reads two snapshots per id,
+    /// so the matching step (a scan of the full-text index or of
+    /// `works_likes`, most of a board's cost at 1,000,000 works) runs once
+    /// instead of once per board. The replaced shapes match the keyword in
+    /// every statement on PostgreSQL, as before.
     pub fn matches_keywords_once(self) -> bool {
-        self == Dialect::Sqlite
+        self == Dialect::Sqlite || super::plans::index_ordered()
     }
 
     /// The statement of [`crate::store::ContentStore::keyword_matches`]:
@@ -436,15 +450,32 @@ impl Dialect {
                  ORDER BY {outer_order}{alias}.id"
             ))
         };
-        let page_past_cap = cap.zip(window).map(|(cap, window)| {
+        let page_past_cap = cap.zip(window.as_deref()).map(|(cap, window)| {
             outer(&format!(
                 "SELECT * FROM ({keyed} ORDER BY {window} DESC LIMIT {cap}) win ORDER BY {inner_order}page_id {paged}"
+            ))
+        });
+        // Every join of `parts` is a LEFT JOIN, so an empty page keeps the
+        // count's row.
+        let counted_page = cap.zip(window.as_deref()).map(|(cap, window)| {
+            let newest = format!(
+                "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
+                 ORDER BY {window} DESC LIMIT {}",
+                cap + 1
+            );
+            self.placeholders(format!(
+                "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
+                 paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
+                 ORDER BY {inner_order}page_id {paged}) \
+                 SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM counted c LEFT JOIN paged p ON 1 = 1 \
+                 LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
             ))
         });
         Listing {
             count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
             page: outer(&format!("{keyed} ORDER BY {inner_order}{alias}.id {paged}")),
             page_past_cap,
+            counted_page,
             params: with_paging(c.params, limit, offset),
             cap,
         }
@@ -551,6 +582,7 @@ impl Dialect {
                  LIMIT $3 OFFSET $4"
             )),
             page_past_cap: None,
+            counted_page: None,
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
             cap: None,
         })
@@ -772,8 +804,13 @@ mod tests {
         );
         let postgres = Dialect::Postgres.find_works(&q).unwrap().unwrap();
         assert!(postgres.page_past_cap.unwrap().contains("ORDER BY w.id DESC LIMIT 10000) win"));
+        let counted = sqlite.counted_page.as_deref().unwrap();
+        assert!(counted.starts_with("WITH win AS MATERIALIZED (SELECT w.id AS page_id, bm25("), "{counted}");
+        assert!(counted.contains("works_fts.rowid AS newest FROM works_fts CROSS JOIN works w"), "{counted}");
+        assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10001), counted AS"), "{counted}");
+        assert!(counted.contains("FROM win ORDER BY newest DESC LIMIT 10000) kept ORDER BY k0, k1 DESC NULLS LAST"));
         let exact = Dialect::Sqlite.find_works(&WorkQuery { exact_total: true, ..q.clone() }).unwrap().unwrap();
-        assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none());
+        assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none() && exact.counted_page.is_none());
         assert_eq!(exact.page_of(10_001, Vec::<()>::new()).total, 10_001);
         let newest = Dialect::Sqlite.find_works(&WorkQuery { order: WorkOrder::Newest, ..q }).unwrap().unwrap();
         assert!(newest.page_past_cap.is_none(), "a stored key is not windowed");

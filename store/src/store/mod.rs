@@ -308,8 +308,9 @@ pub trait ContentStore: Send + Sync {
     /// ranking several boards over one keyword matches it once and passes
     /// the ids on ([`BoardQuery::matched`], [`SeriesQuery::matched`]).
     /// `None` without a text, and on a backend whose boards match the
-    /// keyword better in their own statement
-    /// (`listing::Dialect::matches_keywords_once`: PostgreSQL).
+    /// keyword in their own statement
+    /// (`listing::Dialect::matches_keywords_once`: PostgreSQL with the
+    /// replaced statement shapes of [`plans`]).
     async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<model::KeywordMatches>>;
 
     /// A board of accounts (followers or likes), as [`ContentStore::work_board`].

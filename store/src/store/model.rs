@@ -400,15 +400,23 @@ pub enum Counter {
     Likes,
     Views,
     Fans,
+    /// Works only: likes + collects + comments + shares of a snapshot,
+    /// unknown parts counting 0, unknown when all four are (docs/rankings.md
+    /// "Formulas", 单日互动). Not kept by the per-day aggregates: a board of
+    /// it reads the snapshots of its candidates (a keyword's capped
+    /// matches), two primary-key probes per work.
+    Interactions,
 }
 
 impl Counter {
-    /// The snapshot column.
+    /// The snapshot column (`interactions` is a sum of four columns, not
+    /// one: [`Counter::Interactions`]).
     pub fn column(self) -> &'static str {
         match self {
             Counter::Likes => "likes",
             Counter::Views => "views",
             Counter::Fans => "fans",
+            Counter::Interactions => "interactions",
         }
     }
 }

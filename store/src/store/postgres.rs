@@ -40,6 +40,7 @@ fn migrator() -> Migrator {
         (14, "board order", include_str!("migrations/postgres/0014_board_order.sql")),
         (15, "vendor calls", include_str!("migrations/postgres/0015_vendor_calls.sql")),
         (16, "tracking", include_str!("migrations/postgres/0016_tracking.sql")),
+        (17, "search newest", include_str!("migrations/postgres/0017_search_newest.sql")),
     ])
 }
 

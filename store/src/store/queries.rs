@@ -29,7 +29,8 @@ use super::rows::{
 use super::{ContentStore, StoreResult, sql, writes};
 
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
-/// decoded by `decode`.
+/// decoded by `decode`; a capped relevance listing in one statement
+/// ([`Listing::counted_page`]) with the index-ordered shapes.
 async fn run_listing<DB, T, F>(pool: &Pool<DB>, listing: Listing, decode: F) -> StoreResult<SearchPage<T>>
 where
     DB: Database,
@@ -37,6 +38,7 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
     usize: ColumnIndex<DB::Row>,
+    for<'a> &'a str: ColumnIndex<DB::Row>,
     String: Type<DB> + for<'q> Encode<'q, DB>,
     Option<String>: Type<DB> + for<'q> Encode<'q, DB>,
     i64: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
@@ -45,6 +47,18 @@ where
     Option<DateTime<Utc>>: Type<DB> + for<'q> Encode<'q, DB>,
     NaiveDate: Type<DB> + for<'q> Encode<'q, DB>,
 {
+    if let Some(counted_page) = listing.counted_page.as_deref().filter(|_| super::plans::index_ordered()) {
+        let rows = bind_params(sqlx::query(counted_page), &listing.params).fetch_all(pool).await?;
+        let mut counted = 0;
+        let mut items = Vec::with_capacity(rows.len());
+        for row in &rows {
+            counted = row.try_get("listing_total")?;
+            if row.try_get::<Option<i64>, _>("listing_page")?.is_some() {
+                items.push(decode(row)?);
+            }
+        }
+        return Ok(listing.page_of(counted, items));
+    }
     let n = listing.params.len() - 2;
     let counted: i64 =
         bind_params(sqlx::query(&listing.count), &listing.params[..n]).fetch_one(pool).await?.try_get(0)?;
