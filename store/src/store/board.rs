@@ -246,8 +246,7 @@ impl Dialect {
         };
         let level = snapshot(&start, "s.captured_at DESC");
         let before = format!("CASE WHEN s.captured_at < {start} THEN");
-        let base =
-            snapshot(&from, &format!("{before} 0 ELSE 1 END, {before} s.captured_at END DESC, s.captured_at"));
+        let base = snapshot(&from, &format!("{before} 0 ELSE 1 END, {before} s.captured_at END DESC, s.captured_at"));
         let columns = match q.measure {
             Measure::Level => format!("{level} AS level"),
             Measure::Gain => format!("{level} AS level, {base} AS base"),
