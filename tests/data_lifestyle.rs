@@ -390,7 +390,7 @@ async fn current_mediacrawler_exports_answer_with_their_anonymous_authors() {
     // instead of `user_id` (docs/store.md "mediacrawler"): imported with the
     // real binary, their notes are answered with that anonymous account.
     let data_dir = tempfile::tempdir().unwrap();
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/core-service/tests/fixtures/mediacrawler-2026");
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/store/tests/fixtures/mediacrawler-2026");
     let report = common::process::cli(data_dir.path(), &[], &["import", "mediacrawler", fixtures]);
     assert_eq!((report["written"].as_u64(), report["rejected"].as_u64()), (Some(8), Some(0)), "{report}");
     let service = Service::start_in(data_dir).await;

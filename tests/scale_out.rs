@@ -21,8 +21,7 @@ use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
 use mediaops::proto::mediaops::admin::v1::admin_service_client::AdminServiceClient;
 use serde_json::{Value, json};
 
-#[path = "../core-service/tests/support/fake_web.rs"]
-mod fake_web;
+use mediaops_connectors::test_support::fake_web;
 
 /// Concurrent clients and calls per client of the load phase.
 const CLIENTS: usize = 64;

@@ -1,7 +1,7 @@
 //! `tool/parse-content-detail` over REST and gRPC: links and share texts
 //! answered from a seeded store, bad links as 400s naming `url`, misses as
 //! 404s, and only answers charged (4 points). Short links are tested
-//! against a fake short-link server in core-service/tests/parse_link.rs.
+//! against a fake short-link server in ops/tests/parse_link.rs.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;

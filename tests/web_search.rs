@@ -7,8 +7,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
 mod common;
-#[path = "../core-service/tests/support/fake_web.rs"]
-mod fake_web;
+use mediaops_connectors::test_support::fake_web;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! own that is dropped afterwards. Never a mock.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::str::FromStr;
 use std::sync::Arc;

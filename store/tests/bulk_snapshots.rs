@@ -12,7 +12,7 @@
 //!   backfill would compute; a dry run removes nothing and counts the same.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_store::rules::rankings::Window;

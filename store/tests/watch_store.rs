@@ -9,7 +9,7 @@
 //! one schema per test.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 use mediaops_proto::mediaops::watch::v1::{Channel, Delivery, WatchlistSpec};

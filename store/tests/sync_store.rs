@@ -5,7 +5,7 @@
 //! PostgreSQL two consumers never hold one entry at once.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use chrono::{DateTime, Duration, Utc};
 use mediaops_store::store::sqlite::SqliteStore;

@@ -7,7 +7,7 @@
 //! import changes nothing.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! with a fixed clock (the counters are this test's own, not real data).
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::sync::Arc;
 

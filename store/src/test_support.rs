@@ -1,15 +1,14 @@
-//! What the store tests share: the test PostgreSQL and a fresh schema per
-//! test, dropped afterwards.
+//! What the store tests share (of this crate and of the crates above it):
+//! the test PostgreSQL and a fresh schema per test, dropped afterwards.
+//! Test code only, behind the `test-support` feature (dev-dependencies).
 
-#![allow(dead_code)]
-
-pub mod fake_web;
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap fails the test that called it
 
 use std::str::FromStr;
 
 use futures::FutureExt;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::postgres::PostgresStore;
+use crate::store::ContentStore;
+use crate::store::postgres::PostgresStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
@@ -54,11 +53,11 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
 /// originals, they replace them (tests of replaced snapshots).
 pub fn replacements(
     rng: &mut impl rand::Rng,
-    snapshots: &[mediaops_store::store::model::Record],
+    snapshots: &[crate::store::model::Record],
     share: f64,
     (likes, fans): (i64, i64),
-) -> Vec<mediaops_store::store::model::Record> {
-    use mediaops_store::store::model::Record;
+) -> Vec<crate::store::model::Record> {
+    use crate::store::model::Record;
     snapshots
         .iter()
         .filter(|_| rng.random_bool(share))

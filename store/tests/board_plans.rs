@@ -9,7 +9,7 @@
 //! works have gaps) with and without a limit.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::fmt::Debug;
 

@@ -1,15 +1,20 @@
-//! What tests of outbound calls share: a counter of requests a fake server
-//! saw, a way to serve a router on a loopback port, and a name resolver
-//! with fixed answers (which can change its answer, for DNS rebinding).
+//! What tests of outbound calls share (of this crate and of the crates
+//! above it): a counter of requests a fake server saw, a way to serve a
+//! router on a loopback port, a name resolver with fixed answers (which can
+//! change its answer, for DNS rebinding), and the fake web-search upstreams
+//! ([`fake_web`]). Test code only, behind the `test-support` feature
+//! (dev-dependencies).
 
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap fails the test that called it
+
+pub mod fake_web;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use mediaops_connectors::outbound::NameResolver;
+use crate::outbound::NameResolver;
 
 /// Requests a fake server has seen.
 #[derive(Clone, Default)]

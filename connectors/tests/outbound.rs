@@ -4,7 +4,7 @@
 //! bodies).
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod fakes;
+use mediaops_connectors::test_support as fakes;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;

@@ -8,7 +8,7 @@
 //! counters, out-of-order and replaced snapshots).
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, level, read_span, top};

@@ -3,7 +3,7 @@
 //! stores: counts, one known work's fields, and no duplicates on re-import.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::path::{Path, PathBuf};
 

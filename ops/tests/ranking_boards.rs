@@ -14,7 +14,7 @@
 //!   ([`Kind::affected`]) and they again equal the read-time computation.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -9,8 +9,6 @@
 //! {role, content}, finish_reason}], usage}` and `{error: {message, type,
 //! param, code}}`.
 
-#![allow(dead_code)]
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

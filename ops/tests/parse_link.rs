@@ -3,7 +3,7 @@
 //! behind the platforms' short-link host names.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod fakes;
+use mediaops_connectors::test_support as fakes;
 
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 //! server (`MEDIAOPS_TEST_DATABASE_URL` overrides), one schema per test.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::path::Path;
 use std::sync::Arc;

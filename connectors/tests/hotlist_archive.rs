@@ -4,7 +4,7 @@
 //! re-import that changes nothing.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

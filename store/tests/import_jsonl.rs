@@ -6,7 +6,7 @@
 //! changes no counts.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::path::{Path, PathBuf};
 

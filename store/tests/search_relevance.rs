@@ -32,7 +32,7 @@
 //! (W26; all terms must match and there are no synonyms).
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::collections::HashSet;
 
