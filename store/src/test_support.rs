@@ -6,9 +6,9 @@
 
 use std::str::FromStr;
 
-use futures::FutureExt;
 use crate::store::ContentStore;
 use crate::store::postgres::PostgresStore;
+use futures::FutureExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

@@ -294,8 +294,10 @@ async fn a_watch_list_replays_the_archive_into_signed_deduplicated_digests() {
             assert!(refused_runs >= 2, "the refused deliveries are counted: {refused_runs}");
             assert_eq!(deliveries_counted(&service, "delivered").await, 0);
             let log = captured_log();
-            let warnings: Vec<&str> =
-                log.lines().filter(|l| l.contains("WARN") && l.contains("watch-list delivery failed") && l.contains("exams")).collect();
+            let warnings: Vec<&str> = log
+                .lines()
+                .filter(|l| l.contains("WARN") && l.contains("watch-list delivery failed") && l.contains("exams"))
+                .collect();
             assert!(warnings.len() as u64 >= refused_runs, "one WARN line a failed delivery: {warnings:#?}");
             let warning = warnings[0];
             let named = |field: &str, value: &str| {

@@ -40,15 +40,31 @@ pub enum SearxMode {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMode {
     /// A completion citing [1] and [2], after `delay`.
-    Answer { delay: Duration },
+    Answer {
+        /// How long the fake waits before it answers.
+        delay: Duration,
+    },
     /// This status with OpenAI's error body, after `delay`.
-    Error { status: u16, kind: &'static str, code: Option<&'static str>, message: &'static str, delay: Duration },
+    Error {
+        /// The HTTP status.
+        status: u16,
+        /// The body's `error.type`.
+        kind: &'static str,
+        /// The body's `error.code`, when it has one.
+        code: Option<&'static str>,
+        /// The body's `error.message`.
+        message: &'static str,
+        /// How long the fake waits before it answers.
+        delay: Duration,
+    },
 }
 
 /// A running fake SearXNG.
 #[derive(Clone)]
 pub struct FakeSearxng {
+    /// Its base URL (`http://127.0.0.1:<port>`).
     pub url: String,
+    /// How it answers the next request.
     pub mode: Arc<Mutex<SearxMode>>,
     /// Query parameters of every request, in order.
     pub requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
@@ -57,7 +73,9 @@ pub struct FakeSearxng {
 /// A running fake chat API; `url` is the base including `/v1`.
 #[derive(Clone)]
 pub struct FakeChat {
+    /// Its base URL, `/v1` included.
     pub url: String,
+    /// How it answers the next request.
     pub mode: Arc<Mutex<ChatMode>>,
     /// `(authorization header, JSON body)` of every request, in order.
     pub requests: Arc<Mutex<Vec<ChatRequest>>>,
@@ -67,18 +85,24 @@ pub struct FakeChat {
 pub type ChatRequest = (Option<String>, Value);
 
 impl FakeSearxng {
+    /// Answers the next requests as `mode` says.
     pub fn set(&self, mode: SearxMode) {
         *self.mode.lock().unwrap() = mode;
     }
+
+    /// Requests received so far.
     pub fn count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }
 }
 
 impl FakeChat {
+    /// Answers the next requests as `mode` says.
     pub fn set(&self, mode: ChatMode) {
         *self.mode.lock().unwrap() = mode;
     }
+
+    /// Requests received so far.
     pub fn count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }

@@ -13,14 +13,15 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use async_trait::async_trait;
 use crate::outbound::NameResolver;
+use async_trait::async_trait;
 
 /// Requests a fake server has seen.
 #[derive(Clone, Default)]
 pub struct Seen(Arc<AtomicUsize>);
 
 impl Seen {
+    /// Requests seen so far.
     pub fn count(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
@@ -44,11 +45,14 @@ pub async fn serve(router: axum::Router) -> SocketAddr {
 /// every later one.
 #[derive(Default)]
 pub struct FakeResolver {
+    /// The addresses of each name.
     pub answers: Vec<(&'static str, Vec<IpAddr>)>,
+    /// Lookups answered so far (of any name).
     pub lookups: AtomicUsize,
 }
 
 impl FakeResolver {
+    /// A resolver answering `answers`: each name with its addresses (IP literals).
     pub fn new(answers: &[(&'static str, &[&str])]) -> Arc<FakeResolver> {
         let answers =
             answers.iter().map(|(name, ips)| (*name, ips.iter().map(|ip| ip.parse().unwrap()).collect())).collect();

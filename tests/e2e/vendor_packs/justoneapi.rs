@@ -8,10 +8,10 @@
 
 use serde_json::json;
 
-use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
-use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use super::pack_service;
 use super::tikhub_lifestyle_shortvideo::{call, eventually, points, reply, store_of, stored_account, stored_work};
+use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
+use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
 use mediaops_store::store::ContentStore;
 

@@ -18,9 +18,9 @@ use mediaops_store::store::model::{AccountRecord, WorkRecord};
 use mediaops_store::store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
+use super::pack_service;
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{KEY, Service, success};
-use super::pack_service;
 
 /// A service whose every operation the TikHub pack maps is answered by the
 /// fake vendor, with that vendor.

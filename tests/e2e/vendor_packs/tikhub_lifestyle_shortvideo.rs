@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::pack_service;
 use crate::common::spec_tables::DATA_APIS;
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, Service, admin, success, with_token};
-use super::pack_service;
 use mediaops_store::store::ContentStore;
 use mediaops_store::store::sqlite::SqliteStore;
 

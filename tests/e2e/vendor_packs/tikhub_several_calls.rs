@@ -14,10 +14,10 @@ use mediaops_store::store::ContentStore;
 use mediaops_store::store::model::HotListQuery;
 use serde_json::{Value, json};
 
-use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
-use crate::common::{Service, success};
 use super::tikhub_articles_video::{points, query, store_of, written_account, written_work};
 use super::{alone, set_vendor_keys};
+use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
+use crate::common::{Service, success};
 
 /// A service with the TikHub pack against the fake vendor, every operation
 /// it maps answered by TikHub (a refresh: TikHub, then the store), its
