@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The official MCP Python SDK (`mcp` on PyPI) as a real client of mediaops
-(docs/mcp.md), run by tests/mcp.rs.
+(docs/mcp.md), run by tests/e2e/mcp.rs.
 
 Usage: mcp_client.py BASE_URL RICH_KEY POOR_KEY MEDIAOPS_BINARY
 

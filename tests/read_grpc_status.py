@@ -5,7 +5,7 @@ Usage: python3 tests/read_grpc_status.py HOST:PORT KEY
 Calls LifestyleService/SearchUser with an empty request (400: keyword is
 required), reads the status with grpcio-status's `rpc_status.from_call` and
 prints what its details hold as JSON. Needs `pip install grpcio grpcio-status`.
-Run by `grpcio_rpc_status_reads_the_details` in tests/grpc.rs.
+Run by `grpcio_rpc_status_reads_the_details` in tests/e2e/grpc.rs.
 """
 
 import json

@@ -17,6 +17,8 @@ pub mod images;
 pub mod notify;
 pub mod outbound;
 pub mod share_link;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod vendors;
 pub mod web_search;

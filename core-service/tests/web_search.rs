@@ -8,13 +8,16 @@
 //! surviving a restart (resumed, or failed and released past their deadline).
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-mod support;
+use mediaops_store::test_support as support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 use core_service::{Core, CoreSettings};
+use mediaops_connectors::test_support::fake_web::{
+    self, CHAT_KEY, CHAT_MODEL, ChatMode, FakeChat, FakeSearxng, SearxMode,
+};
 use mediaops_platform::billing::embedded::EmbeddedLedger;
 use mediaops_platform::billing::redis::RedisLedger;
 use mediaops_platform::billing::{Ledger, Reserved};
@@ -27,7 +30,6 @@ use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 use mediaops_store::store::sqlite::SqliteStore;
 use mediaops_store::store::task::{Task, TaskCharge, TaskStatus, TaskStore};
 use serde_json::json;
-use support::fake_web::{self, CHAT_KEY, CHAT_MODEL, ChatMode, FakeChat, FakeSearxng, SearxMode};
 use tonic::transport::Channel;
 
 const KEY: &str = "mk_web_search_test_key_0001";

@@ -16,4 +16,6 @@ pub mod offload;
 pub mod rules;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod store;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod text;

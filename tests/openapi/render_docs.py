@@ -5,7 +5,7 @@ Usage: render_docs.py <base URL> <screenshot path>
 Prints one JSON line: the number of operation blocks Swagger UI rendered
 (tag by tag),
 the document title it shows, every URL the page requested, and the page's
-errors. tests/openapi.rs checks them. Needs Debian's `chromium` (or
+errors. tests/e2e/openapi.rs checks them. Needs Debian's `chromium` (or
 $CHROMIUM) and Playwright for Python (`pip install playwright`); the
 browser Playwright would download is not used. Exits 2 naming what is
 missing.

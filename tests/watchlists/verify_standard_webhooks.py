@@ -1,6 +1,6 @@
 """Verifies webhook requests with the Standard Webhooks library
 (`standardwebhooks` on PyPI), as a receiver of mediaops' generic webhook
-would (docs/watchlists.md "Generic webhook"). Run by tests/watchlists.rs.
+would (docs/watchlists.md "Generic webhook"). Run by tests/e2e/watchlists.rs.
 
 Reads from stdin {"requests": [{"secret": str, "raw": bool, "headers": {name: value},
 "body": <base64 of the raw body>}]}: a `raw` secret (no `whsec_` prefix) is

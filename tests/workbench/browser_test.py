@@ -2,7 +2,7 @@
 
 Debian's Chromium driven by Playwright for Python (launched with
 `executable_path`; Playwright's own browser download is not used). Run by
-`tests/workbench.rs`, which starts the service with the archived Bilibili
+`tests/e2e/workbench.rs`, which starts the service with the archived Bilibili
 feed imported and passes:
 
     browser_test.py BASE_URL KEY POOR_KEY MARKDOWN_FILE OUT_DIR
@@ -297,7 +297,7 @@ def test_charter_is_stored(page):
 
 def test_operation_pages_show_their_sources(page):
     # The 数据来源 line is the catalog's dataSources (the chain the core
-    # built, as `mediaops sources` prints it); tests/workbench.rs maps
+    # built, as `mediaops sources` prints it); tests/e2e/workbench.rs maps
     # clipapp.user-works to a vendor file.
     sign_in(page)
     ops = {o["operationKey"]: o for o in catalog() if o.get("dataSources")}

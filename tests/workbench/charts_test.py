@@ -1,7 +1,7 @@
 """Chart sections in the workbench, in a real browser (docs/workbench.md "Charts").
 
 Debian's Chromium driven by Playwright for Python (harness.py). Run by
-`tests/workbench.rs` (`history_charts_work_in_a_real_browser`), which starts
+`tests/e2e/workbench.rs` (`history_charts_work_in_a_real_browser`), which starts
 the service on 2023-10-28 (MEDIAOPS_NOW) with the real Bilibili feed of
 2023-10-26 and 2023-10-27 and a sample account of eight days, and passes:
 

@@ -1,7 +1,7 @@
 //! Billing and keys (spec 5, 7, 8): the [`Ledger`] holding hashed API keys,
 //! point balances, reservations, idempotency records and usage, with two
 //! implementations that pass one conformance suite
-//! (`core-service/tests/ledger.rs`):
+//! (`platform/tests/ledger.rs`):
 //!
 //! - [`redis::RedisLedger`]: production; every debit decision is one Lua
 //!   script; keys are hash-tagged per account (`{account}`) so a Redis Cluster

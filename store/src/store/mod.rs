@@ -2,7 +2,7 @@
 //! their snapshots over time, comments and hot-list entries in the
 //! canonical [`model`], behind one trait implemented once for both backends
 //! ([`backend::SqlStore`], generic over the sqlx database) and passing one
-//! conformance suite on each (`core-service/tests/store.rs`):
+//! conformance suite on each (`store/tests/store.rs`):
 //!
 //! - [`sqlite::SqliteStore`]: the embedded default, `<data_dir>/store.sqlite`
 //!   in WAL mode, full text in FTS5.

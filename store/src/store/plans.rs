@@ -4,7 +4,7 @@
 //! which read and sort every candidate. Both give the same answers; the old
 //! shapes are kept for the rankings bench (before and after in one run, on
 //! one store) and for the test that compares the two
-//! (`core-service/tests/board_plans.rs`). Nothing else switches them.
+//! (`store/tests/board_plans.rs`). Nothing else switches them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

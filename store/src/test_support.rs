@@ -1,0 +1,76 @@
+//! What the store tests share (of this crate and of the crates above it):
+//! the test PostgreSQL and a fresh schema per test, dropped afterwards.
+//! Test code only, behind the `test-support` feature (dev-dependencies).
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap fails the test that called it
+
+use std::str::FromStr;
+
+use crate::store::ContentStore;
+use crate::store::postgres::PostgresStore;
+use futures::FutureExt;
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+
+/// `MEDIAOPS_TEST_DATABASE_URL`, else the machine's PostgreSQL.
+pub fn database_url() -> String {
+    std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())
+}
+
+/// Runs `run` on a PostgreSQL store in a new schema `<prefix>_<uuid>`; the
+/// schema is dropped afterwards, even when `run` panics.
+pub async fn with_postgres(prefix: &str, run: impl AsyncFnOnce(&dyn ContentStore)) {
+    with_postgres_store(prefix, async move |store: &PostgresStore| run(store).await).await
+}
+
+/// [`with_postgres`] giving the store itself (for its other traits, e.g.
+/// the task store).
+pub async fn with_postgres_store(prefix: &str, run: impl AsyncFnOnce(&PostgresStore)) {
+    with_postgres_schema(prefix, async move |options: PgConnectOptions| {
+        let store = PostgresStore::open_with(options).await.unwrap();
+        run(&store).await
+    })
+    .await
+}
+
+/// Runs `run` with connect options whose `search_path` is a new schema
+/// `<prefix>_<uuid>`, dropped afterwards even when `run` panics.
+pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectOptions)) {
+    let schema = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
+    let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
+    let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
+    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Copies of about `share` of `snapshots` (one `random_bool` drawn per
+/// snapshot, in order) at the same moment with other counters: a work's
+/// likes + `likes`, an account's followers + `fans`; written after the
+/// originals, they replace them (tests of replaced snapshots).
+pub fn replacements(
+    rng: &mut impl rand::Rng,
+    snapshots: &[crate::store::model::Record],
+    share: f64,
+    (likes, fans): (i64, i64),
+) -> Vec<crate::store::model::Record> {
+    use crate::store::model::Record;
+    snapshots
+        .iter()
+        .filter(|_| rng.random_bool(share))
+        .map(|r| match r.clone() {
+            Record::WorkSnapshot { platform, platform_id, mut snapshot } => {
+                snapshot.likes = snapshot.likes.map(|l| l + likes);
+                Record::WorkSnapshot { platform, platform_id, snapshot }
+            }
+            Record::AccountSnapshot { platform, platform_id, mut snapshot } => {
+                snapshot.fans = Some(snapshot.fans.unwrap_or(0) + fans);
+                Record::AccountSnapshot { platform, platform_id, snapshot }
+            }
+            other => other,
+        })
+        .collect()
+}
