@@ -139,7 +139,9 @@ impl FieldChecks {
     fn check_value(&self, field: &FieldDescriptor, path: &str, value: Scalar<'_>) -> Result<(), Problem> {
         match (value, field.kind()) {
             (Scalar::Str(text), _) => {
-                self.rules.check_length(field, path, text).map_err(|message| ServiceError::invalid_field(path, message))?;
+                self.rules
+                    .check_length(field, path, text)
+                    .map_err(|message| ServiceError::invalid_field(path, message))?;
             }
             // A map's entries are checked as messages of their entry type,
             // which declares no rules: only their encoding is read.

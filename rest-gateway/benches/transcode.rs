@@ -12,9 +12,9 @@ use prost::Message;
 use prost_reflect::DynamicMessage;
 use rest_gateway::transcode::wire_to_json::WireJson;
 use rest_gateway::transcode::{decode, encode, json_to_wire};
-use std::time::{Duration, Instant};
 use serde_json::json;
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 fn search_note_response() -> Vec<u8> {
     let items: Vec<_> = (0..20)

@@ -373,9 +373,15 @@ mod tests {
         same(SEARCH, json!([1])).unwrap_err();
         same(SEARCH, json!({"keyword": "x".repeat(5_000)})).unwrap_err();
         let body = json!({"id": "p", "charter": {"version": 1, "positioning": {"oneLiner": 3}}});
-        assert_eq!(same("mediaops.charter.v1.PutCharterRequest", body).unwrap_err().field, "charter.positioning.oneLiner");
+        assert_eq!(
+            same("mediaops.charter.v1.PutCharterRequest", body).unwrap_err().field,
+            "charter.positioning.oneLiner"
+        );
         let body = json!({"userIds": ["a", 2]});
-        assert_eq!(same("mediaops.lifestyle.v1.LifestyleAccountAnalyzerRequest", body).unwrap_err().field, "userIds[1]");
+        assert_eq!(
+            same("mediaops.lifestyle.v1.LifestyleAccountAnalyzerRequest", body).unwrap_err().field,
+            "userIds[1]"
+        );
         same("mediaops.options.v1.Field", json!({"control": "CONTROL_NOPE"})).unwrap_err();
         same("mediaops.account.v1.Usage", json!({"usageCounts": {"a": "1"}})).unwrap_err();
     }

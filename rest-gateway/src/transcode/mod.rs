@@ -11,9 +11,9 @@
 pub mod decode;
 pub mod encode;
 pub mod json_to_wire;
-pub mod wire_to_json;
 pub mod multipart;
 pub mod query;
+pub mod wire_to_json;
 
 /// A request field that could not be turned into the request message: a 400
 /// `invalid_input` naming `field` (a JSON path such as `items[2].title`).

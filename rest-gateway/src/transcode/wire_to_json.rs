@@ -164,7 +164,8 @@ impl Serialize for MapJson<'_, '_> {
         for record in self.records {
             let Scalar::Message(bytes) = one_message(record).map_err(wire)? else { unreachable!() };
             let fields = Records::parse(bytes).map_err(wire)?;
-            let key = last_value(&key_kind, fields.of(key_field.number())).map_err(wire)?.or_else(|| default_of(&key_kind));
+            let key =
+                last_value(&key_kind, fields.of(key_field.number())).map_err(wire)?.or_else(|| default_of(&key_kind));
             let key = key.map(map_key).unwrap_or_default();
             let found = fields.of(value_field.number());
             let value = match &value_kind {
@@ -326,7 +327,8 @@ mod tests {
         let bytes = message.encode_to_vec();
         let text = serde_json::to_string(&WireJson { desc: &desc, bytes: &bytes }).unwrap();
         let reference = serde_json::to_string(&super::super::encode::JsonMessage(&message)).unwrap();
-        let (ours, theirs): (Json, Json) = (serde_json::from_str(&text).unwrap(), serde_json::from_str(&reference).unwrap());
+        let (ours, theirs): (Json, Json) =
+            (serde_json::from_str(&text).unwrap(), serde_json::from_str(&reference).unwrap());
         assert_eq!(ours, theirs, "{name}");
         ours
     }
