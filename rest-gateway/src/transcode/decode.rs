@@ -26,16 +26,10 @@ fn decode_message(
     path: &str,
     rules: &FieldRules,
 ) -> Result<DynamicMessage, FieldError> {
-    let Json::Object(object) = json else {
-        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
-        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
-    };
+    let object = json_object(json, path)?;
     let mut message = DynamicMessage::new(desc.clone());
     for (key, value) in object {
-        let field = desc
-            .get_field_by_json_name(key)
-            .or_else(|| desc.get_field_by_name(key))
-            .ok_or_else(|| unknown_field(desc, key, path))?;
+        let field = field_named(desc, key, path)?;
         if value.is_null() {
             continue;
         }
@@ -57,6 +51,35 @@ fn decode_message(
         };
         message.set_field(&field, converted);
     }
+    check_required(desc, object, path, rules)?;
+    Ok(message)
+}
+
+/// `json` as an object; else the error naming `path` (the body at the top).
+pub(crate) fn json_object<'a>(json: &'a Json, path: &str) -> Result<&'a serde_json::Map<String, Json>, FieldError> {
+    let Json::Object(object) = json else {
+        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
+        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
+    };
+    Ok(object)
+}
+
+/// The field of `desc` that `key` names, by JSON or proto name; else the
+/// error naming the closest one.
+pub(crate) fn field_named(desc: &MessageDescriptor, key: &str, path: &str) -> Result<FieldDescriptor, FieldError> {
+    desc.get_field_by_json_name(key)
+        .or_else(|| desc.get_field_by_name(key))
+        .ok_or_else(|| unknown_field(desc, key, path))
+}
+
+/// The first required field of `desc` that `object` lacks (or gives as
+/// `null`), as an error.
+pub(crate) fn check_required(
+    desc: &MessageDescriptor,
+    object: &serde_json::Map<String, Json>,
+    path: &str,
+    rules: &FieldRules,
+) -> Result<(), FieldError> {
     for field in rules.required(desc.full_name()).iter().map(|r| &r.field) {
         let present = object.get(field.json_name()).or_else(|| object.get(field.name())).is_some_and(|v| !v.is_null());
         if !present {
@@ -64,7 +87,7 @@ fn decode_message(
             return Err(FieldError::new(&field_path, format!("`{field_path}` is required")));
         }
     }
-    Ok(message)
+    Ok(())
 }
 
 fn decode_map(field: &FieldDescriptor, value: &Json, path: &str, rules: &FieldRules) -> Result<Value, FieldError> {

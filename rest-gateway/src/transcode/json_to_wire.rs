@@ -19,7 +19,8 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 use serde_json::Value as Json;
 
 use super::decode::{
-    FieldRules, base64_bytes, enum_number, integer, is_well_known, json_type, unknown_field, well_known, wrong_type,
+    FieldRules, base64_bytes, check_required, enum_number, field_named, integer, is_well_known, json_object,
+    well_known, wrong_type,
 };
 use super::{FieldError, join};
 
@@ -47,17 +48,11 @@ fn message(
     rules: &FieldRules,
     out: &mut Vec<u8>,
 ) -> Result<(), FieldError> {
-    let Json::Object(object) = json else {
-        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
-        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
-    };
+    let object = json_object(json, path)?;
     let start = out.len();
     let mut spans: Vec<Span> = Vec::with_capacity(object.len());
     for (key, value) in object {
-        let field = desc
-            .get_field_by_json_name(key)
-            .or_else(|| desc.get_field_by_name(key))
-            .ok_or_else(|| unknown_field(desc, key, path))?;
+        let field = field_named(desc, key, path)?;
         if value.is_null() {
             continue;
         }
@@ -65,13 +60,7 @@ fn message(
         field_records(&field, value, &join(path, field.json_name()), rules, out)?;
         spans.push(Span { number: field.number(), start: field_start, end: out.len() });
     }
-    for field in rules.required(desc.full_name()).iter().map(|r| &r.field) {
-        let present = object.get(field.json_name()).or_else(|| object.get(field.name())).is_some_and(|v| !v.is_null());
-        if !present {
-            let field_path = join(path, field.json_name());
-            return Err(FieldError::new(&field_path, format!("`{field_path}` is required")));
-        }
-    }
+    check_required(desc, object, path, rules)?;
     if spans.windows(2).any(|w| w[0].number >= w[1].number) {
         in_number_order(out, start, spans);
     }

@@ -76,7 +76,7 @@ impl Serialize for WireJson<'_> {
             } else if field.is_list() {
                 map.serialize_entry(name, &ListJson { kind: &kind, records: found })?;
             } else if field.supports_presence() && found.is_empty() {
-                if !mediaops_proto::options::omit_unset(&field) {
+                if !omits_unset(&field) {
                     map.serialize_entry(name, &())?;
                 }
             } else if let Kind::Message(inner) = &kind {
@@ -89,6 +89,24 @@ impl Serialize for WireJson<'_> {
         }
         map.end()
     }
+}
+
+/// Whether `field` carries `(mediaops.options.v1.omit_unset)`
+/// ([`mediaops_proto::options::omit_unset`]), read once for every field of
+/// the embedded descriptor pool, the gateway's (reading a field's options
+/// decodes them).
+fn omits_unset(field: &FieldDescriptor) -> bool {
+    static OMITTED: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
+    OMITTED
+        .get_or_init(|| {
+            mediaops_proto::descriptor_pool()
+                .all_messages()
+                .flat_map(|message| message.fields().collect::<Vec<_>>())
+                .filter(mediaops_proto::options::omit_unset)
+                .map(|field| field.full_name().to_owned())
+                .collect()
+        })
+        .contains(field.full_name())
 }
 
 /// One value of a field of `kind`.
