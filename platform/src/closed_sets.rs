@@ -67,19 +67,30 @@ impl ClosedSets {
 }
 
 fn check_value(allowed: &[String], path: &str, value: &Value) -> Result<(), ServiceError> {
-    let text = match value {
-        Value::String(text) => text.trim().to_owned(),
-        Value::I32(n) => n.to_string(),
-        Value::I64(n) => n.to_string(),
-        Value::U32(n) => n.to_string(),
-        Value::U64(n) => n.to_string(),
-        _ => return Ok(()),
-    };
-    if text.is_empty() || allowed.contains(&text) {
+    match value {
+        Value::String(text) => check_text(allowed, path, text),
+        Value::I32(n) => check_text(allowed, path, &n.to_string()),
+        Value::I64(n) => check_text(allowed, path, &n.to_string()),
+        Value::U32(n) => check_text(allowed, path, &n.to_string()),
+        Value::U64(n) => check_text(allowed, path, &n.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// Checks one value, as text (a string, or an integer written in decimal),
+/// against `allowed`, the closed set of the field at the JSON path `path`
+/// (`path[i]` for an item of a list). Surrounding white space is ignored;
+/// an empty value is "not given" and passes.
+///
+/// # Errors
+/// 400 `invalid_input` naming `path` and listing the allowed values.
+pub fn check_text(allowed: &[String], path: &str, text: &str) -> Result<(), ServiceError> {
+    let text = text.trim();
+    if text.is_empty() || allowed.iter().any(|a| a == text) {
         return Ok(());
     }
     let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-    Err(ServiceError::invalid_field(path, not_one_of(path, &text, &allowed)))
+    Err(ServiceError::invalid_field(path, not_one_of(path, text, &allowed)))
 }
 
 #[cfg(test)]

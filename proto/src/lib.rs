@@ -26,6 +26,7 @@ pub mod task_id;
 pub mod traceparent;
 pub mod value_lists;
 pub mod warnings;
+pub mod wire;
 
 /// The prost and tonic code generated from `proto/` (re-exported at the
 /// crate root: `mediaops_proto::mediaops::…`). Its docs are the protos'

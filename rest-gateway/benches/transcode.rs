@@ -1,13 +1,20 @@
 //! Gateway transcoding for one operation (`lifestyle.search-note`):
-//! request JSON → validated request message → protobuf bytes, and response
-//! protobuf bytes (20 items) → message → JSON text. Run: `cargo bench -p rest-gateway`.
+//! request JSON → protobuf bytes (checked as the gateway checks it), and
+//! response protobuf bytes (20 items) → JSON text, each two ways in the same
+//! run: through a `DynamicMessage` (`descriptor path`, the gateway before
+//! the wire path) and straight between JSON and the wire (`wire path`, what
+//! the gateway runs). Prints, after criterion's figures, the wire path's
+//! time over the descriptor path's measured alternately in the same run.
+//! Run: `cargo bench -p rest-gateway --bench transcode`.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a bench is a failed run
 use criterion::{Criterion, Throughput, criterion_main};
 use prost::Message;
 use prost_reflect::DynamicMessage;
-use rest_gateway::transcode::{decode, encode};
+use rest_gateway::transcode::wire_to_json::WireJson;
+use rest_gateway::transcode::{decode, encode, json_to_wire};
 use serde_json::json;
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 fn search_note_response() -> Vec<u8> {
     let items: Vec<_> = (0..20)
@@ -36,36 +43,72 @@ fn transcode(c: &mut Criterion) {
     let request_text = r#"{"keyword": "露营 装备", "page": 2}"#;
     let response_bytes = search_note_response();
 
+    let request = |wire: bool| {
+        let json: serde_json::Value = serde_json::from_str(black_box(request_text)).unwrap();
+        if wire {
+            json_to_wire::encode(&request_desc, &json, &required).unwrap()
+        } else {
+            decode::decode(&request_desc, &json, &required).unwrap().encode_to_vec()
+        }
+    };
+    let response = |wire: bool| {
+        let bytes = black_box(response_bytes.as_slice());
+        if wire {
+            serde_json::to_string(&WireJson { desc: &response_desc, bytes }).unwrap()
+        } else {
+            let message = DynamicMessage::decode(response_desc.clone(), bytes).unwrap();
+            serde_json::to_string(&encode::JsonMessage(&message)).unwrap()
+        }
+    };
+    assert_eq!(request(true), request(false), "both paths write the same request bytes");
+    let (ours, theirs): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_str(&response(true)).unwrap(), serde_json::from_str(&response(false)).unwrap());
+    assert_eq!(ours, theirs, "both paths write the same answer");
+
     let mut group = c.benchmark_group("search-note");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("request json->proto", |b| {
-        b.iter(|| {
-            let json: serde_json::Value = serde_json::from_str(black_box(request_text)).unwrap();
-            decode::decode(&request_desc, &json, &required).unwrap().encode_to_vec()
-        })
-    });
-    group.bench_function("response proto->json (20 items)", |b| {
-        b.iter(|| {
-            let message = DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap();
-            serde_json::to_string(&encode::JsonMessage(&message)).unwrap()
-        })
-    });
-    let decoded = DynamicMessage::decode(response_desc.clone(), response_bytes.as_slice()).unwrap();
-    group.bench_function("response proto decode only", |b| {
-        b.iter(|| DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap())
-    });
-    group.bench_function("response json encode only", |b| {
-        b.iter(|| serde_json::to_string(&encode::JsonMessage(black_box(&decoded))).unwrap())
-    });
-    group.bench_function("round trip", |b| {
-        b.iter(|| {
-            let json: serde_json::Value = serde_json::from_str(black_box(request_text)).unwrap();
-            let request = decode::decode(&request_desc, &json, &required).unwrap().encode_to_vec();
-            let message = DynamicMessage::decode(response_desc.clone(), black_box(response_bytes.as_slice())).unwrap();
-            (request, serde_json::to_string(&encode::JsonMessage(&message)).unwrap())
-        })
-    });
+    for (path, wire) in [("descriptor path", false), ("wire path", true)] {
+        group.bench_function(format!("request json->proto, {path}"), |b| b.iter(|| request(wire)));
+        group.bench_function(format!("response proto->json (20 items), {path}"), |b| b.iter(|| response(wire)));
+        group.bench_function(format!("round trip, {path}"), |b| b.iter(|| (request(wire), response(wire))));
+    }
     group.finish();
+
+    println!("\nwire path / descriptor path, time per call, alternating 20 × 50 ms each (lower is faster):");
+    for (name, run) in [
+        ("request json->proto", &request as &dyn Fn(bool) -> Vec<u8>),
+        ("response proto->json", &|wire| response(wire).into_bytes()),
+        ("round trip", &|wire| [request(wire), response(wire).into_bytes()].concat()),
+    ] {
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for _ in 0..20 {
+            old.push(per_call(|| run(false)));
+            new.push(per_call(|| run(true)));
+        }
+        let (old, new) = (median(old), median(new));
+        println!(
+            "  {name:<22} descriptor path {:>8.2} µs, wire path {:>8.2} µs: {:.2}×",
+            old * 1e6,
+            new * 1e6,
+            new / old
+        );
+    }
+}
+
+/// Seconds per call of `f`, over about 50 ms.
+fn per_call<T>(f: impl Fn() -> T) -> f64 {
+    let started = Instant::now();
+    let mut calls = 0u32;
+    while started.elapsed() < Duration::from_millis(50) {
+        black_box(f());
+        calls += 1;
+    }
+    started.elapsed().as_secs_f64() / f64::from(calls)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 // `criterion_group!` writes a `pub fn`; inside a private module it is not

@@ -15,8 +15,6 @@ use axum::response::Response;
 use bytes::Bytes;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
-use prost::Message;
-use prost_reflect::DynamicMessage;
 use serde_json::{Map, Value as Json};
 
 use crate::core_client::{AnswerNotes, CallMetadata};
@@ -27,7 +25,8 @@ use crate::envelope::{self, ApiError};
 pub type PathParams = axum::extract::Path<Vec<(String, String)>>;
 use crate::routes::Route;
 use crate::state::AppState;
-use crate::transcode::{FieldError, decode, encode, multipart, query};
+use crate::transcode::wire_to_json::EncodedMessage;
+use crate::transcode::{FieldError, decode, json_to_wire, multipart, query};
 
 /// Serves one request of `route`.
 pub async fn handle(
@@ -40,7 +39,7 @@ pub async fn handle(
     let watched = request.extensions().get::<mediaops_listener::Watching>().is_some();
     match run(&state, &route, params, request, &request_id).await {
         Ok((data, notes, delivery)) => {
-            let mut response = envelope::success(&request_id, encode::JsonMessage(&data), &notes);
+            let mut response = envelope::success(&request_id, &data, &notes);
             delivery.attach(watched, &mut response);
             response
         }
@@ -69,7 +68,7 @@ async fn run(
     params: Option<PathParams>,
     request: axum::extract::Request,
     request_id: &str,
-) -> Result<(DynamicMessage, AnswerNotes, Delivery), ApiError> {
+) -> Result<(EncodedMessage, AnswerNotes, Delivery), ApiError> {
     let (parts, body) = request.into_parts();
     // The key's form first (spec 5), the other headers once the body is read
     // (an answer sent before the body is read can reset the connection).
@@ -148,10 +147,11 @@ pub fn authorization(headers: &HeaderMap) -> Result<&str, ApiError> {
 
 /// The pipeline after HTTP parsing, shared by REST and MCP: `object` (the
 /// whole request message as JSON, fields by JSON or proto name) → request
-/// message (400 naming the field, paths relative to the message) → the
-/// core's call of `route` (authentication, rate limit, validation, charge,
-/// the operation) → the response message, what the core noted of it, and
-/// the [`Delivery`] to settle once the answer reached the client.
+/// message in the protobuf wire format (400 naming the field, paths
+/// relative to the message) → the core's call of `route` (authentication,
+/// rate limit, validation, charge, the operation) → the encoded response
+/// message, what the core noted of it, and the [`Delivery`] to settle once
+/// the answer reached the client.
 ///
 /// # Errors
 /// The [`ApiError`] the client sees: a bad field, or the core's error.
@@ -160,17 +160,16 @@ pub async fn invoke(
     route: &Route,
     object: Map<String, Json>,
     metadata: &CallMetadata<'_>,
-) -> Result<(DynamicMessage, AnswerNotes, Delivery), ApiError> {
-    let message = decode::decode(&route.input, &Json::Object(object), &state.rules)?;
+) -> Result<(EncodedMessage, AnswerNotes, Delivery), ApiError> {
+    let request = json_to_wire::encode(&route.input, &Json::Object(object), &state.rules)?;
     let (response, notes, delivery) = state
         .core
-        .unary(&route.grpc_path, Bytes::from(message.encode_to_vec()), metadata)
+        .unary(&route.grpc_path, Bytes::from(request), metadata)
         .await
         .map_err(|status| ApiError::from_status(&status))?;
-    let data = DynamicMessage::decode(route.output.clone(), response).map_err(|e| {
-        ApiError::new(ErrorCode::Internal, format!("the core answered a malformed {}: {e}", route.output.full_name()))
-    })?;
-    Ok((data, notes, delivery))
+    // Written as JSON from the wire when the envelope is serialized; bytes
+    // that are not a `route.output` fail that (500 `internal`).
+    Ok((EncodedMessage { desc: route.output.clone(), bytes: response }, notes, delivery))
 }
 
 /// The `Idempotency-Key` header, if it keeps the rule

@@ -10,7 +10,8 @@
 //!    429 also `retry-after` ([`mediaops_proto::rate_limit`]);
 //! 2. refuse operations under maintenance, declared or switched at run time
 //!    ([`crate::maintenance`]; 503, nothing run or charged);
-//! 3. validate the request (400; never reaches billing);
+//! 3. validate the request (400; never reaches billing), reading its wire
+//!    format once from the descriptors ([`FieldChecks::check`]);
 //! 4. refuse operations not built yet (503 `not_implemented`, not charged);
 //! 5. price it from its metadata ([`pricing`]);
 //! 6. `Idempotency-Key`: replay a stored answer, or refuse a concurrent or
@@ -39,7 +40,6 @@ use bytes::Bytes;
 use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::options::v1::MetadataKind;
-use prost_reflect::DynamicMessage;
 use sha2::{Digest, Sha256};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
@@ -226,13 +226,9 @@ impl Pipeline {
             ));
         }
         let body = request.into_inner();
-        let message = DynamicMessage::decode(op.method.input(), body.clone()).map_err(|e| {
-            ServiceError::new(
-                ErrorCode::InvalidInput,
-                format!("the request is not a valid {}: {e}", op.method.input().full_name()),
-            )
-        })?;
-        self.required.check(&message)?;
+        // The request is read once, from the wire, for its checks and its
+        // price; the handler decodes its own typed message.
+        let request = self.required.check(&op.method.input(), &body)?;
         if !self.registry.is_implemented(&op.grpc_path) {
             return Err(ServiceError::new(
                 ErrorCode::NotImplemented,
@@ -242,7 +238,7 @@ impl Pipeline {
                 ),
             ));
         }
-        let price = self.pricing.rule(&op.grpc_path).price(&message)?;
+        let price = self.pricing.rule(&op.grpc_path).price(&request)?;
         let mut ctx = CallContext::new(request_id.to_owned(), principal, op.clone());
         ctx.trace_id = trace_id.map(str::to_owned);
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);

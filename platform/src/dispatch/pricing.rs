@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 
 use mediaops_proto::mediaops::options::v1::Operation;
-use prost_reflect::{DynamicMessage, FieldDescriptor, Value};
+use mediaops_proto::wire::{Records, Scalar, for_each_value};
+use prost_reflect::FieldDescriptor;
 
 use crate::registry::Registry;
 use mediaops_proto::error::ServiceError;
@@ -57,33 +58,51 @@ impl PriceRule {
         }
     }
 
-    /// The price of one call with `request`.
+    /// The price of one call with `request`, the top-level records of the
+    /// request as [`crate::validate::FieldChecks::check`] read them.
     ///
     /// # Errors
     /// 400 naming the platforms field for a value outside its choices.
-    pub fn price(&self, request: &DynamicMessage) -> Result<i64, ServiceError> {
+    pub fn price(&self, request: &Records<'_>) -> Result<i64, ServiceError> {
         match self {
             PriceRule::Fixed(points) => Ok(*points),
             PriceRule::PerPlatform { field, allowed, each } => {
-                let requested = request.get_field(field);
                 let mut distinct: Vec<&str> = Vec::new();
-                for (i, value) in requested.as_list().unwrap_or_default().iter().enumerate() {
-                    let Value::String(platform) = value else { continue };
-                    if !allowed.iter().any(|a| a == platform) {
-                        let path = format!("{}[{i}]", field.json_name());
-                        return Err(ServiceError::invalid_field(
-                            path.clone(),
-                            format!("`{path}` is {}; allowed: {}", excerpt(platform), allowed.join(", ")),
-                        ));
-                    }
-                    if !distinct.contains(&platform.as_str()) {
-                        distinct.push(platform);
-                    }
+                let mut i = 0;
+                for record in request.of(field.number()) {
+                    for_each_value(&field.kind(), record, |value| {
+                        let Scalar::Str(platform) = value else { return Ok(()) };
+                        if !allowed.iter().any(|a| a == platform) {
+                            let path = format!("{}[{i}]", field.json_name());
+                            return Err(PriceError(ServiceError::invalid_field(
+                                path.clone(),
+                                format!("`{path}` is {}; allowed: {}", excerpt(platform), allowed.join(", ")),
+                            )));
+                        }
+                        if !distinct.contains(&platform) {
+                            distinct.push(platform);
+                        }
+                        i += 1;
+                        Ok(())
+                    })
+                    .map_err(|e: PriceError| e.0)?;
                 }
                 let count = if distinct.is_empty() { allowed.len() } else { distinct.len() };
                 Ok(count as i64 * each)
             }
         }
+    }
+}
+
+/// An error of [`PriceRule::price`] while reading the platforms field.
+struct PriceError(ServiceError);
+
+impl From<mediaops_proto::wire::WireError> for PriceError {
+    fn from(error: mediaops_proto::wire::WireError) -> Self {
+        PriceError(ServiceError::new(
+            mediaops_proto::error_code::ErrorCode::InvalidInput,
+            format!("the request's platforms are not readable: {error}"),
+        ))
     }
 }
 
@@ -114,14 +133,15 @@ impl Pricing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prost::Message;
     use serde_json::json;
 
     fn price_of(service: &str, method: &str, request: serde_json::Value) -> Result<i64, ServiceError> {
         let pool = mediaops_proto::descriptor_pool();
         let method = pool.get_service_by_name(service).unwrap().methods().find(|m| m.name() == method).unwrap();
         let meta = mediaops_proto::options::operation(&method).unwrap();
-        let request = DynamicMessage::deserialize(method.input(), request).unwrap();
-        PriceRule::of(&meta, &method.input()).price(&request)
+        let bytes = prost_reflect::DynamicMessage::deserialize(method.input(), request).unwrap().encode_to_vec();
+        PriceRule::of(&meta, &method.input()).price(&Records::parse(&bytes).unwrap())
     }
 
     #[test]

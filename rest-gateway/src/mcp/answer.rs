@@ -4,18 +4,17 @@
 //! that JSON on success, and `<code>: <message>` on failure (`isError: true`).
 
 use mediaops_proto::error_code::ErrorCode;
-use prost_reflect::DynamicMessage;
 use rmcp::model::{CallToolResult, ContentBlock};
 
 use crate::core_client::AnswerNotes;
 use crate::envelope::{self, ApiError};
-use crate::transcode::encode::JsonMessage;
+use crate::transcode::wire_to_json::EncodedMessage;
 
 /// A successful call: the success envelope, as structured content and as
 /// its JSON text (MCP 2025-11-25 "Structured Content": a tool returning
 /// structured content should also return it serialized in a text block).
-pub fn success(request_id: &str, data: &DynamicMessage, notes: &AnswerNotes) -> CallToolResult {
-    match envelope::success_json(request_id, JsonMessage(data), notes) {
+pub fn success(request_id: &str, data: &EncodedMessage, notes: &AnswerNotes) -> CallToolResult {
+    match envelope::success_json(request_id, data, notes) {
         Ok(value) => CallToolResult::structured(value),
         Err(e) => failure(request_id, &ApiError::new(ErrorCode::Internal, format!("cannot write the answer: {e}"))),
     }

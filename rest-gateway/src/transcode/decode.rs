@@ -26,16 +26,10 @@ fn decode_message(
     path: &str,
     rules: &FieldRules,
 ) -> Result<DynamicMessage, FieldError> {
-    let Json::Object(object) = json else {
-        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
-        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
-    };
+    let object = json_object(json, path)?;
     let mut message = DynamicMessage::new(desc.clone());
     for (key, value) in object {
-        let field = desc
-            .get_field_by_json_name(key)
-            .or_else(|| desc.get_field_by_name(key))
-            .ok_or_else(|| unknown_field(desc, key, path))?;
+        let field = field_named(desc, key, path)?;
         if value.is_null() {
             continue;
         }
@@ -57,6 +51,35 @@ fn decode_message(
         };
         message.set_field(&field, converted);
     }
+    check_required(desc, object, path, rules)?;
+    Ok(message)
+}
+
+/// `json` as an object; else the error naming `path` (the body at the top).
+pub(crate) fn json_object<'a>(json: &'a Json, path: &str) -> Result<&'a serde_json::Map<String, Json>, FieldError> {
+    let Json::Object(object) = json else {
+        let what = if path.is_empty() { "the request body".to_owned() } else { format!("`{path}`") };
+        return Err(FieldError::new(path, format!("{what} must be a JSON object, not {}", json_type(json))));
+    };
+    Ok(object)
+}
+
+/// The field of `desc` that `key` names, by JSON or proto name; else the
+/// error naming the closest one.
+pub(crate) fn field_named(desc: &MessageDescriptor, key: &str, path: &str) -> Result<FieldDescriptor, FieldError> {
+    desc.get_field_by_json_name(key)
+        .or_else(|| desc.get_field_by_name(key))
+        .ok_or_else(|| unknown_field(desc, key, path))
+}
+
+/// The first required field of `desc` that `object` lacks (or gives as
+/// `null`), as an error.
+pub(crate) fn check_required(
+    desc: &MessageDescriptor,
+    object: &serde_json::Map<String, Json>,
+    path: &str,
+    rules: &FieldRules,
+) -> Result<(), FieldError> {
     for field in rules.required(desc.full_name()).iter().map(|r| &r.field) {
         let present = object.get(field.json_name()).or_else(|| object.get(field.name())).is_some_and(|v| !v.is_null());
         if !present {
@@ -64,7 +87,7 @@ fn decode_message(
             return Err(FieldError::new(&field_path, format!("`{field_path}` is required")));
         }
     }
-    Ok(message)
+    Ok(())
 }
 
 fn decode_map(field: &FieldDescriptor, value: &Json, path: &str, rules: &FieldRules) -> Result<Value, FieldError> {
@@ -107,36 +130,49 @@ fn decode_single(field: &FieldDescriptor, value: &Json, path: &str, rules: &Fiel
         Kind::Uint64 | Kind::Fixed64 => Value::U64(integer(value, path, 0.0, u64::MAX as f64)? as u64),
         Kind::Double => Value::F64(value.as_f64().ok_or_else(|| wrong_type(path, "a number", value))?),
         Kind::Float => Value::F32(value.as_f64().ok_or_else(|| wrong_type(path, "a number", value))? as f32),
-        Kind::Bytes => {
-            let text = value.as_str().ok_or_else(|| wrong_type(path, "a base64 string", value))?;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(text)
-                .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
-                .map_err(|_| FieldError::new(path, format!("`{path}` must be base64")))?;
-            Value::Bytes(bytes.into())
-        }
-        Kind::Enum(e) => {
-            let number = match value {
-                Json::String(name) => e.get_value_by_name(name).map(|v| v.number()),
-                Json::Number(n) => n.as_i64().and_then(|n| e.get_value(n as i32)).map(|v| v.number()),
-                _ => None,
-            };
-            let names: Vec<_> = e.values().map(|v| v.name().to_owned()).collect();
-            Value::EnumNumber(
-                number.ok_or_else(|| FieldError::new(path, format!("`{path}` must be one of {}", names.join(", "))))?,
-            )
-        }
-        Kind::Message(inner) if inner.full_name().starts_with("google.protobuf.") => {
-            let message = DynamicMessage::deserialize(inner.clone(), value.clone())
-                .map_err(|e| FieldError::new(path, format!("`{path}` is not a valid {}: {e}", inner.name())))?;
-            Value::Message(message)
-        }
+        Kind::Bytes => Value::Bytes(base64_bytes(value, path)?.into()),
+        Kind::Enum(e) => Value::EnumNumber(enum_number(&e, value, path)?),
+        Kind::Message(inner) if is_well_known(&inner) => Value::Message(well_known(&inner, value, path)?),
         Kind::Message(inner) => Value::Message(decode_message(&inner, value, path, rules)?),
     })
 }
 
+/// A `bytes` value: a string in standard or URL-safe base64.
+pub(crate) fn base64_bytes(value: &Json, path: &str) -> Result<Vec<u8>, FieldError> {
+    let text = value.as_str().ok_or_else(|| wrong_type(path, "a base64 string", value))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(text))
+        .map_err(|_| FieldError::new(path, format!("`{path}` must be base64")))
+}
+
+/// An enum value, by name or by number, as its number.
+pub(crate) fn enum_number(e: &prost_reflect::EnumDescriptor, value: &Json, path: &str) -> Result<i32, FieldError> {
+    let number = match value {
+        Json::String(name) => e.get_value_by_name(name).map(|v| v.number()),
+        Json::Number(n) => n.as_i64().and_then(|n| e.get_value(n as i32)).map(|v| v.number()),
+        _ => None,
+    };
+    number.ok_or_else(|| {
+        let names: Vec<_> = e.values().map(|v| v.name().to_owned()).collect();
+        FieldError::new(path, format!("`{path}` must be one of {}", names.join(", ")))
+    })
+}
+
+/// Whether `desc` is one of protobuf's well-known types
+/// (`google.protobuf.Struct`, …), whose JSON form is their own.
+pub(crate) fn is_well_known(desc: &MessageDescriptor) -> bool {
+    desc.full_name().starts_with("google.protobuf.")
+}
+
+/// A well-known type from its proto3 JSON form (prost-reflect's mapping).
+pub(crate) fn well_known(desc: &MessageDescriptor, value: &Json, path: &str) -> Result<DynamicMessage, FieldError> {
+    DynamicMessage::deserialize(desc.clone(), value.clone())
+        .map_err(|e| FieldError::new(path, format!("`{path}` is not a valid {}: {e}", desc.name())))
+}
+
 /// A whole JSON number within `[min, max]`.
-fn integer(value: &Json, path: &str, min: f64, max: f64) -> Result<f64, FieldError> {
+pub(crate) fn integer(value: &Json, path: &str, min: f64, max: f64) -> Result<f64, FieldError> {
     let Json::Number(n) = value else {
         return Err(wrong_type(path, "a whole number", value));
     };
@@ -159,7 +195,7 @@ fn integer(value: &Json, path: &str, min: f64, max: f64) -> Result<f64, FieldErr
     Err(FieldError::new(path, format!("`{path}` is out of range ({min} to {max})")))
 }
 
-fn wrong_type(path: &str, expected: &str, value: &Json) -> FieldError {
+pub(crate) fn wrong_type(path: &str, expected: &str, value: &Json) -> FieldError {
     FieldError::new(path, format!("`{path}` must be {expected}, not {}", json_type(value)))
 }
 
