@@ -192,14 +192,21 @@ impl PointCache {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_commit_by_another_connection_drops_what_was_kept() {
+    /// A WAL file in a temporary directory (kept while the first value
+    /// lives), a writing connection to it, the cache over it, and a record
+    /// to keep.
+    fn file_and_cache() -> (tempfile::TempDir, Connection, PointCache, AccountRecord) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.sqlite");
         let writer = Connection::open(&path).unwrap();
         writer.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER);").unwrap();
         let cache = PointCache::open(&path).unwrap();
-        let record = AccountRecord { account: crate::store::model::Account::default(), latest: None };
+        (dir, writer, cache, AccountRecord { account: crate::store::model::Account::default(), latest: None })
+    }
+
+    #[test]
+    fn a_commit_by_another_connection_drops_what_was_kept() {
+        let (_dir, writer, cache, record) = file_and_cache();
 
         let Lookup::Miss(missed) = cache.account("p", "1") else { panic!("empty cache hit") };
         cache.keep_account(missed, "p", "1", &record);
@@ -217,12 +224,7 @@ mod tests {
 
     #[test]
     fn a_commit_seen_by_one_thread_drops_what_every_thread_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.sqlite");
-        let writer = Connection::open(&path).unwrap();
-        writer.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER);").unwrap();
-        let cache = PointCache::open(&path).unwrap();
-        let record = AccountRecord { account: crate::store::model::Account::default(), latest: None };
+        let (_dir, writer, cache, record) = file_and_cache();
         let step = std::sync::Barrier::new(2);
 
         std::thread::scope(|scope| {
