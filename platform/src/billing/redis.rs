@@ -24,7 +24,7 @@
 //! operations on keys touch several slots and are not atomic as a whole.
 //!
 //! A call's commit and usage line, and the usage line of a call that held
-//! nothing, are group-committed ([`usage_queue`]): the calls settled while
+//! nothing, are group-committed (`billing/redis/usage_queue.rs`): the calls settled while
 //! one round trip is under way share the next.
 //!
 //! Every command is answered within 2 s or fails
@@ -71,7 +71,7 @@ pub struct RedisLedger {
     /// Reservations to release again, and the task that does it.
     unsettled: Unsettled,
     retrying: tokio::task::AbortHandle,
-    /// Commits and usage lines, written in groups ([`usage_queue`]), and
+    /// Commits and usage lines, written in groups (`billing/redis/usage_queue.rs`), and
     /// the task that writes them.
     usage: UsageQueue,
     writing: tokio::task::AbortHandle,
@@ -491,7 +491,7 @@ impl Ledger for RedisLedger {
         }
     }
 
-    /// Queued with the commits ([`usage_queue`]): one round trip shared
+    /// Queued with the commits (`billing/redis/usage_queue.rs`): one round trip shared
     /// with the calls settled meanwhile.
     async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError> {
         self.usage.settle(&record.account_id, None, record).await.map(drop)
@@ -501,7 +501,7 @@ impl Ledger for RedisLedger {
     /// count in one step (the line says 0 points when the reservation was
     /// gone); the service-wide count goes in the same pipeline (another
     /// Cluster slot). The calls delivered while a round trip is under way
-    /// share the next one ([`usage_queue`]).
+    /// share the next one (`billing/redis/usage_queue.rs`).
     async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
         self.usage.settle(account_id, Some(id), record).await.inspect_err(|_| {
             // The work was delivered but the commit may not have run:
