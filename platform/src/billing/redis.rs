@@ -23,6 +23,10 @@
 //! share the `{acct}` hash tag and therefore one Cluster slot. Admin
 //! operations on keys touch several slots and are not atomic as a whole.
 //!
+//! A call's commit and usage line, and the usage line of a call that held
+//! nothing, are group-committed (`billing/redis/usage_queue.rs`): the calls settled while
+//! one round trip is under way share the next.
+//!
 //! Every command is answered within 2 s or fails
 //! ([`crate::redis_connection::Bounded`]); a reserve is one round trip. A
 //! reservation whose fate is unknown (its reserve, commit or release timed
@@ -39,6 +43,9 @@ use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
+use usage_queue::UsageQueue;
+
+mod usage_queue;
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
 use crate::quota::{Limit, Quota};
@@ -55,7 +62,6 @@ pub struct RedisLedger {
     prefix: String,
     reserve: Script,
     settle: Script,
-    commit: Script,
     sweep: Script,
     idempotency_begin: Script,
     /// Keys and limits read lately, while subscribed to the event channel.
@@ -65,12 +71,17 @@ pub struct RedisLedger {
     /// Reservations to release again, and the task that does it.
     unsettled: Unsettled,
     retrying: tokio::task::AbortHandle,
+    /// Commits and usage lines, written in groups (`billing/redis/usage_queue.rs`), and
+    /// the task that writes them.
+    usage: UsageQueue,
+    writing: tokio::task::AbortHandle,
 }
 
 impl Drop for RedisLedger {
     fn drop(&mut self) {
         self.subscription.abort();
         self.retrying.abort();
+        self.writing.abort();
     }
 }
 
@@ -180,16 +191,18 @@ impl RedisLedger {
         let subscription = super::ledger_events::subscribe(client, prefix, caches.clone()).abort_handle();
         let unsettled = Unsettled::default();
         let retrying = unsettled.retry(redis.clone(), prefix.to_owned()).abort_handle();
+        let (usage, writing) = UsageQueue::start(redis.clone(), prefix.to_owned());
         Ok(RedisLedger {
             redis,
             caches,
             subscription,
             unsettled,
             retrying,
+            usage,
+            writing: writing.abort_handle(),
             prefix: prefix.to_owned(),
             reserve: Script::new(include_str!("lua/reserve.lua")),
             settle: Script::new(include_str!("lua/settle.lua")),
-            commit: Script::new(include_str!("lua/commit.lua")),
             sweep: Script::new(include_str!("lua/sweep.lua")),
             idempotency_begin: Script::new(include_str!("lua/idempotency_begin.lua")),
         })
@@ -218,19 +231,6 @@ impl RedisLedger {
     }
     fn usage_counts_key(&self) -> String {
         format!("{}:usage-counts", self.prefix)
-    }
-
-    /// The commands that record `record`: counters for a success, the
-    /// account's capped log line; their replies are ignored.
-    fn usage_commands(&self, pipe: &mut redis::Pipeline, record: &UsageRecord) -> Result<(), ServiceError> {
-        let log = self.account(&record.account_id, "usage");
-        let line = serde_json::to_string(record).map_err(unavailable)?;
-        if record.outcome == "ok" {
-            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
-            pipe.hincr(self.account(&record.account_id, "usage-counts"), &record.operation_key, 1).ignore();
-        }
-        pipe.lpush(&log, line).ignore().ltrim(&log, 0, USAGE_LOG_LIMIT as isize - 1).ignore();
-        Ok(())
     }
 
     /// `lua/settle.lua`'s keys (the account's reservation keys) and
@@ -491,57 +491,24 @@ impl Ledger for RedisLedger {
         }
     }
 
+    /// Queued with the commits (`billing/redis/usage_queue.rs`): one round trip shared
+    /// with the calls settled meanwhile.
     async fn record_usage(&self, record: &UsageRecord) -> Result<(), ServiceError> {
-        let mut pipe = redis::pipe();
-        self.usage_commands(&mut pipe, record)?;
-        pipe.exec_async(&mut self.redis.clone()).await.map_err(failed)
+        self.usage.settle(&record.account_id, None, record).await.map(drop)
     }
 
-    /// One round trip: `lua/commit.lua` commits and writes the account's
-    /// usage line and count in one step (the line says 0 points when the
-    /// reservation was gone), then the service-wide count (another
-    /// Cluster slot).
+    /// `lua/commit.lua` commits and writes the account's usage line and
+    /// count in one step (the line says 0 points when the reservation was
+    /// gone); the service-wide count goes in the same pipeline (another
+    /// Cluster slot). The calls delivered while a round trip is under way
+    /// share the next one (`billing/redis/usage_queue.rs`).
     async fn commit_and_record(&self, account_id: &str, id: &str, record: &UsageRecord) -> Result<bool, ServiceError> {
-        let charged = serde_json::to_string(record).map_err(unavailable)?;
-        let free = serde_json::to_string(&UsageRecord { points: 0, ..record.clone() }).map_err(unavailable)?;
-        let counted = record.outcome == "ok";
-        let [balance, held, expiry] = self.reservation_keys(account_id);
-        let keys = [balance, held, expiry, self.account(account_id, "usage"), self.account(account_id, "usage-counts")];
-        let limit = USAGE_LOG_LIMIT.to_string();
-        let args = [id, &charged, &free, &record.operation_key, if counted { "1" } else { "0" }, &limit];
-        let mut pipe = redis::pipe();
-        pipe.cmd("EVALSHA").arg(self.commit.get_hash()).arg(keys.len()).arg(&keys).arg(&args[..]);
-        if counted {
-            pipe.hincr(self.usage_counts_key(), &record.operation_key, 1).ignore();
-        }
-        let mut redis = self.redis.clone();
-        let committed = match pipe.query_async::<(i64,)>(&mut redis).await {
-            Ok((committed,)) => Ok(committed),
-            // Redis lost its scripts (a restart): through the script, which
-            // loads it, then the count.
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                let mut invocation = self.commit.prepare_invoke();
-                for key in &keys {
-                    invocation.key(key);
-                }
-                let committed = invocation.arg(&args[..]).invoke_async::<i64>(&mut redis).await;
-                if committed.is_ok() && counted {
-                    let _: Result<(), _> = redis.hincr(self.usage_counts_key(), &record.operation_key, 1).await;
-                }
-                committed
-            }
-            Err(e) => Err(e),
-        };
-        match committed {
-            Ok(committed) => Ok(committed == 1),
-            Err(e) => {
-                // The work was delivered but the commit may not have run:
-                // released again later, so the call ends up free (unless
-                // Redis ran the commit first), never held for its TTL.
-                self.unsettled.push(account_id, id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
-                Err(failed(e))
-            }
-        }
+        self.usage.settle(account_id, Some(id), record).await.inspect_err(|_| {
+            // The work was delivered but the commit may not have run:
+            // released again later, so the call ends up free (unless
+            // Redis ran the commit first), never held for its TTL.
+            self.unsettled.push(account_id, id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
+        })
     }
 
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {
@@ -599,5 +566,90 @@ impl Ledger for RedisLedger {
         pipe.exec_async(&mut redis).await.map_err(failed)?;
         self.caches.limits.forget(account_id);
         super::ledger_events::publish(&mut redis, &self.prefix, Event::LimitChanged(account_id)).await.map_err(failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The real Redis of the tests (`MEDIAOPS_TEST_REDIS_URL`, else the
+    /// local one).
+    fn redis_url() -> String {
+        std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    }
+
+    fn usage(account_id: &str, request_id: &str, points: i64, outcome: &str) -> UsageRecord {
+        UsageRecord {
+            request_id: request_id.to_owned(),
+            account_id: account_id.to_owned(),
+            operation_key: "videosite.query-work".to_owned(),
+            points,
+            outcome: outcome.to_owned(),
+            at: "2026-11-28T00:00:00.000Z".to_owned(),
+        }
+    }
+
+    /// Many calls of two accounts settled at once share round trips: each
+    /// reservation is committed exactly once, a released one is not
+    /// charged, and every call has its usage line and count.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_settled_together_are_each_committed_once_and_logged() {
+        let prefix = format!("mediaops-test-usage-queue-{}", uuid::Uuid::new_v4());
+        let ledger = Arc::new(RedisLedger::connect(&redis_url(), &prefix).await.unwrap());
+        let accounts = ["team-a", "team-b"];
+        for account in accounts {
+            ledger.grant(account, 1_000).await.unwrap();
+        }
+        let calls = 200;
+        let mut reserved = Vec::new();
+        for n in 0..calls {
+            let account = accounts[n % 2];
+            let id = format!("r{n}");
+            assert_eq!(
+                ledger.reserve(account, &id, 3, Duration::from_secs(60)).await.unwrap(),
+                Reserved::Held { balance: 1_000 - 3 * (n as i64 / 2 + 1) }
+            );
+            reserved.push((account, id));
+        }
+        // Two calls in ten (20 of each account) failed after all: released
+        // before their commit.
+        for (account, id) in reserved.iter().enumerate().filter(|(n, _)| n % 10 < 2).map(|(_, call)| call) {
+            assert!(ledger.release(account, id).await.unwrap());
+        }
+        let settling = reserved.iter().enumerate().map(|(n, (account, id))| {
+            let ledger = ledger.clone();
+            let (account, id) = (account.to_string(), id.clone());
+            tokio::spawn(async move {
+                let (free, charged) = (usage(&account, &format!("free{n}"), 0, "ok"), usage(&account, &id, 3, "ok"));
+                let (free, committed) =
+                    tokio::join!(ledger.record_usage(&free), ledger.commit_and_record(&account, &id, &charged));
+                free.unwrap();
+                committed.unwrap()
+            })
+        });
+        let committed: Vec<bool> = futures::future::try_join_all(settling).await.unwrap();
+        for (n, committed) in committed.iter().enumerate() {
+            assert_eq!(*committed, n % 10 >= 2, "call {n}");
+        }
+        // A second commit of a committed reservation changes nothing.
+        let (account, id) = &reserved[2];
+        assert!(!ledger.commit_and_record(account, id, &usage(account, id, 3, "ok")).await.unwrap());
+
+        for account in accounts {
+            // 100 calls each, 20 released: 80 charged 3 points.
+            assert_eq!(ledger.balance(account).await.unwrap(), Some(1_000 - 80 * 3));
+            let log = ledger.usage_log(account, 1_000).await.unwrap();
+            assert_eq!(log.len(), 100 + 100 + usize::from(account == reserved[2].0));
+            let charged: i64 = log.iter().map(|record| record.points).sum();
+            assert_eq!(charged, 80 * 3, "{account}: the log says what was charged");
+            let counts = ledger.account_usage_counts(account).await.unwrap();
+            assert_eq!(counts["videosite.query-work"], log.len() as i64);
+        }
+        assert_eq!(ledger.usage_counts().await.unwrap()["videosite.query-work"], 2 * calls as i64 + 1);
+
+        let mut redis = ledger.redis.clone();
+        let keys: Vec<String> = redis.keys(format!("{prefix}:*")).await.unwrap();
+        let _: () = redis.del(keys).await.unwrap();
     }
 }

@@ -382,6 +382,37 @@ async fn measure(options: &Options, targets: &[Arc<Target>], bound: usize) -> an
             errors_note(errors)
         );
     }
+    // `BASELINE=` in bench/load: each "before: …" target beside the same
+    // target of the binary measured now.
+    let pairs: Vec<(usize, usize)> = targets
+        .iter()
+        .enumerate()
+        .filter_map(|(b, before)| {
+            let deployment = before.deployment.strip_prefix("before: ")?;
+            let now = targets.iter().position(|t| {
+                t.deployment == deployment && t.ledger == before.ledger && t.call == before.call
+            })?;
+            Some((b, now))
+        })
+        .collect();
+    if !pairs.is_empty() {
+        println!("\nBefore → after, same run: × bound (closed loop) and p99 at ½ bound (open loop, ms).\n");
+        println!("| deployment | ledger | call | × bound | p99 ms at ½ bound |");
+        println!("|---|---|---|---:|---:|");
+        for (b, now) in pairs {
+            let p99 = |i: usize| stat(&half[i], |f| f.p99_ms);
+            println!(
+                "| {} | {} | {} | {:.2} → {:.2} | {:.2} → {:.2} |",
+                targets[now].deployment,
+                targets[now].ledger,
+                targets[now].call,
+                median(&mut ratios[b]),
+                median(&mut ratios[now]),
+                p99(b),
+                p99(now)
+            );
+        }
+    }
     Ok(())
 }
 
