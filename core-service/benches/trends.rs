@@ -29,10 +29,10 @@ use mediaops_platform::source::Answer;
 use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
 use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::HotListQuery;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::HotListQuery;
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

@@ -20,12 +20,12 @@ use mediaops_ops::safety::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, Wo
 use mediaops_ops::safety::platform::Platform;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::state::charter::CharterStore;
-use mediaops_store::store::state::theme::ThemeStore;
-use mediaops_store::store::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
-use mediaops_store::store::{Opened, PoolSettings, legacy};
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::state::charter::CharterStore;
+use mediaops_store::state::theme::ThemeStore;
+use mediaops_store::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use mediaops_store::{Opened, PoolSettings, legacy};
 
 fn charter(one_liner: &str, profile: &str, at: &str) -> StoredCharter {
     let mut charter = empty_charter();
@@ -314,11 +314,11 @@ fn legacy_files(data_dir: &Path) {
         std::fs::write(path, json).unwrap();
     };
     let brand =
-        mediaops_store::store::state::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
+        mediaops_store::state::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
     write("charters/acct_a/brand.json", &brand.unwrap());
     // An account id with a `.` was kept under `x` + hex.
     let other =
-        mediaops_store::store::state::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
+        mediaops_store::state::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
     write(&format!("charters/x{}/default.json", hex("team.a")), &other.unwrap());
     write("charters/acct_a/.brand.json.0123.tmp", "{\"torn");
     write("charters/acct_a/broken.json", "{not json");
@@ -383,17 +383,17 @@ fn renamed(data_dir: &Path) {
 async fn earlier_files_are_imported_into_sqlite_once_on_open() {
     let dir = tempfile::tempdir().unwrap();
     legacy_files(dir.path());
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     imported(&opened).await;
     renamed(dir.path());
     drop(opened);
 
     // The next open finds nothing to import and keeps what was changed since.
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("brand"));
     opened.themes.set_default_theme("acct_a", "minimal").await.unwrap();
     drop(opened);
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("minimal"));
 }
 

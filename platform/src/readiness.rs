@@ -23,7 +23,7 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::billing::Ledger;
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 
 pub use mediaops_proto::readiness::{LEDGER, STORE};
 

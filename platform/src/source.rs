@@ -46,7 +46,7 @@ pub enum Step {
     Ask(Arc<dyn Source>),
     /// Ask this source (the store) and take its found answer only when the
     /// newest record it read is younger than `max_age`
-    /// ([`mediaops_store::store::freshness`]); an older found answer is kept
+    /// ([`mediaops_store::freshness`]); an older found answer is kept
     /// and answered when no later source finds anything (docs/vendors.md
     /// "Default chains": lookups).
     Fresh {
@@ -123,7 +123,7 @@ impl SourceChain {
             let (answer, newest) = match step {
                 Step::Ask(_) => (source.answer(ctx, request.clone()).await, None),
                 Step::Fresh { .. } => {
-                    mediaops_store::store::freshness::observe(source.answer(ctx, request.clone())).await
+                    mediaops_store::freshness::observe(source.answer(ctx, request.clone())).await
                 }
             };
             match answer {

@@ -13,7 +13,7 @@ use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use crate::pack_service;
 use crate::tikhub_lifestyle_shortvideo::{call, eventually, points, reply, store_of, stored_account, stored_work};
 use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 
 const NOTE_LIST: &str = "api/xiaohongshu/get-user-note-list/v4";
 const NOTE_SEARCH: &str = "api/xiaohongshu/search-note/v4";

@@ -50,17 +50,17 @@ pub(super) struct Composed {
     pub watch: Arc<mediaops_ops::watch::runner::Runner>,
     /// The tracking lists (docs/tracking.md): the runner is built once the
     /// pipeline is, since its runs call operations through it.
-    pub tracking: Arc<dyn mediaops_store::store::state::tracking::TrackingStore>,
+    pub tracking: Arc<dyn mediaops_store::state::tracking::TrackingStore>,
     /// The ranking-board builder and the interval of its runs (zero = off).
     pub boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention").
-    pub pruner: mediaops_store::store::retention::Pruner,
+    pub pruner: mediaops_store::retention::Pruner,
     /// Checks the ledger and the store for `grpc.health.v1`.
     pub readiness: mediaops_platform::readiness::Readiness,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
     pub wechat_callback: Option<mediaops_connectors::wechat::callback::CallbackListener>,
     /// Feed tokens, which the pipeline reads to authenticate feed calls.
-    pub feed_tokens: Arc<dyn mediaops_store::store::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn mediaops_store::state::feed_token::FeedTokenStore>,
 }
 
 /// Opens the content store and the durable state (docs/state.md), builds
@@ -82,10 +82,10 @@ pub(super) async fn compose(
     let catalog = Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?);
     // Every durable state but the ledger's and the switches' is in the
     // store's database (docs/state.md).
-    let store_pool = mediaops_store::store::PoolSettings {
+    let store_pool = mediaops_store::PoolSettings {
         acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
     };
-    let mut opened = mediaops_store::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
+    let mut opened = mediaops_store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
         .await
         .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
     if settings.database_url.is_none() {
@@ -247,7 +247,7 @@ pub(super) async fn compose(
         videosite: videosite_service::registration(Arc::new(ops::videosite::Videosite(data.clone()))),
         watchlist: watchlist_service::registration(Arc::new(ops::watchlist::Watchlists(Arc::new(watchlists)))),
     };
-    let pruner = mediaops_store::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
+    let pruner = mediaops_store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
     let readiness = mediaops_platform::readiness::Readiness::new(
         ledger.clone(),
         data.store.clone(),

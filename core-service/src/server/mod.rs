@@ -46,7 +46,7 @@ pub struct Core {
     boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention"): it starts
     /// when the server serves.
-    pruner: mediaops_store::store::retention::Pruner,
+    pruner: mediaops_store::retention::Pruner,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.

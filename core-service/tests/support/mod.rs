@@ -8,8 +8,8 @@ pub mod fake_web;
 use std::str::FromStr;
 
 use futures::FutureExt;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::postgres::PostgresStore;
+use mediaops_store::ContentStore;
+use mediaops_store::postgres::PostgresStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
@@ -54,11 +54,11 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
 /// originals, they replace them (tests of replaced snapshots).
 pub fn replacements(
     rng: &mut impl rand::Rng,
-    snapshots: &[mediaops_store::store::model::Record],
+    snapshots: &[mediaops_store::model::Record],
     share: f64,
     (likes, fans): (i64, i64),
-) -> Vec<mediaops_store::store::model::Record> {
-    use mediaops_store::store::model::Record;
+) -> Vec<mediaops_store::model::Record> {
+    use mediaops_store::model::Record;
     snapshots
         .iter()
         .filter(|_| rng.random_bool(share))

@@ -23,7 +23,7 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::times::{date_window, datetime_window, day_end, day_start, format_time, parse_date};
-use mediaops_store::store::model::{Account, AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{Account, AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "articles";

@@ -24,7 +24,7 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::times::format_time;
-use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "clipapp";

@@ -23,7 +23,7 @@ use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rules::times::{date_window, format_time};
-use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
 
 /// The platform token.
 pub const PLATFORM: &str = "lifestyle";

@@ -17,7 +17,7 @@ use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rules::times::format_time;
-use mediaops_store::store::model::WorkRecord;
+use mediaops_store::model::WorkRecord;
 
 /// The platform token.
 pub const PLATFORM: &str = "microblog";

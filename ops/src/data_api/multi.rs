@@ -18,7 +18,7 @@ use super::{DataApi, list, required, store_error};
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::times::{day_end, day_start, parse_date, parse_datetime};
-use mediaops_store::store::model::{WorkOrder, WorkQuery};
+use mediaops_store::model::{WorkOrder, WorkQuery};
 
 /// The platform token.
 pub const PLATFORM: &str = "multi";

@@ -25,7 +25,7 @@ use mediaops_connectors::outbound::GuardedFetcher;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 
 /// `source` of answers from the content store.
 pub const SOURCE: &str = "store";

@@ -25,7 +25,7 @@ use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rules::times::{date_window, datetime_window, format_time};
-use mediaops_store::store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";

@@ -23,8 +23,8 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::{AccountRecord, BoardWork};
+use mediaops_store::boards::NamedRow;
+use mediaops_store::model::{AccountRecord, BoardWork};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";

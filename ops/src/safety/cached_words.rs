@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mediaops_platform::read_cache::ReadCache;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::state::word_list::{AccountLists, CustomWordStore, WordList};
+use mediaops_store::state::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.
 pub struct CachedWordStore {
@@ -49,7 +49,7 @@ impl CustomWordStore for CachedWordStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::store::state::word_list::AddedWord;
+    use mediaops_store::state::word_list::AddedWord;
 
     fn list(word: &str) -> WordList {
         WordList {
@@ -64,7 +64,7 @@ mod tests {
     #[tokio::test]
     async fn a_put_is_seen_by_the_next_get() {
         let dir = tempfile::tempdir().unwrap();
-        let sqlite = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+        let sqlite = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
         let store = CachedWordStore::new(Arc::new(sqlite.clone()));
         assert!(store.get("a").await.unwrap().lists.is_empty());
         store.put("a", "all", &list("私域")).await.unwrap();

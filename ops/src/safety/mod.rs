@@ -235,7 +235,7 @@ fn to_proto(scope: &str, list: WordList) -> CustomWordList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::store::sqlite::SqliteStore;
+    use mediaops_store::sqlite::SqliteStore;
     use prost_types::value::Kind;
 
     fn hits(result: &BannedWordResult) -> Vec<(String, f64, f64)> {

@@ -16,7 +16,7 @@ use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_store::topic::Topic;
 use serde_json::json;
 
 /// The official-account RPCs.

@@ -13,7 +13,7 @@ use crate::data_api::{DataApi, clipapp};
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_store::topic::Topic;
 
 /// The clip-app RPCs over the content store.
 pub struct Clipapp(pub Arc<DataApi>);

@@ -51,7 +51,7 @@ use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::{Answer, Fallbacks};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_store::topic::Topic;
 
 /// The platform services whose RPCs read the content store
 /// (`ArticlesService`, `LifestyleService`, `ShortvideoService`, without a

@@ -13,7 +13,7 @@ use crate::data_api::{DataApi, videosite};
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_store::topic::Topic;
 
 /// The video-site RPCs over the content store.
 pub struct Videosite(pub Arc<DataApi>);
