@@ -58,7 +58,7 @@ pub async fn run(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let mut on_board = |done: usize, total: usize, key: &mediaops_store::boards::BoardKey| {
+    let mut on_board = |done: usize, total: usize, key: &mediaops_store::rankings::board_tables::BoardKey| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(key.to_string());

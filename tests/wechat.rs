@@ -23,7 +23,7 @@ use axum::routing::{get, post};
 use common::{KEY, Service, add_key, failure, success};
 use mediaops_connectors::wechat::config::{ComponentSettings, DirectAccount, WechatSettings};
 use mediaops_connectors::wechat::crypto::MessageCrypto;
-use mediaops_store::state::wechat::WechatStore;
+use mediaops_store::wechat::WechatStore;
 use serde_json::{Value, json};
 
 /// A part of a multipart request the fake received.

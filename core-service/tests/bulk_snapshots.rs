@@ -15,7 +15,7 @@
 mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::ContentStore;
 use mediaops_store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
 use mediaops_store::model::{

@@ -11,7 +11,7 @@ mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, interactions, level, read_span, top};
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::model::{
     Account, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSeries, WorkSnapshot,
 };

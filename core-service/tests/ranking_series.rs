@@ -12,7 +12,7 @@ mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, level, read_span, top};
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,

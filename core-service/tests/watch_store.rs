@@ -14,8 +14,8 @@ mod support;
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 use mediaops_proto::mediaops::watch::v1::{Channel, Delivery, WatchlistSpec};
 use mediaops_store::sqlite::SqliteStore;
-use mediaops_store::state::tracking::{StoredTracking, TrackingStore};
-use mediaops_store::state::watch::{RunOutcome, StoredWatchlist, WatchStore};
+use mediaops_store::tracking::{StoredTracking, TrackingStore};
+use mediaops_store::watch::{RunOutcome, StoredWatchlist, WatchStore};
 
 fn watchlist(id: &str, next_run_ms: Option<i64>) -> StoredWatchlist {
     StoredWatchlist {

@@ -25,8 +25,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::Opened;
-use crate::state::wechat::{PendingAuthorization, StoredAuthorizer};
-use crate::state::word_list::AccountLists;
+use crate::wechat::{PendingAuthorization, StoredAuthorizer};
+use crate::word_list::AccountLists;
 use mediaops_proto::error::ServiceError;
 
 /// What an import found.
@@ -86,7 +86,7 @@ async fn charters(dir: &Path, opened: &Opened, found: &mut Imported) -> Result<(
     for (account_dir, account) in accounts(dir)? {
         for (path, profile) in json_files(&account_dir)? {
             let Some(bytes) = read(&path, found) else { continue };
-            let mut stored = match crate::state::charter::from_json(&bytes) {
+            let mut stored = match crate::charter::from_json(&bytes) {
                 Ok(stored) => stored,
                 Err(e) => {
                     unreadable(&path, &e, found);

@@ -28,11 +28,10 @@
 pub mod chinese_count;
 pub mod clock;
 pub mod offload;
+pub mod rankings;
 pub mod rules;
 pub mod text;
 pub mod backend;
-pub(crate) mod board;
-pub mod boards;
 pub mod bulk;
 pub mod charter;
 pub mod days;
@@ -44,17 +43,15 @@ pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
 pub mod model;
-pub mod plans;
 mod point_cache;
 pub mod postgres;
 mod queries;
 pub mod retention;
 mod rows;
-mod scheduled;
+pub mod scheduled;
 pub mod segment;
 mod sql;
 pub mod sqlite;
-pub mod state;
 pub mod sync_job;
 pub mod task;
 pub mod theme;
@@ -324,7 +321,7 @@ pub trait ContentStore: Send + Sync {
 
     /// The stored ranking boards of this store (docs/rankings.md "Boards as
     /// data"); `None` for a store without board tables.
-    fn boards(&self) -> Option<Arc<dyn boards::BoardTables>> {
+    fn boards(&self) -> Option<Arc<dyn rankings::board_tables::BoardTables>> {
         None
     }
 
@@ -395,21 +392,21 @@ pub struct Opened {
     /// Sync jobs and the embedded sync queue (docs/sync.md).
     pub sync: Arc<dyn sync_job::SyncJobStore>,
     /// Positioning charters (docs/charter.md).
-    pub charters: Arc<dyn crate::state::charter::CharterStore>,
+    pub charters: Arc<dyn crate::charter::CharterStore>,
     /// Default and custom article themes (docs/articles.md).
-    pub themes: Arc<dyn crate::state::theme::ThemeStore>,
+    pub themes: Arc<dyn crate::theme::ThemeStore>,
     /// Per-account banned-word lists (docs/banned-words.md).
-    pub words: Arc<dyn crate::state::word_list::CustomWordStore>,
+    pub words: Arc<dyn crate::word_list::CustomWordStore>,
     /// WeChat third-party platform state (docs/wechat.md "State").
-    pub wechat: Arc<dyn crate::state::wechat::WechatStore>,
+    pub wechat: Arc<dyn crate::wechat::WechatStore>,
     /// Watch lists, their seen-sets and delivery logs (docs/watchlists.md).
-    pub watch: Arc<dyn crate::state::watch::WatchStore>,
+    pub watch: Arc<dyn crate::watch::WatchStore>,
     /// Feed tokens (docs/watchlists.md "Feeds").
-    pub feed_tokens: Arc<dyn crate::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn crate::feed_token::FeedTokenStore>,
     /// Vendor calls (docs/vendors.md "Vendor spend").
-    pub vendor_calls: Arc<dyn crate::state::vendor_call::VendorCallStore>,
+    pub vendor_calls: Arc<dyn crate::vendor_call::VendorCallStore>,
     /// Tracking lists and their run logs (docs/tracking.md).
-    pub tracking: Arc<dyn crate::state::tracking::TrackingStore>,
+    pub tracking: Arc<dyn crate::tracking::TrackingStore>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -434,14 +431,14 @@ impl Opened {
         S: ContentStore
             + task::TaskStore
             + sync_job::SyncJobStore
-            + crate::state::charter::CharterStore
-            + crate::state::theme::ThemeStore
-            + crate::state::word_list::CustomWordStore
-            + crate::state::wechat::WechatStore
-            + crate::state::watch::WatchStore
-            + crate::state::feed_token::FeedTokenStore
-            + crate::state::vendor_call::VendorCallStore
-            + crate::state::tracking::TrackingStore
+            + crate::charter::CharterStore
+            + crate::theme::ThemeStore
+            + crate::word_list::CustomWordStore
+            + crate::wechat::WechatStore
+            + crate::watch::WatchStore
+            + crate::feed_token::FeedTokenStore
+            + crate::vendor_call::VendorCallStore
+            + crate::tracking::TrackingStore
             + 'static,
     {
         let store = Arc::new(store);

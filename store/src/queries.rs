@@ -12,7 +12,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 use super::backend::{Backend, SqlStore};
-use super::boards::{BoardSql, BoardTables};
+use crate::rankings::board_tables::{BoardSql, BoardTables};
 use super::bulk::BulkReport;
 use super::listing::{Listing, bind_params};
 use super::model::{
@@ -295,10 +295,10 @@ where
         // Many matches: walk the platform's works most liked first instead
         // of looking up every match (docs/rankings.md "Index-ordered boards").
         let mut by_likes = false;
-        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| super::plans::index_ordered())
+        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| crate::rankings::plans::index_ordered())
         {
             let counted: i64 = bind_params(sqlx::query(&count), &params).fetch_one(&self.pool).await?.try_get(0)?;
-            by_likes = counted >= super::plans::KEYWORD_WALK_FROM;
+            by_likes = counted >= crate::rankings::plans::KEYWORD_WALK_FROM;
         }
         let shaped =
             if by_likes { DB::DIALECT.keyword_matches_by_likes(query) } else { DB::DIALECT.keyword_matches(query) };

@@ -271,7 +271,7 @@ pub async fn postgres(pool: &PgPool, keep_from: NaiveDate, dry_run: bool) -> Sto
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::rankings::{self as rules, Checked, Period};
+    use crate::rankings::rules::{self as rules, Checked, Period};
 
     fn date(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default()

@@ -183,7 +183,7 @@ impl Plan {
 
     /// Records every vendor's calls in `log` from now on (docs/vendors.md
     /// "Vendor spend"; `mediaops usage --vendors`).
-    pub fn record_calls(&self, log: &Arc<dyn mediaops_store::state::vendor_call::VendorCallStore>) {
+    pub fn record_calls(&self, log: &Arc<dyn mediaops_store::vendor_call::VendorCallStore>) {
         for vendor in &self.vendors {
             vendor.record_calls(log.clone());
         }

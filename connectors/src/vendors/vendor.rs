@@ -24,7 +24,7 @@ use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::{ServiceError, UpstreamDetail};
-use mediaops_store::state::vendor_call::{VendorCall, VendorCallStore};
+use mediaops_store::vendor_call::{VendorCall, VendorCallStore};
 
 type Limiter = governor::DefaultDirectRateLimiter;
 

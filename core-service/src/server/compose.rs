@@ -50,7 +50,7 @@ pub(super) struct Composed {
     pub watch: Arc<mediaops_ops::watch::runner::Runner>,
     /// The tracking lists (docs/tracking.md): the runner is built once the
     /// pipeline is, since its runs call operations through it.
-    pub tracking: Arc<dyn mediaops_store::state::tracking::TrackingStore>,
+    pub tracking: Arc<dyn mediaops_store::tracking::TrackingStore>,
     /// The ranking-board builder and the interval of its runs (zero = off).
     pub boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention").
@@ -60,7 +60,7 @@ pub(super) struct Composed {
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
     pub wechat_callback: Option<mediaops_connectors::wechat::callback::CallbackListener>,
     /// Feed tokens, which the pipeline reads to authenticate feed calls.
-    pub feed_tokens: Arc<dyn mediaops_store::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn mediaops_store::feed_token::FeedTokenStore>,
 }
 
 /// Opens the content store and the durable state (docs/state.md), builds

@@ -32,8 +32,8 @@ pub use mediaops_platform::auth::feed_principal_key_id as principal_key_id;
 use mediaops_platform::auth::keys::{generate_secret, hash_key};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::state::feed_token::FeedTokenStore;
-use mediaops_store::state::watch::{StoredWatchlist, WatchStore};
+use mediaops_store::feed_token::FeedTokenStore;
+use mediaops_store::watch::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
 
 /// Prefix of every feed token.

@@ -22,8 +22,8 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
-use mediaops_store::boards::NamedRow;
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
+use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::model::{BoardQuery, BoardWork, Counter, Measure};
 
 /// Board names of `articles-hit-cover`, in answer order.
@@ -297,7 +297,7 @@ pub async fn similar_account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::rules::rankings::Checked;
+    use mediaops_store::rankings::rules::Checked;
 
     #[test]
     fn scores_are_hand_computable() {

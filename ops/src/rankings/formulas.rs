@@ -8,7 +8,7 @@ use super::series::round;
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::model::{AuthorGains, Counter, Measure};
 
 /// The 10万+ boards: reads of at least this many.

@@ -21,9 +21,9 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::rules::times::{day_start, format_time};
-use mediaops_store::boards::NamedRow;
+use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 
 /// A low-fan note is a hit from this many likes (低粉爆文 board).

@@ -1,6 +1,6 @@
 //! Rankings, boards and account analytics computed from the content
 //! store's snapshots (spec 4.1–4.5, 4.14, 8). The window and
-//! category rules are in [`mediaops_store::rules::rankings`]; reading levels and gains out of
+//! category rules are in [`mediaops_store::rankings::rules`]; reading levels and gains out of
 //! snapshot series in [`series`]; one module per platform token. Each
 //! formula is written on its function and in docs/rankings.md.
 //!
@@ -24,9 +24,9 @@ use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{Checked, Window};
+use mediaops_store::rankings::rules::{Checked, Window};
 use mediaops_store::rules::times::{day_end, day_start};
-use mediaops_store::boards::NamedRow;
+use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::model::{
     AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
     KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,

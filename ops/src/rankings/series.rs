@@ -11,7 +11,7 @@
 
 use chrono::{DateTime, Days, Utc};
 
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::rules::times::{day_end, day_start};
 use mediaops_store::model::{AccountSnapshot, WorkSnapshot};
 

@@ -22,7 +22,7 @@ use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::{self as rules, Period};
+use mediaops_store::rankings::rules::{self as rules, Period};
 use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::topic::Topic;
 

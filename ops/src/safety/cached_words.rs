@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mediaops_platform::read_cache::ReadCache;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::state::word_list::{AccountLists, CustomWordStore, WordList};
+use mediaops_store::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.
 pub struct CachedWordStore {
@@ -49,7 +49,7 @@ impl CustomWordStore for CachedWordStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::state::word_list::AddedWord;
+    use mediaops_store::word_list::AddedWord;
 
     fn list(word: &str) -> WordList {
         WordList {

@@ -1,5 +1,5 @@
 //! Per-account word lists: the rules they follow (their shapes and the
-//! [`CustomWordStore`] trait are the store's, [`mediaops_store::state::word_list`],
+//! [`CustomWordStore`] trait are the store's, [`mediaops_store::word_list`],
 //! re-exported here). A scope is `all` (every platform) or one
 //! platform name.
 //!
@@ -18,8 +18,8 @@ use super::normalize::normalize_word;
 use super::platform::Platform;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::state::word_list::PlatformScope;
-pub use mediaops_store::state::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
+use mediaops_store::word_list::PlatformScope;
+pub use mediaops_store::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
 
 /// Most added words, and most allowed phrases, in one list.
 pub const MAX_WORDS: usize = 2000;
@@ -27,7 +27,7 @@ pub const MAX_WORDS: usize = 2000;
 pub const MAX_WORD_CHARS: usize = 50;
 
 /// A platform names its word-list scope (`AccountLists::for_platform`, in
-/// the store: the records live there, [`mediaops_store::state::word_list`]).
+/// the store: the records live there, [`mediaops_store::word_list`]).
 impl PlatformScope for Platform {
     fn scope(&self) -> &'static str {
         self.name()

@@ -29,7 +29,7 @@ use crate::watch::rules::parse_cron;
 use crate::watch::stamp_of;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::state::tracking::{StoredTracking, TrackingStore};
+use mediaops_store::tracking::{StoredTracking, TrackingStore};
 
 /// Tracking-list states (`TrackingList.state`): those of watch lists.
 pub use crate::watch::state;

@@ -39,7 +39,7 @@ use crate::watch::rules::{Schedule, parse_cron};
 use mediaops_platform::dispatch::Pipeline;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::state::tracking::{RunOutcome, StoredTracking, TrackingStore};
+use mediaops_store::tracking::{RunOutcome, StoredTracking, TrackingStore};
 
 /// Tracking lists looked at per tick.
 const DUE_BATCH: i64 = 100;

@@ -89,7 +89,7 @@ pub struct Pipeline {
     pub rate_limiter: Arc<dyn crate::rate_limit::RateLimiter>,
     /// Feed tokens: the credential of the `feed` RPCs (docs/watchlists.md
     /// "Feeds").
-    pub feed_tokens: Arc<dyn mediaops_store::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn mediaops_store::feed_token::FeedTokenStore>,
 }
 
 /// What identifies one call in its log lines, and when it arrived.

@@ -14,6 +14,5 @@
 //! every other crate names these modules by this path (no re-exports).
 
 pub mod platforms;
-pub mod rankings;
 pub mod times;
 pub mod window;

@@ -1,5 +1,5 @@
 //! Themes of the render (spec 4.15): 14 built-in ones ([`builtin`]), an
-//! account's custom ones ([`custom`], stored through [`mediaops_store::state::theme`]), and the
+//! account's custom ones ([`custom`], stored through [`mediaops_store::theme`]), and the
 //! choice a render makes:
 //!
 //! 1. `themeId` given: a built-in id → `builtin`; else one of the account's
@@ -22,7 +22,7 @@ use super::render::Look;
 use super::render::highlight::code_theme;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::state::theme::ThemeStore;
+use mediaops_store::theme::ThemeStore;
 
 /// Which rule picked the theme of a render (`themeSource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,8 +29,8 @@ use kinds::{Kind, Shape};
 
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::boards::NamedRow;
+use mediaops_store::rankings::rules::Window;
+use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::model::BoardWork;
 
 /// The stored rows of the board of `kind` over `window` for `category`,

@@ -6,9 +6,9 @@
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::feed_token::FeedTokenStore;
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::feed_token::FeedTokenStore;
 use mediaops_proto::error::ServiceError;
 
 const PUT: &str = "INSERT INTO feed_tokens (account_id, feed, token_hash, created_at) \

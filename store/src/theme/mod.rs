@@ -5,6 +5,8 @@
 //! account's default theme id) and `custom_themes` (`id, name,
 //! description, css, updatedAt` per account).
 
+mod sql_store;
+
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
 
 use mediaops_proto::error::ServiceError;

@@ -8,11 +8,11 @@ use async_trait::async_trait;
 use mediaops_proto::mediaops::tracking::v1::TrackingRun;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use super::scheduled::Table;
-use crate::state::tracking::{RunOutcome, StoredTracking, TrackingStore};
-use crate::state::watch::{from_json, to_json};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::scheduled::sql_store::Table;
+use crate::tracking::{RunOutcome, StoredTracking, TrackingStore};
+use crate::watch::{from_json, to_json};
 use mediaops_proto::error::ServiceError;
 
 /// How the tracking store is named in logs.

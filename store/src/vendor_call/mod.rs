@@ -4,6 +4,8 @@
 //! writes one row per request sent to a data vendor and per call its answer
 //! cache answered; `mediaops usage --vendors` reads the totals.
 
+mod sql_store;
+
 use mediaops_proto::error::ServiceError;
 
 /// One vendor call, or one call the answer cache answered (no request, no

@@ -9,6 +9,8 @@
 //! every core; docs/wechat.md "State", docs/state.md). Access tokens are
 //! not kept here but in `mediaops_connectors::wechat::tokens::TokenCache`.
 
+mod sql_store;
+
 use serde::{Deserialize, Serialize};
 
 use mediaops_proto::error::ServiceError;

@@ -7,9 +7,9 @@ use async_trait::async_trait;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::theme::ThemeStore;
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::theme::ThemeStore;
 use mediaops_proto::error::ServiceError;
 
 const GET_DEFAULT: &str = "SELECT theme_id FROM theme_defaults WHERE account_id = $1";

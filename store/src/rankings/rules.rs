@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
-use super::times::parse_date;
+use crate::rules::times::parse_date;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
@@ -38,8 +38,8 @@ pub const ARTICLE_INDEX_DAY_OLDEST: u64 = 7;
 /// Spec 4.5 / 8: article index rank, about the last 3 finished weeks / months.
 pub const ARTICLE_INDEX_PERIODS: u32 = 3;
 /// Spec 4.1 / 8: hot keywords and hot topics cover about the last 3 weeks
-/// (the rule itself: [`super::window::COVERAGE_DAYS`]).
-pub const HOT_KEYWORD_WINDOW_DAYS: u64 = super::window::COVERAGE_DAYS;
+/// (the rule itself: [`crate::rules::window::COVERAGE_DAYS`]).
+pub const HOT_KEYWORD_WINDOW_DAYS: u64 = crate::rules::window::COVERAGE_DAYS;
 
 /// Spec 7 rule 3: the upstream message for a missing or out-of-range date.
 pub const EXECUTION_FAILED: &str = "接口执行异常";

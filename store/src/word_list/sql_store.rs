@@ -11,9 +11,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::word_list::{AccountLists, CustomWordStore, WordList};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::word_list::{AccountLists, CustomWordStore, WordList};
 use mediaops_proto::error::ServiceError;
 
 const GET_LISTS: &str = "SELECT scope, list FROM word_lists WHERE account_id = $1";

@@ -4,6 +4,8 @@
 //! run writes back. Both tables carry the same columns and row lease
 //! (`crate::scheduled` reads and leases them for both backends).
 
+pub(crate) mod sql_store;
+
 /// One stored list: the owner's spec `S` (a proto message, stored as proto
 /// JSON) and what the scheduler keeps beside it.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,10 +9,10 @@ use async_trait::async_trait;
 use mediaops_proto::mediaops::watch::v1::Delivery;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use super::scheduled::Table;
-use crate::state::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::scheduled::sql_store::Table;
+use crate::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
 use mediaops_proto::error::ServiceError;
 
 const SEEN: &str = "SELECT source, title_key FROM watch_seen WHERE account_id = $1 AND watchlist_id = $2";

@@ -5,6 +5,8 @@
 //! `StoredCharter` in proto JSON, as the file-backed store of earlier
 //! releases wrote it.
 
+mod sql_store;
+
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use prost_reflect::DynamicMessage;
 

@@ -2,6 +2,8 @@
 //! [`CustomWordStore`] trait (the rules they follow are
 //! `mediaops_ops::safety::custom`, which re-exports these).
 
+mod sql_store;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

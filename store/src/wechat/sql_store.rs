@@ -8,9 +8,9 @@
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
 use mediaops_proto::error::ServiceError;
 
 const GET_TICKET: &str = "SELECT ticket FROM wechat_verify_ticket WHERE id = 1";

@@ -8,9 +8,9 @@ use async_trait::async_trait;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::charter::CharterStore;
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::charter::CharterStore;
 use mediaops_proto::error::ServiceError;
 
 const GET_CHARTER: &str = "SELECT document FROM charters WHERE account_id = $1 AND profile_id = $2";
@@ -23,7 +23,7 @@ const WHAT: &str = "charter store";
 
 /// A stored document back as a charter; a row that does not read is a 500.
 fn document(json: &str) -> Result<StoredCharter, ServiceError> {
-    crate::state::charter::from_json(json.as_bytes())
+    crate::charter::from_json(json.as_bytes())
         .map_err(|e| ServiceError::internal(format!("a stored charter does not read: {e}")))
 }
 
@@ -51,7 +51,7 @@ where
         sqlx::query(&Self::sql(PUT_CHARTER))
             .bind(account_id)
             .bind(&stored.profile_id)
-            .bind(crate::state::charter::to_json(stored)?)
+            .bind(crate::charter::to_json(stored)?)
             .execute(&self.pool)
             .await
             .map_err(database_failed(WHAT))?;

@@ -3,9 +3,11 @@
 //! store (`crate::tracking`, migration 0016). Specs and run-log
 //! lines are stored as proto JSON ([`super::watch::to_json`]).
 
+mod sql_store;
+
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 
-pub use crate::state::scheduled::{RunOutcome, Scheduled};
+pub use crate::scheduled::{RunOutcome, Scheduled};
 use mediaops_proto::error::ServiceError;
 
 /// One stored tracking list: the owner's spec and what the scheduler keeps

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::vendor_call::{VendorCall, VendorCallStore, VendorCallTotal};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::vendor_call::{VendorCall, VendorCallStore, VendorCallTotal};
 use mediaops_proto::error::ServiceError;
 
 const INSERT: &str = "INSERT INTO vendor_calls (pack, route, operation_key, cost_per_call, currency, cache_hit, at) \

@@ -3,12 +3,14 @@
 //! store (`crate::watch`, migration 0009), and the JSON form of the
 //! stored documents ([`to_json`], [`from_json`]: proto JSON).
 
+mod sql_store;
+
 use std::collections::HashSet;
 
 use mediaops_proto::mediaops::watch::v1::{Delivery, WatchlistSpec};
 use prost_reflect::DynamicMessage;
 
-pub use crate::state::scheduled::{RunOutcome, Scheduled};
+pub use crate::scheduled::{RunOutcome, Scheduled};
 use mediaops_proto::error::ServiceError;
 
 /// One stored watch list: the owner's spec (channel secrets included) and

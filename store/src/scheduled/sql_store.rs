@@ -10,15 +10,15 @@
 
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 
-use super::backend::{Backend, SqlStore};
-use super::failure::database_failed;
-use crate::state::scheduled::{RunOutcome, Scheduled};
-use crate::state::watch::{from_json, to_json};
+use crate::backend::{Backend, SqlStore};
+use crate::failure::database_failed;
+use crate::scheduled::{RunOutcome, Scheduled};
+use crate::watch::{from_json, to_json};
 use mediaops_proto::error::ServiceError;
 
 /// One table of scheduled lists and how it is named in logs.
 #[derive(Clone, Copy)]
-pub(super) struct Table {
+pub(crate) struct Table {
     pub name: &'static str,
     pub what: &'static str,
 }
@@ -68,7 +68,7 @@ where
     Option<i64>: Type<DB> + for<'q> Encode<'q, DB>,
 {
     /// The account's rows of `table`, by id (byte order).
-    pub(super) async fn scheduled_list<S>(
+    pub(crate) async fn scheduled_list<S>(
         &self,
         table: Table,
         account_id: &str,
@@ -88,7 +88,7 @@ where
     }
 
     /// One row, `None` when there is none.
-    pub(super) async fn scheduled_get<S>(
+    pub(crate) async fn scheduled_get<S>(
         &self,
         table: Table,
         account_id: &str,
@@ -108,7 +108,7 @@ where
     }
 
     /// Creates or replaces a row whole and drops any lease on it.
-    pub(super) async fn scheduled_put<S>(
+    pub(crate) async fn scheduled_put<S>(
         &self,
         table: Table,
         account_id: &str,
@@ -145,7 +145,7 @@ where
     /// Runs `statements` (each bound to account and id) in one transaction;
     /// answers whether the last one changed a row (the list's own row is
     /// deleted last).
-    pub(super) async fn scheduled_delete(
+    pub(crate) async fn scheduled_delete(
         &self,
         table: Table,
         statements: &[&str],
@@ -170,7 +170,7 @@ where
 
     /// Up to `limit` (account, id) pairs due at `now_ms` and not leased (or
     /// whose lease passed), soonest first.
-    pub(super) async fn scheduled_due(
+    pub(crate) async fn scheduled_due(
         &self,
         table: Table,
         now_ms: i64,
@@ -191,7 +191,7 @@ where
 
     /// Leases a due row to `owner` until `until_ms` (a conditional update:
     /// one runner wins); false when it is not due or held by another.
-    pub(super) async fn scheduled_claim(
+    pub(crate) async fn scheduled_claim(
         &self,
         table: Table,
         account_id: &str,
@@ -217,7 +217,7 @@ where
     }
 
     /// Writes a run's outcome and clears the lease while `owner` holds it.
-    pub(super) async fn scheduled_finish(
+    pub(crate) async fn scheduled_finish(
         &self,
         table: Table,
         account_id: &str,

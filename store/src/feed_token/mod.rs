@@ -3,6 +3,8 @@
 //! store (`crate::feed_token`, migration 0010). Only a token's
 //! SHA-256 is stored (`mediaops_platform::auth::keys::hash_key`).
 
+mod sql_store;
+
 use mediaops_proto::error::ServiceError;
 
 /// One token per (account, feed). Feed names are

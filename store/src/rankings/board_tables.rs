@@ -26,11 +26,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
-use super::StoreResult;
-use super::listing::Dialect;
-use super::model::BoardWork;
-use super::rows::{author_of, work_of};
-use super::sql;
+use crate::StoreResult;
+use crate::listing::Dialect;
+use crate::model::BoardWork;
+use crate::rows::{author_of, work_of};
+use crate::sql;
 
 /// Which snapshot table a mark or a board kind follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

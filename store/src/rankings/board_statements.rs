@@ -9,11 +9,11 @@
 //! orders (value descending, then name in code-point order, then row id)
 //! and limits, so only the board's rows come back.
 
-use super::StoreResult;
-use super::days::{ACCOUNT_DAYS, DayTable, WORK_DAYS};
-use super::listing::{Conditions, Dialect, MatchFilter, Param};
-use super::model::{BoardQuery, Counter, Measure};
-use super::sql;
+use crate::StoreResult;
+use crate::days::{ACCOUNT_DAYS, DayTable, WORK_DAYS};
+use crate::listing::{Conditions, Dialect, MatchFilter, Param};
+use crate::model::{BoardQuery, Counter, Measure};
+use crate::sql;
 
 /// The works' per-day aggregate table.
 const WORK_DAYS_NAME: &str = WORK_DAYS.days;
@@ -173,7 +173,7 @@ impl Dialect {
         if matches.is_none()
             && q.measure == Measure::Level
             && q.first < q.last
-            && super::plans::index_ordered()
+            && crate::rankings::plans::index_ordered()
             && let Some(limit) = q.limit
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));
@@ -345,14 +345,14 @@ impl Dialect {
 fn work_counter(counter: Counter) -> StoreResult<&'static str> {
     match counter {
         Counter::Likes | Counter::Views => Ok(counter.column()),
-        Counter::Fans => Err(super::StoreError::invalid("counter", "works keep likes and views")),
+        Counter::Fans => Err(crate::StoreError::invalid("counter", "works keep likes and views")),
     }
 }
 
 fn account_counter(counter: Counter) -> StoreResult<&'static str> {
     match counter {
         Counter::Fans | Counter::Likes => Ok(counter.column()),
-        Counter::Views => Err(super::StoreError::invalid("counter", "accounts keep fans and likes")),
+        Counter::Views => Err(crate::StoreError::invalid("counter", "accounts keep fans and likes")),
     }
 }
 
