@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use mediaops_ops::articles::themes::ThemeCatalog;
 use mediaops_ops::charter::rules::empty_charter;
-use mediaops_ops::safety::SafetyService;
-use mediaops_ops::safety::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
-use mediaops_ops::safety::platform::Platform;
+use mediaops_ops::banned_words::BannedWordChecker;
+use mediaops_ops::banned_words::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
+use mediaops_ops::banned_words::platform::Platform;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
 use mediaops_store::postgres::PostgresStore;
@@ -219,14 +219,14 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
         let clock = mediaops_store::clock::Clock::System;
         let one = Arc::new(PostgresStore::open_with(options.clone()).await.unwrap());
         let two = Arc::new(PostgresStore::open_with(options).await.unwrap());
-        let safety_one = SafetyService::new(one.clone(), clock).unwrap();
-        let safety_two = SafetyService::new(two.clone(), clock).unwrap();
+        let safety_one = BannedWordChecker::new(one.clone(), clock).unwrap();
+        let safety_two = BannedWordChecker::new(two.clone(), clock).unwrap();
         let themes_one = ThemeCatalog::new(one.clone(), clock);
         let themes_two = ThemeCatalog::new(two.clone(), clock);
 
         // Word lists: core two compiles the account's matcher, core one changes the list.
         let text = "竞品甲的私域玩法";
-        let hits = async |service: &SafetyService| {
+        let hits = async |service: &BannedWordChecker| {
             let result = service.check("acct", Platform::Shortvideo, text).await.unwrap();
             result.prohibited_words_type
         };

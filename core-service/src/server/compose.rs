@@ -91,14 +91,14 @@ pub(super) async fn compose(
     if settings.database_url.is_none() {
         // One process owns a SQLite store: its word lists can be kept
         // in memory (a shared PostgreSQL store's cannot).
-        opened.words = Arc::new(mediaops_ops::safety::cached_words::CachedWordStore::new(opened.words));
+        opened.words = Arc::new(mediaops_ops::banned_words::cached_words::CachedWordStore::new(opened.words));
     }
     let charters = Arc::new(mediaops_ops::charter::Charters::new(opened.charters, ValueLists::from_pool(pool), clock));
     let articles = Arc::new(mediaops_ops::articles::ArticleStudio::new(
         mediaops_ops::articles::themes::ThemeCatalog::new(opened.themes, clock),
     ));
     mediaops_ops::articles::ArticleStudio::warm_up();
-    let safety = Arc::new(mediaops_ops::safety::SafetyService::new(opened.words, clock)?);
+    let banned_words = Arc::new(mediaops_ops::banned_words::BannedWordChecker::new(opened.words, clock)?);
     let store = opened.content;
     let tasks = mediaops_platform::tasks::TaskRunner::new(opened.tasks, ledger.clone());
     let reader = mediaops_ops::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
@@ -214,7 +214,7 @@ pub(super) async fn compose(
         charter: charter_service::registration(Arc::new(ops::charter::Charter(charters))),
         clipapp: clipapp_service::registration(Arc::new(ops::clipapp::Clipapp(data.clone()))),
         content_safety: content_safety_service::registration(Arc::new(ops::content_safety::ContentSafety(
-            safety.clone(),
+            banned_words.clone(),
         ))),
         feed: feed_service::registration(Arc::new(ops::feed::Feeds(Arc::new(feeds)))),
         history: mediaops_proto::mediaops::history::v1::history_service::registration(Arc::new(ops::history::History(
@@ -234,12 +234,12 @@ pub(super) async fn compose(
         skills: skills_service::registration(Arc::new(ops::skills::Skills {
             api: data.clone(),
             trends: trend.clone(),
-            safety: safety.clone(),
+            banned_words: banned_words.clone(),
             images: image_skills,
             web_search,
         })),
         task: task_service::registration(Arc::new(ops::task::Tasks(reader))),
-        tool: tool_service::registration(Arc::new(ops::tool::Tool { safety, links })),
+        tool: tool_service::registration(Arc::new(ops::tool::Tool { banned_words, links })),
         tracking: tracking_service::registration(Arc::new(ops::tracking::Tracking(Arc::new(
             mediaops_ops::tracking::TrackingService::new(opened.tracking.clone(), clock),
         )))),

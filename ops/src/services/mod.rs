@@ -5,7 +5,7 @@
 //! the generated `register` puts every RPC in the [`mediaops_platform::registry`].
 //!
 //! The types are thin: each method turns the call into a call of the domain
-//! module that does the work (`crate::charter`, `crate::safety`, …).
+//! module that does the work (`crate::charter`, `crate::banned_words`, …).
 //!
 //! Methods are written as `async fn` answering their concrete reply (the
 //! response, or an [`Answer`] of it for an RPC read

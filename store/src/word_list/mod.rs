@@ -1,6 +1,6 @@
 //! The per-account banned-word lists as stored: their shapes and the
 //! [`CustomWordStore`] trait (the rules they follow are
-//! `mediaops_ops::safety::custom`, which re-exports these).
+//! `mediaops_ops::banned_words::custom`, which re-exports these).
 
 mod sql_store;
 
@@ -49,7 +49,7 @@ pub struct AccountLists {
 /// Scope name of the account-wide list.
 pub const ALL_PLATFORMS: &str = "all";
 
-/// A platform's scope name (`mediaops_ops::safety::platform::Platform`
+/// A platform's scope name (`mediaops_ops::banned_words::platform::Platform`
 /// implements it with its spec 1 token, e.g. `articles`).
 pub trait PlatformScope {
     /// The scope of the platform's own list.

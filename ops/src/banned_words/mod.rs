@@ -75,7 +75,7 @@ pub fn check_content(content: &str) -> Result<(), ServiceError> {
 }
 
 /// The banned-word operations over a store of account lists.
-pub struct SafetyService {
+pub struct BannedWordChecker {
     lexicon: &'static Lexicon,
     store: Arc<dyn CustomWordStore>,
     /// Matchers of accounts with lists of their own (their words, the
@@ -88,11 +88,11 @@ pub struct SafetyService {
     clock: mediaops_store::clock::Clock,
 }
 
-impl SafetyService {
+impl BannedWordChecker {
     /// # Errors
     /// The built-in lexicon is malformed.
-    pub fn new(store: Arc<dyn CustomWordStore>, clock: mediaops_store::clock::Clock) -> anyhow::Result<SafetyService> {
-        Ok(SafetyService { lexicon: Lexicon::builtin()?, store, account_matchers: Default::default(), clock })
+    pub fn new(store: Arc<dyn CustomWordStore>, clock: mediaops_store::clock::Clock) -> anyhow::Result<BannedWordChecker> {
+        Ok(BannedWordChecker { lexicon: Lexicon::builtin()?, store, account_matchers: Default::default(), clock })
     }
 
     /// Checks `content` for `platform` with the account's lists.
@@ -257,9 +257,9 @@ mod tests {
             .collect()
     }
 
-    async fn service(dir: &std::path::Path) -> SafetyService {
+    async fn service(dir: &std::path::Path) -> BannedWordChecker {
         let store = SqliteStore::open(&dir.join("store.sqlite")).await.unwrap();
-        SafetyService::new(Arc::new(store), mediaops_store::clock::Clock::System).unwrap()
+        BannedWordChecker::new(Arc::new(store), mediaops_store::clock::Clock::System).unwrap()
     }
 
     #[tokio::test]

@@ -115,7 +115,7 @@ mod tests {
     use prost_types::value::Kind;
 
     use super::*;
-    use crate::safety::lexicon::Entry;
+    use crate::banned_words::lexicon::Entry;
 
     fn hit(start: usize, end: usize, word: &str, category: &str) -> Hit {
         let entry = Entry {

@@ -659,7 +659,7 @@ mod tests {
     /// characters.
     #[test]
     fn search_agrees_with_a_plain_reading_of_the_rules() {
-        use crate::safety::normalize::normalize;
+        use crate::banned_words::normalize::normalize;
 
         let words: &[(&str, &str, &str)] = &[
             ("最佳", "极限用语", "common"),
