@@ -2,7 +2,7 @@
 //! the descriptor pool, its REST path, price and whether it is built. The
 //! README's table is this command's output.
 
-use mediaops_platform::catalog::PLATFORM_ORDER;
+use mediaops_store::rules::platforms::PLATFORM_ORDER;
 use mediaops_platform::registry::Registry;
 
 /// What a caller gets from an operation today.

@@ -12,7 +12,7 @@ use mediaops::proto::mediaops::lifestyle::v1::{
     CommentsRequest, SearchNoteRequest, lifestyle_service_client::LifestyleServiceClient,
 };
 use mediaops_ops::data_api::{DataApi, lifestyle};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};

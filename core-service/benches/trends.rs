@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::trend::{Trends, hot_keywords, radar};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
 use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
 use mediaops_store::clock::Clock;

@@ -14,7 +14,7 @@ use axum::routing::get;
 use fakes::{FakeResolver, Seen, serve};
 use mediaops_connectors::outbound::{GuardedFetcher, OutboundSettings};
 use mediaops_ops::data_api::parse_link::LinkParser;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::tool::v1::{ParseContentDetailResponse, ParsedContent};
 use mediaops_store::ContentStore;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use mediaops_ops::articles::themes::ThemeCatalog;
 use mediaops_ops::charter::rules::empty_charter;
 use mediaops_ops::banned_words::BannedWordChecker;
-use mediaops_ops::banned_words::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
+use mediaops_store::word_list::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
 use mediaops_ops::banned_words::platform::Platform;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;

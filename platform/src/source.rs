@@ -24,7 +24,7 @@ use mediaops_proto::error::ServiceError;
 
 /// What one source says about one call (defined with the generated
 /// service traits, whose methods may answer it: [`mediaops_proto::service`]).
-pub use mediaops_proto::service::Answer;
+use mediaops_proto::service::Answer;
 
 /// One place answers can come from.
 #[async_trait]

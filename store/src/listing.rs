@@ -205,7 +205,7 @@ impl Dialect {
         if let Some(ids) = f.matched {
             return Some(self.id_list(c, ids));
         }
-        let terms = segment::terms(f.text);
+        let terms = crate::text::index_terms(f.text);
         if terms.is_empty() {
             return None;
         }
@@ -306,7 +306,7 @@ impl Dialect {
     /// [`crate::rankings::plans::KEYWORD_WALK_FROM`]; `None` on PostgreSQL, without a text, or when
     /// it has no terms.
     pub fn keyword_match_count(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
-        let terms = segment::terms(q.text.as_deref()?);
+        let terms = crate::text::index_terms(q.text.as_deref()?);
         let query = segment::fts5_work_query(&terms, &q.platform)?;
         (self == Dialect::Sqlite).then(|| {
             let statement = format!(
@@ -459,7 +459,7 @@ impl Dialect {
         let mut rank = None;
         let mut terms = Vec::new();
         if let Some(text) = &q.text {
-            terms = segment::terms(text);
+            terms = crate::text::index_terms(text);
             if terms.is_empty() {
                 return Ok(None);
             }
@@ -514,7 +514,7 @@ impl Dialect {
         let mut from = "accounts a".to_owned();
         let mut rank = None;
         if let Some(text) = &q.text {
-            let terms = segment::terms(text);
+            let terms = crate::text::index_terms(text);
             if terms.is_empty() {
                 return Ok(None);
             }

@@ -11,13 +11,13 @@
 //! and body terms B.
 //!
 //! Limits (docs/errors.md "Limits"), the same on both backends so they find
-//! the same rows: a term is cut to [`MAX_TERM_BYTES`] (PostgreSQL refuses a
+//! the same rows: a term is cut to [`MAX_TERM_BYTES`](crate::text::MAX_TERM_BYTES) (PostgreSQL refuses a
 //! longer word in a tsquery or tsvector); a query keeps its first
 //! [`MAX_QUERY_TERMS`] terms; a row's index keeps its first terms up to
 //! [`MAX_INDEX_BYTES`] (a tsvector holds at most 1 MiB).
 
 use crate::model::{Account, Work};
-pub use crate::text::{MAX_TERM_BYTES, index_terms as terms};
+use crate::text::index_terms;
 
 /// Most terms a search query uses (the first ones; the rest are ignored).
 pub const MAX_QUERY_TERMS: usize = 32;
@@ -35,13 +35,13 @@ fn query_terms(terms: &[String]) -> &[String] {
 /// then the marker of each topic the classifier puts it in
 /// ([`crate::topic`]).
 pub fn work_terms(work: &Work) -> (Vec<String>, Vec<String>) {
-    let title = terms(&work.title);
+    let title = index_terms(&work.title);
     let mut body_text = work.description.clone().unwrap_or_default();
     for tag in &work.tags {
         body_text.push(' ');
         body_text.push_str(tag);
     }
-    let mut body = terms(&body_text);
+    let mut body = index_terms(&body_text);
     for topic in crate::topic::classify(&work.title, work.description.as_deref(), &work.tags) {
         body.push(topic.marker().to_owned());
     }
@@ -56,7 +56,7 @@ pub fn account_terms(account: &Account) -> (Vec<String>, Vec<String>) {
         body_text.push(' ');
         body_text.push_str(category);
     }
-    (terms(&account.nickname), terms(&body_text))
+    (index_terms(&account.nickname), index_terms(&body_text))
 }
 
 /// [`work_terms`] for a write on an async path: a work whose text is over
@@ -148,29 +148,29 @@ mod tests {
 
     #[test]
     fn mixed_queries_split_into_clean_terms() {
-        assert_eq!(terms("AI绘画"), vec!["ai", "绘画"]);
-        assert_eq!(terms("美食"), vec!["美食"]);
-        assert!(terms("“美食”！ it's O'Neil").iter().all(|t| t.chars().all(char::is_alphanumeric)));
-        assert_eq!(fts5_query(&terms("AI绘画")).unwrap(), "\"ai\" \"绘画\"");
-        assert_eq!(tsquery_literal(&terms("AI绘画")).unwrap(), "'ai' & '绘画'");
+        assert_eq!(index_terms("AI绘画"), vec!["ai", "绘画"]);
+        assert_eq!(index_terms("美食"), vec!["美食"]);
+        assert!(index_terms("“美食”！ it's O'Neil").iter().all(|t| t.chars().all(char::is_alphanumeric)));
+        assert_eq!(fts5_query(&index_terms("AI绘画")).unwrap(), "\"ai\" \"绘画\"");
+        assert_eq!(tsquery_literal(&index_terms("AI绘画")).unwrap(), "'ai' & '绘画'");
         assert_eq!(tsvector_literal(&["ai".into()], &["画".into()]), "'ai':1A '画':2B");
-        assert!(fts5_query(&terms("，。")).is_none());
+        assert!(fts5_query(&index_terms("，。")).is_none());
         assert_eq!(
-            fts5_work_query(&terms("AI绘画"), "Lifestyle").unwrap(),
+            fts5_work_query(&index_terms("AI绘画"), "Lifestyle").unwrap(),
             "{title_terms body_terms} : (\"ai\" \"绘画\") AND platform_terms : \"zzplatformlifestyle\""
         );
-        assert!(fts5_work_query(&terms("，。"), "lifestyle").is_none());
+        assert!(fts5_work_query(&index_terms("，。"), "lifestyle").is_none());
     }
 
     #[test]
     fn terms_and_queries_stay_within_postgresql_limits() {
-        let long = terms(&"a".repeat(5000));
-        assert_eq!(long, vec!["a".repeat(MAX_TERM_BYTES)]);
+        let long = index_terms(&"a".repeat(5000));
+        assert_eq!(long, vec!["a".repeat(crate::text::MAX_TERM_BYTES)]);
         assert_eq!(cut_to_limit("é".repeat(1024)), "é".repeat(1023), "cut at a character boundary");
         let many: Vec<String> = (0..100).map(|i| format!("w{i}")).collect();
         assert_eq!(tsquery_literal(&many).unwrap().matches(" & ").count(), MAX_QUERY_TERMS - 1);
         assert_eq!(fts5_query(&many).unwrap().matches(' ').count(), MAX_QUERY_TERMS - 1);
-        let huge: Vec<String> = (0..1000).map(|i| format!("{i}{}", "x".repeat(MAX_TERM_BYTES - 4))).collect();
+        let huge: Vec<String> = (0..1000).map(|i| format!("{i}{}", "x".repeat(crate::text::MAX_TERM_BYTES - 4))).collect();
         assert!(tsvector_literal(&huge, &[]).len() < MAX_INDEX_BYTES + 20 * 1000);
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::mapping::VendorFile;
 use super::settings::VendorSettings;
 use super::vendor::SYNC_RECEIPT;
-use mediaops_platform::catalog::PLATFORM_ORDER;
+use mediaops_store::rules::platforms::PLATFORM_ORDER;
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_proto::mediaops::options::v1::{MetadataKind, PriceClass};
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 
 /// One shared outcome: the answer, or the error.

@@ -19,7 +19,7 @@ use super::platform::Platform;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::word_list::PlatformScope;
-pub use mediaops_store::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
+use mediaops_store::word_list::{ALL_PLATFORMS, AddedWord, WordList};
 
 /// Most added words, and most allowed phrases, in one list.
 pub const MAX_WORDS: usize = 2000;

@@ -23,7 +23,7 @@ use mediaops_proto::mediaops::common::v1::BannedWordResult;
 use mediaops_proto::mediaops::safety::v1::{CustomWord, CustomWordList, CustomWordLists, PutCustomWordsRequest};
 use sha2::{Digest, Sha256};
 
-use custom::{AccountLists, AddedWord, CustomWordStore, WordList};
+use mediaops_store::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
 use lexicon::{Entry, Lexicon};
 use matcher::{AllowScope, Matcher, scan};
 use mediaops_proto::error::ServiceError;
@@ -173,10 +173,10 @@ impl BannedWordChecker {
     pub async fn get_custom(&self, account_id: &str, platform: &str) -> Result<CustomWordLists, ServiceError> {
         let lists = self.store.get(account_id).await?;
         let scopes: Vec<&str> = if platform.trim().is_empty() {
-            std::iter::once(custom::ALL_PLATFORMS).chain(Platform::ALL.iter().map(|p| p.name())).collect()
+            std::iter::once(ALL_PLATFORMS).chain(Platform::ALL.iter().map(|p| p.name())).collect()
         } else {
             let platform = Platform::parse(platform, "platform")?;
-            vec![custom::ALL_PLATFORMS, platform.name()]
+            vec![ALL_PLATFORMS, platform.name()]
         };
         let lists = scopes
             .into_iter()

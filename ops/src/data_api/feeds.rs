@@ -23,7 +23,7 @@ use mediaops_proto::mediaops::{articles, clipapp, lifestyle, multi as multi_pb, 
 
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, count, list, required, store_error};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::times::datetime_window;
 use mediaops_store::ContentStore;

@@ -10,7 +10,7 @@ use super::DataApi;
 use super::keyword;
 use super::paging::PageRequest;
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::model::AccountOrder;
 

@@ -19,7 +19,7 @@ use super::links::{id_or_link, segment_after};
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, comments, count, list, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rules::times::{date_window, format_time};

@@ -32,7 +32,7 @@ pub mod window;
 
 use std::sync::Arc;
 
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
 use mediaops_store::model::{WorkOrder, WorkQuery};

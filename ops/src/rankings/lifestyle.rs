@@ -18,7 +18,7 @@ use super::{
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};

@@ -21,7 +21,7 @@ use chrono::NaiveDate;
 use crate::data_api::{DataApi, list, store_error};
 use boards::kinds::Kind;
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::rankings::rules::{Checked, Window};

@@ -20,7 +20,7 @@ use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::{DataApi, count, list, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::rankings::board_tables::NamedRow;

@@ -14,7 +14,7 @@ use crate::data_api::feeds::Times;
 use crate::rankings::articles as ranking;
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::topic::Topic;
 use serde_json::json;

@@ -49,7 +49,8 @@ use crate::data_api::DataApi;
 use crate::data_api::feeds::{Feed, FeedInput, Times, topic_feed};
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::{Answer, Fallbacks};
+use mediaops_proto::service::Answer;
+use mediaops_platform::source::{Fallbacks};
 use mediaops_proto::error::ServiceError;
 use mediaops_store::topic::Topic;
 

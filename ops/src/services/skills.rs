@@ -17,7 +17,7 @@ use crate::trend::{Trends, last30days, radar};
 use mediaops_connectors::images::ImageSkills;
 use mediaops_connectors::web_search::WebSearch;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 
 /// The skill RPCs.

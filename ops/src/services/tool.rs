@@ -14,7 +14,7 @@ use crate::data_api::parse_link::LinkParser;
 use crate::banned_words::BannedWordChecker;
 use crate::banned_words::platform::Platform;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 
 /// The tool RPCs.

@@ -34,7 +34,7 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
 use super::platforms::{self, Step};
 use super::settings::TrackingSettings;
-use super::state;
+use crate::watch::state;
 use crate::watch::rules::{Schedule, parse_cron};
 use mediaops_platform::dispatch::Pipeline;
 use mediaops_proto::error::ServiceError;

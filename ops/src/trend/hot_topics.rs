@@ -25,7 +25,7 @@ use super::{TopicPlatform, Trends, topic_platforms};
 use crate::data_api::list;
 use crate::data_api::paging::{DEFAULT_SIZE, MAX_SIZE};
 use mediaops_connectors::hotlists::Source;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rules::window::HotWindow;
 

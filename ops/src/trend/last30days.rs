@@ -34,7 +34,7 @@ use super::keywords::KeywordFilter;
 use super::sentiment::sentiment;
 use super::{Trends, topic_platforms};
 use crate::data_api::{list, store_error};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::shanghai;
 use mediaops_store::rules::times::day_start;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks, SourceChain};
+use crate::source::{Fallbacks, SourceChain};
+use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 
 impl Registry {

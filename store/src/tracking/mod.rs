@@ -11,7 +11,7 @@ pub use crate::scheduled::{RunOutcome, Scheduled};
 use mediaops_proto::error::ServiceError;
 
 /// One stored tracking list: the owner's spec and what the scheduler keeps
-/// beside it (`state` as `mediaops_ops::tracking::state`).
+/// beside it (`state` as `mediaops_ops::watch::state`).
 pub type StoredTracking = Scheduled<TrackingSpec>;
 
 /// Tracking lists by (account, id) and their run logs. An account only
