@@ -23,11 +23,22 @@ use mediaops_proto::error::ServiceError;
 /// How a [`StoreError`] is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
+    /// A value the store refused itself ([`StoreError::Invalid`]): 400
+    /// `invalid_input` naming the field.
     Invalid,
+    /// The entity is not stored ([`StoreError::NotFound`]): 404.
     NotFound,
+    /// The database refused a value (a control character, an over-long
+    /// word): 400 `invalid_input`, uncharged.
     BadValue,
+    /// The database cannot be reached (connection refused or lost, pool
+    /// timeout): 503 `store_unavailable`, uncharged, retried by the caller.
     Unavailable,
+    /// The database answers but its schema is missing (re-created empty):
+    /// 503 `store_unavailable` until the next readiness check migrates it.
     SchemaMissing,
+    /// Anything else (a failed migration or import, an unexpected driver
+    /// error): 500 `internal`, logged.
     Bug,
 }
 

@@ -59,7 +59,9 @@ pub struct PruneReport {
     pub keep_from: NaiveDate,
     /// Nothing was removed; the figures are what would be.
     pub dry_run: bool,
+    /// Work snapshots removed (or that would be, with `dry_run`).
     pub work_snapshots: u64,
+    /// Account snapshots removed (or that would be, with `dry_run`).
     pub account_snapshots: u64,
     /// Aggregate rows (`work_days`).
     pub work_days: u64,

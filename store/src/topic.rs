@@ -28,6 +28,7 @@ pub enum Topic {
 }
 
 impl Topic {
+    /// Every topic.
     pub const ALL: [Topic; 2] = [Topic::Ai, Topic::Playlet];
 
     /// The index term that marks a work of this topic (letters only, so

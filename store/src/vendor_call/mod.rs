@@ -33,8 +33,11 @@ pub struct VendorCall {
 /// The calls of one (operation, pack, currency).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VendorCallTotal {
+    /// The operation the calls answered (`<platform>.<slug>`, docs/vendors.md).
     pub operation_key: String,
+    /// The vendor pack that was called (its name in `[sources]`).
     pub pack: String,
+    /// The currency of the pack's prices, as its configuration names it.
     pub currency: String,
     /// Requests sent to the vendor.
     pub calls: i64,
