@@ -14,8 +14,8 @@ use clap::Subcommand;
 use core_service::CoreSettings;
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::rankings::boards::builder::{Builder, Summary};
-use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 
 #[derive(Subcommand)]
 pub enum BoardsCommand {

@@ -13,8 +13,8 @@ use mediaops::proto::mediaops::lifestyle::v1::{
 };
 use mediaops_ops::data_api::{DataApi, lifestyle};
 use mediaops_proto::service::Answer;
-use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
 use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};

@@ -9,9 +9,9 @@ mod common;
 use chrono::{DateTime, Duration, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::shortvideo::v1::{QueryWorkRequest, shortvideo_service_client::ShortvideoServiceClient};
-use mediaops_store::rules::times::format_time;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::rules::times::format_time;
 use serde_json::{Value, json};
 
 const READER: &str = "MS4wLjABAAAAv7iSuuXDJGDvJkmH_vz1qkDZYo1apxgzaxdBSeIuPiM";

@@ -25,11 +25,11 @@ use std::time::{Duration, Instant};
 
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::trend::{Trends, hot_keywords, radar};
-use mediaops_proto::service::Answer;
 use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
 use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
-use mediaops_store::clock::Clock;
+use mediaops_proto::service::Answer;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 use mediaops_store::model::HotListQuery;
 use mediaops_store::postgres::PostgresStore;
 use mediaops_store::sqlite::SqliteStore;

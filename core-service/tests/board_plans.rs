@@ -15,7 +15,7 @@ use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use mediaops_store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkSnapshot};
-use mediaops_store::rankings::plans::{self, KEYWORD_WALK_FROM};
+use mediaops_store::plans::{self, KEYWORD_WALK_FROM};
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::{ContentStore, KEYWORD_MATCH_CAP};
 use rand::rngs::StdRng;

@@ -15,13 +15,13 @@
 mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use mediaops_store::rankings::rules::Window;
 use mediaops_store::ContentStore;
 use mediaops_store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
 use mediaops_store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
 };
 use mediaops_store::postgres::PostgresStore;
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

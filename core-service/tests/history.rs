@@ -14,11 +14,9 @@ use mediaops_ops::data_api::DataApi;
 use mediaops_ops::history;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::history::v1 as pb;
-use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
-use mediaops_store::model::{
-    Account, AccountIds, AccountSnapshot, HotListEntry, Record, Work, WorkIds, WorkSnapshot,
-};
+use mediaops_store::clock::Clock;
+use mediaops_store::model::{Account, AccountIds, AccountSnapshot, HotListEntry, Record, Work, WorkIds, WorkSnapshot};
 use mediaops_store::postgres::PostgresStore;
 use mediaops_store::sqlite::SqliteStore;
 

@@ -18,8 +18,8 @@ use chrono::{TimeZone, Utc};
 use mediaops_connectors::hotlists::Source;
 use mediaops_connectors::hotlists::collector::{CollectorState, Collectors};
 use mediaops_connectors::hotlists::config::HotlistSettings;
-use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 use mediaops_store::model::{HotListEntry, HotListQuery};
 use mediaops_store::sqlite::SqliteStore;
 

@@ -11,10 +11,10 @@ mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, interactions, level, read_span, top};
-use mediaops_store::rankings::rules::Window;
 use mediaops_store::model::{
     Account, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSeries, WorkSnapshot,
 };
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::{ContentStore, KEYWORD_MATCH_CAP};
 use rand::rngs::StdRng;

@@ -14,9 +14,9 @@ use axum::routing::get;
 use fakes::{FakeResolver, Seen, serve};
 use mediaops_connectors::outbound::{GuardedFetcher, OutboundSettings};
 use mediaops_ops::data_api::parse_link::LinkParser;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::tool::v1::{ParseContentDetailResponse, ParsedContent};
+use mediaops_proto::service::Answer;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 

@@ -12,11 +12,11 @@ mod support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, level, read_span, top};
-use mediaops_store::rankings::rules::Window;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
 };
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

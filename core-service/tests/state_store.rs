@@ -14,17 +14,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mediaops_ops::articles::themes::ThemeCatalog;
-use mediaops_ops::charter::rules::empty_charter;
 use mediaops_ops::banned_words::BannedWordChecker;
-use mediaops_store::word_list::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
 use mediaops_ops::banned_words::platform::Platform;
+use mediaops_ops::charter::rules::empty_charter;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
+use mediaops_store::charter::CharterStore;
 use mediaops_store::postgres::PostgresStore;
 use mediaops_store::sqlite::SqliteStore;
-use mediaops_store::charter::CharterStore;
 use mediaops_store::theme::ThemeStore;
 use mediaops_store::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use mediaops_store::word_list::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
 use mediaops_store::{Opened, PoolSettings, legacy};
 
 fn charter(one_liner: &str, profile: &str, at: &str) -> StoredCharter {
@@ -313,12 +313,10 @@ fn legacy_files(data_dir: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, json).unwrap();
     };
-    let brand =
-        mediaops_store::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
+    let brand = mediaops_store::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
     write("charters/acct_a/brand.json", &brand.unwrap());
     // An account id with a `.` was kept under `x` + hex.
-    let other =
-        mediaops_store::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
+    let other = mediaops_store::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
     write(&format!("charters/x{}/default.json", hex("team.a")), &other.unwrap());
     write("charters/acct_a/.brand.json.0123.tmp", "{\"torn");
     write("charters/acct_a/broken.json", "{not json");

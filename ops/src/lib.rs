@@ -12,12 +12,12 @@
 pub mod admin;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod articles;
+pub mod banned_words;
 pub mod charter;
 pub mod data_api;
 pub mod feeds;
 pub mod history;
 pub mod rankings;
-pub mod banned_words;
 // The service types name the concrete reply of each generated trait method
 // (see the module docs).
 #[allow(refining_impl_trait)]

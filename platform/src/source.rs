@@ -122,9 +122,7 @@ impl SourceChain {
             let source = step.source();
             let (answer, newest) = match step {
                 Step::Ask(_) => (source.answer(ctx, request.clone()).await, None),
-                Step::Fresh { .. } => {
-                    mediaops_store::freshness::observe(source.answer(ctx, request.clone())).await
-                }
+                Step::Fresh { .. } => mediaops_store::freshness::observe(source.answer(ctx, request.clone())).await,
             };
             match answer {
                 Ok(Answer::Found(found)) => match step {

@@ -59,6 +59,7 @@ pub(crate) mod listing;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod model;
 pub mod offload;
+pub mod plans;
 mod point_cache;
 pub mod postgres;
 mod queries;

@@ -281,7 +281,7 @@ impl Dialect {
     /// the cap. The same ids in the same order; it reads about cap ÷ (the
     /// share of the platform matching) index entries instead of looking up
     /// and sorting every match, so it is chosen when many works match
-    /// ([`Dialect::keyword_match_count`], [`crate::rankings::plans::KEYWORD_WALK_FROM`]).
+    /// ([`Dialect::keyword_match_count`], [`crate::plans::KEYWORD_WALK_FROM`]).
     pub fn keyword_matches_by_likes(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
         self.keyword_matches_shaped(q, true)
     }
@@ -303,7 +303,7 @@ impl Dialect {
 
     /// SQLite: how many works of `q`'s platform match `q.text` in the
     /// full-text index alone (no `works` row read), counted up to
-    /// [`crate::rankings::plans::KEYWORD_WALK_FROM`]; `None` on PostgreSQL, without a text, or when
+    /// [`crate::plans::KEYWORD_WALK_FROM`]; `None` on PostgreSQL, without a text, or when
     /// it has no terms.
     pub fn keyword_match_count(self, q: &BoardQuery) -> Option<(String, Vec<Param>)> {
         let terms = crate::text::index_terms(q.text.as_deref()?);
@@ -311,7 +311,7 @@ impl Dialect {
         (self == Dialect::Sqlite).then(|| {
             let statement = format!(
                 "SELECT count(*) FROM (SELECT 1 FROM works_fts WHERE works_fts MATCH $1 LIMIT {})",
-                crate::rankings::plans::KEYWORD_WALK_FROM
+                crate::plans::KEYWORD_WALK_FROM
             );
             (self.placeholders(statement), vec![Param::Text(query)])
         })

@@ -12,7 +12,6 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 use super::backend::{Backend, SqlStore};
-use crate::rankings::board_tables::{BoardSql, BoardTables};
 use super::bulk::BulkReport;
 use super::listing::{Listing, bind_params};
 use super::model::{
@@ -27,6 +26,7 @@ use super::rows::{
     work_snapshot_record, work_totals_record,
 };
 use super::{ContentStore, StoreResult, sql, writes};
+use crate::rankings::board_tables::{BoardSql, BoardTables};
 
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
 /// decoded by `decode`.
@@ -295,10 +295,10 @@ where
         // Many matches: walk the platform's works most liked first instead
         // of looking up every match (docs/rankings.md "Index-ordered boards").
         let mut by_likes = false;
-        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| crate::rankings::plans::index_ordered())
+        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| crate::plans::index_ordered())
         {
             let counted: i64 = bind_params(sqlx::query(&count), &params).fetch_one(&self.pool).await?.try_get(0)?;
-            by_likes = counted >= crate::rankings::plans::KEYWORD_WALK_FROM;
+            by_likes = counted >= crate::plans::KEYWORD_WALK_FROM;
         }
         let shaped =
             if by_likes { DB::DIALECT.keyword_matches_by_likes(query) } else { DB::DIALECT.keyword_matches(query) };

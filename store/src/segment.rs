@@ -170,7 +170,8 @@ mod tests {
         let many: Vec<String> = (0..100).map(|i| format!("w{i}")).collect();
         assert_eq!(tsquery_literal(&many).unwrap().matches(" & ").count(), MAX_QUERY_TERMS - 1);
         assert_eq!(fts5_query(&many).unwrap().matches(' ').count(), MAX_QUERY_TERMS - 1);
-        let huge: Vec<String> = (0..1000).map(|i| format!("{i}{}", "x".repeat(crate::text::MAX_TERM_BYTES - 4))).collect();
+        let huge: Vec<String> =
+            (0..1000).map(|i| format!("{i}{}", "x".repeat(crate::text::MAX_TERM_BYTES - 4))).collect();
         assert!(tsvector_literal(&huge, &[]).len() < MAX_INDEX_BYTES + 20 * 1000);
     }
 }

@@ -194,8 +194,7 @@ pub fn hotlist_archive_copy() -> tempfile::TempDir {
             runtime.block_on(async {
                 let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hotlists");
                 let dir = tempfile::tempdir().unwrap();
-                let store =
-                    mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+                let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
                 let report = mediaops_connectors::hotlists::archive::import_archive(&store, &archive, &mut || {}).await;
                 assert!(report.rejected.is_empty(), "{:?}", &report.rejected[..report.rejected.len().min(5)]);
                 assert!(report.written > 20_000, "{} rows", report.written);

@@ -103,11 +103,7 @@ pub(crate) async fn stored_account(
 }
 
 /// The stored work `id` of `platform` with a snapshot, once written back.
-pub(crate) async fn stored_work(
-    store: &SqliteStore,
-    platform: &str,
-    id: &str,
-) -> mediaops_store::model::WorkRecord {
+pub(crate) async fn stored_work(store: &SqliteStore, platform: &str, id: &str) -> mediaops_store::model::WorkRecord {
     eventually(&format!("work {platform}/{id}"), || async move {
         store.get_work(platform, id).await.unwrap().filter(|w| w.latest.is_some())
     })

@@ -32,8 +32,8 @@ use chrono::{NaiveDate, NaiveTime};
 use super::Source;
 use super::parse::{self, Item, ParseError};
 use layouts::{Snapshot, end_of_day};
-use mediaops_store::clock::shanghai_to_utc;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::shanghai_to_utc;
 use mediaops_store::import::{ImportReport, RowWriter};
 use mediaops_store::model::Record;
 

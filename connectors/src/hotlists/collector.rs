@@ -19,8 +19,8 @@ use serde::Serialize;
 use super::Source;
 use super::config::HotlistSettings;
 use super::parse::{self, ParseError, Parsed};
-use mediaops_store::clock::Clock;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 use mediaops_store::model::Record;
 
 /// What one source's collector has done since the core started.

@@ -23,11 +23,11 @@ use crate::outbound::OutboundSettings;
 use chrono::{DateTime, Utc};
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_platform::source::{Fallbacks, Slot, Source, SourceChain};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::clock::Clock;
+use mediaops_proto::service::Answer;
 use mediaops_store::ContentStore;
+use mediaops_store::clock::Clock;
 use mediaops_store::model::Record;
 
 /// One mapped operation of one vendor, as a [`Source`], writing the

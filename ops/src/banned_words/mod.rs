@@ -23,10 +23,10 @@ use mediaops_proto::mediaops::common::v1::BannedWordResult;
 use mediaops_proto::mediaops::safety::v1::{CustomWord, CustomWordList, CustomWordLists, PutCustomWordsRequest};
 use sha2::{Digest, Sha256};
 
-use mediaops_store::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
 use lexicon::{Entry, Lexicon};
 use matcher::{AllowScope, Matcher, scan};
 use mediaops_proto::error::ServiceError;
+use mediaops_store::word_list::{ALL_PLATFORMS, AccountLists, AddedWord, CustomWordStore, WordList};
 use platform::Platform;
 
 /// Longest text a check accepts, in characters (ours; the spec sets none).
@@ -91,7 +91,10 @@ pub struct BannedWordChecker {
 impl BannedWordChecker {
     /// # Errors
     /// The built-in lexicon is malformed.
-    pub fn new(store: Arc<dyn CustomWordStore>, clock: mediaops_store::clock::Clock) -> anyhow::Result<BannedWordChecker> {
+    pub fn new(
+        store: Arc<dyn CustomWordStore>,
+        clock: mediaops_store::clock::Clock,
+    ) -> anyhow::Result<BannedWordChecker> {
         Ok(BannedWordChecker { lexicon: Lexicon::builtin()?, store, account_matchers: Default::default(), clock })
     }
 

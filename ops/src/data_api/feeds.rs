@@ -23,11 +23,11 @@ use mediaops_proto::mediaops::{articles, clipapp, lifestyle, multi as multi_pb, 
 
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, count, list, required, store_error};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::times::datetime_window;
+use mediaops_proto::service::Answer;
 use mediaops_store::ContentStore;
 use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::rules::times::datetime_window;
 use mediaops_store::topic::Topic;
 
 /// (number, platform token) of the spec's platform numbers (part 1).

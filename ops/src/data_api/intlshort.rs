@@ -10,8 +10,8 @@ use super::DataApi;
 use super::keyword;
 use super::paging::PageRequest;
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::model::AccountOrder;
 
 /// The platform token.

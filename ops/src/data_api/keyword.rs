@@ -8,11 +8,9 @@ use super::choice::choose;
 use super::paging::PageRequest;
 use super::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::model::{
-    AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord,
-};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
 
 /// The request field every keyword search reads.
 pub const KEYWORD: &str = "keyword";

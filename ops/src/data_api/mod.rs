@@ -32,8 +32,8 @@ pub mod window;
 
 use std::sync::Arc;
 
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::clock::Clock;
 use mediaops_store::model::{WorkOrder, WorkQuery};
 use mediaops_store::{ContentStore, StoreError};

@@ -19,12 +19,12 @@ use super::{
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, count, list, required};
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
-use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_proto::service::Answer;
 use mediaops_store::model::{BoardQuery, BoardWork, Counter, Measure};
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 
 /// Board names of `articles-hit-cover`, in answer order.
 pub const HIT_COVER_BOARDS: [&str; 2] = ["10万+爆文", "阅读增长"];

@@ -8,8 +8,8 @@ use super::series::round;
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rankings::rules::Window;
 use mediaops_store::model::{AuthorGains, Counter, Measure};
+use mediaops_store::rankings::rules::Window;
 
 /// The 10万+ boards: reads of at least this many.
 pub const HUNDRED_K: i64 = 100_000;

@@ -18,13 +18,13 @@ use super::{
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
+use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::rules::times::{day_start, format_time};
-use mediaops_store::rankings::board_tables::NamedRow;
-use mediaops_store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 
 /// A low-fan note is a hit from this many likes (低粉爆文 board).
 pub const HIT_LIKES: i64 = 1_000;

@@ -21,16 +21,16 @@ use chrono::NaiveDate;
 use crate::data_api::{DataApi, list, store_error};
 use boards::kinds::Kind;
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rankings::rules::{Checked, Window};
-use mediaops_store::rules::times::{day_end, day_start};
-use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_proto::service::Answer;
 use mediaops_store::model::{
     AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
     KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
 };
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{Checked, Window};
+use mediaops_store::rules::times::{day_end, day_start};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the
 /// 28 values yields 50 entries"; the same size for every board unless its

@@ -20,10 +20,10 @@ use crate::data_api::keyword::fans;
 use crate::data_api::paging::PageRequest;
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rankings::rules::{self as rules, Period};
+use mediaops_proto::service::Answer;
 use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::rankings::rules::{self as rules, Period};
 use mediaops_store::topic::Topic;
 
 const ARTICLES: &str = crate::data_api::articles::PLATFORM;

@@ -11,8 +11,8 @@ use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, channels};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::topic::Topic;
 
 /// The channels RPCs over the content store.

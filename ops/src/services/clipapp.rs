@@ -11,8 +11,8 @@ use mediaops_proto::mediaops::common::v1::TitleLikeList;
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, clipapp};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::topic::Topic;
 
 /// The clip-app RPCs over the content store.

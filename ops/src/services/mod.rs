@@ -49,9 +49,9 @@ use crate::data_api::DataApi;
 use crate::data_api::feeds::{Feed, FeedInput, Times, topic_feed};
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
-use mediaops_platform::source::{Fallbacks};
+use mediaops_platform::source::Fallbacks;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::topic::Topic;
 
 /// The platform services whose RPCs read the content store

@@ -14,8 +14,8 @@ use crate::data_api::shortvideo as data;
 use crate::rankings::shortvideo as ranking;
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::topic::Topic;
 use serde_json::json;
 

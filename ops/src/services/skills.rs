@@ -8,17 +8,17 @@ use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::skills::v1 as pb;
 use mediaops_proto::mediaops::skills::v1::skills_service::SkillsService;
 
-use crate::data_api::DataApi;
-use crate::rankings::skills as ranking;
 use crate::banned_words::BannedWordChecker;
 use crate::banned_words::platform::Platform;
+use crate::data_api::DataApi;
+use crate::rankings::skills as ranking;
 use crate::trend::keywords::KeywordFilter;
 use crate::trend::{Trends, last30days, radar};
 use mediaops_connectors::images::ImageSkills;
 use mediaops_connectors::web_search::WebSearch;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The skill RPCs.
 pub struct Skills {

@@ -10,12 +10,12 @@ use mediaops_proto::mediaops::tool::v1::{
     CheckBannedWordsRequest, ParseContentDetailRequest, ParseContentDetailResponse,
 };
 
-use crate::data_api::parse_link::LinkParser;
 use crate::banned_words::BannedWordChecker;
 use crate::banned_words::platform::Platform;
+use crate::data_api::parse_link::LinkParser;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The tool RPCs.
 pub struct Tool {

@@ -34,8 +34,8 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
 use super::platforms::{self, Step};
 use super::settings::TrackingSettings;
-use crate::watch::state;
 use crate::watch::rules::{Schedule, parse_cron};
+use crate::watch::state;
 use mediaops_platform::dispatch::Pipeline;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;

@@ -8,8 +8,8 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use super::Trends;
 use crate::data_api::DataApi;
 use mediaops_proto::service::Answer;
-use mediaops_store::clock::{Clock, shanghai_to_utc};
 use mediaops_store::ContentStore;
+use mediaops_store::clock::{Clock, shanghai_to_utc};
 use mediaops_store::model::{HotListEntry, Record, Work, WorkSnapshot};
 use mediaops_store::sqlite::SqliteStore;
 

@@ -34,11 +34,11 @@ use super::keywords::KeywordFilter;
 use super::sentiment::sentiment;
 use super::{Trends, topic_platforms};
 use crate::data_api::{list, store_error};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::clock::shanghai;
-use mediaops_store::rules::times::day_start;
 use mediaops_store::model::{HotListQuery, WorkOrder, WorkQuery};
+use mediaops_store::rules::times::day_start;
 
 /// Longest window, in days (spec 4.14 "last 30 days").
 pub const MAX_DAYS: i32 = 30;

@@ -30,7 +30,6 @@ use mediaops_proto::value_lists::ValueLists;
 /// The skill categories of spec 2.3, in catalog order.
 pub const SKILL_CATEGORIES: [&str; 5] = ["数据查询", "效率工具", "作品分析", "内容安全", "公众号创作技能包"];
 
-
 /// The category value that means "all" (spec 2.3).
 pub const ALL_CATEGORIES: &str = "全部";
 

@@ -8,7 +8,6 @@
 
 use mediaops_proto::mediaops::catalog::v1::SkillEntry;
 
-
 /// Score and reasons of one skill for the query's terms.
 pub fn score(entry: &SkillEntry, query: &str, terms: &[String]) -> (f64, Vec<String>) {
     let mut score = 0.0;

@@ -9,8 +9,8 @@ use bytes::Bytes;
 
 use super::{CallContext, Registry};
 use crate::source::{Fallbacks, SourceChain};
-use mediaops_proto::service::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 impl Registry {
     /// Registers the operation `operation_key` as answered by `chain` alone

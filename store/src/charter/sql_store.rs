@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use crate::backend::{Backend, SqlStore};
-use crate::failure::database_failed;
 use crate::charter::CharterStore;
+use crate::failure::database_failed;
 use mediaops_proto::error::ServiceError;
 
 const GET_CHARTER: &str = "SELECT document FROM charters WHERE account_id = $1 AND profile_id = $2";

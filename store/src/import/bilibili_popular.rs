@@ -22,8 +22,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::Deserialize;
 
 use super::{ImportReport, RowWriter};
-use crate::clock::shanghai_to_utc;
 use crate::ContentStore;
+use crate::clock::shanghai_to_utc;
 use crate::model::{Account, AccountIds, AccountSnapshot, Record, Work, WorkIds, WorkSnapshot};
 
 /// The platform token the feed belongs to.

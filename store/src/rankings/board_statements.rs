@@ -173,7 +173,7 @@ impl Dialect {
         if matches.is_none()
             && q.measure == Measure::Level
             && q.first < q.last
-            && crate::rankings::plans::index_ordered()
+            && crate::plans::index_ordered()
             && let Some(limit) = q.limit
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));

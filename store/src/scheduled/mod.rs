@@ -70,3 +70,26 @@ impl<S> Scheduled<S> {
         }
     }
 }
+
+/// A generated message as proto JSON.
+///
+/// # Errors
+/// 500 when the message does not serialize (a bug).
+pub fn to_json<T: prost::Message + prost::Name>(message: &T) -> Result<String, mediaops_proto::error::ServiceError> {
+    serde_json::to_string(&mediaops_proto::to_dynamic(message))
+        .map_err(|e| mediaops_proto::error::ServiceError::internal(e.to_string()))
+}
+
+/// [`to_json`]'s form back; a stored document that does not read is a 500.
+pub fn from_json<T: prost::Message + prost::Name + Default>(
+    json: &str,
+) -> Result<T, mediaops_proto::error::ServiceError> {
+    let read = || -> Result<T, String> {
+        let mut de = serde_json::Deserializer::from_str(json);
+        let message = prost_reflect::DynamicMessage::deserialize(mediaops_proto::descriptor_of::<T>(), &mut de)
+            .map_err(|e| e.to_string())?;
+        message.transcode_to::<T>().map_err(|e| e.to_string())
+    };
+    read()
+        .map_err(|e| mediaops_proto::error::ServiceError::internal(format!("a stored {} does not read: {e}", T::NAME)))
+}

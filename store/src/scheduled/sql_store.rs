@@ -13,7 +13,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Type};
 use crate::backend::{Backend, SqlStore};
 use crate::failure::database_failed;
 use crate::scheduled::{RunOutcome, Scheduled};
-use crate::watch::{from_json, to_json};
+use crate::scheduled::{from_json, to_json};
 use mediaops_proto::error::ServiceError;
 
 /// One table of scheduled lists and how it is named in logs.

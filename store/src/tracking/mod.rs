@@ -1,7 +1,7 @@
 //! Where tracking lists live (docs/tracking.md "Storage"): the
 //! [`TrackingStore`] trait, implemented for both databases of the content
 //! store (`crate::tracking`, migration 0016). Specs and run-log
-//! lines are stored as proto JSON ([`super::watch::to_json`]).
+//! lines are stored as proto JSON ([`crate::scheduled::to_json`]).
 
 mod sql_store;
 

@@ -11,8 +11,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use crate::backend::{Backend, SqlStore};
 use crate::failure::database_failed;
 use crate::scheduled::sql_store::Table;
+use crate::scheduled::{from_json, to_json};
 use crate::tracking::{RunOutcome, StoredTracking, TrackingStore};
-use crate::watch::{from_json, to_json};
 use mediaops_proto::error::ServiceError;
 
 /// How the tracking store is named in logs.

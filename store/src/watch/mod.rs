@@ -8,7 +8,6 @@ mod sql_store;
 use std::collections::HashSet;
 
 use mediaops_proto::mediaops::watch::v1::{Delivery, WatchlistSpec};
-use prost_reflect::DynamicMessage;
 
 pub use crate::scheduled::{RunOutcome, Scheduled};
 use mediaops_proto::error::ServiceError;
@@ -81,28 +80,10 @@ pub trait WatchStore: Send + Sync + 'static {
     async fn deliveries(&self, account_id: &str, id: &str, limit: i64) -> Result<Vec<Delivery>, ServiceError>;
 }
 
-/// A generated message as proto JSON.
-///
-/// # Errors
-/// 500 when the message does not serialize (a bug).
-pub fn to_json<T: prost::Message + prost::Name>(message: &T) -> Result<String, ServiceError> {
-    serde_json::to_string(&mediaops_proto::to_dynamic(message)).map_err(|e| ServiceError::internal(e.to_string()))
-}
-
-/// [`to_json`]'s form back; a stored document that does not read is a 500.
-pub fn from_json<T: prost::Message + prost::Name + Default>(json: &str) -> Result<T, ServiceError> {
-    let read = || -> Result<T, String> {
-        let mut de = serde_json::Deserializer::from_str(json);
-        let message =
-            DynamicMessage::deserialize(mediaops_proto::descriptor_of::<T>(), &mut de).map_err(|e| e.to_string())?;
-        message.transcode_to::<T>().map_err(|e| e.to_string())
-    };
-    read().map_err(|e| ServiceError::internal(format!("a stored {} does not read: {e}", T::NAME)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduled::{from_json, to_json};
     use mediaops_proto::mediaops::watch::v1::Channel;
 
     #[test]

@@ -12,7 +12,8 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use crate::backend::{Backend, SqlStore};
 use crate::failure::database_failed;
 use crate::scheduled::sql_store::Table;
-use crate::watch::{RunOutcome, StoredWatchlist, WatchStore, from_json, to_json};
+use crate::scheduled::{from_json, to_json};
+use crate::watch::{RunOutcome, StoredWatchlist, WatchStore};
 use mediaops_proto::error::ServiceError;
 
 const SEEN: &str = "SELECT source, title_key FROM watch_seen WHERE account_id = $1 AND watchlist_id = $2";

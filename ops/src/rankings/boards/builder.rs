@@ -29,8 +29,8 @@ use super::compute;
 use super::kinds::{self, Kind};
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rankings::rules::{self as rules, Window};
 use mediaops_store::rankings::board_tables::{BoardKey, BoardTables};
+use mediaops_store::rankings::rules::{self as rules, Window};
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

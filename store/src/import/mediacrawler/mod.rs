@@ -36,8 +36,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde_json::{Map, Value};
 
 use super::{ImportReport, RowWriter};
-use crate::clock::shanghai_to_utc;
 use crate::ContentStore;
+use crate::clock::shanghai_to_utc;
 
 /// A MediaCrawler platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
