@@ -136,10 +136,10 @@ pub async fn usage(settings: &CoreSettings, args: UsageArgs) -> anyhow::Result<(
 /// every account's usage log (its newest `USAGE_LOG_LIMIT` records).
 async fn vendor_usage(settings: &CoreSettings, ledger: &dyn mediaops_platform::billing::Ledger) -> anyhow::Result<()> {
     use std::collections::{BTreeMap, BTreeSet};
-    let opened = mediaops_store::store::open_all(
+    let opened = mediaops_store::open_all(
         settings.database_url.as_deref(),
         &settings.data_dir,
-        mediaops_store::store::PoolSettings::default(),
+        mediaops_store::PoolSettings::default(),
     )
     .await?;
     let totals = opened.vendor_calls.vendor_call_totals().await?;

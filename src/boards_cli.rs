@@ -14,8 +14,8 @@ use clap::Subcommand;
 use core_service::CoreSettings;
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::rankings::boards::builder::{Builder, Summary};
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
 
 #[derive(Subcommand)]
 pub enum BoardsCommand {
@@ -35,7 +35,7 @@ fn day(value: &str) -> Result<NaiveDate, String> {
 
 pub async fn boards(settings: &CoreSettings, command: BoardsCommand) -> anyhow::Result<()> {
     let BoardsCommand::Rebuild { from } = command;
-    let store = mediaops_store::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
+    let store = mediaops_store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let summary = run(settings, store.clone(), Some(from)).await?;
     let out = serde_json::json!({"store": store.backend(), "from": from.map(|d| d.to_string()), "boards": summary});
     println!("{}", serde_json::to_string_pretty(&out)?);
@@ -58,7 +58,7 @@ pub async fn run(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let mut on_board = |done: usize, total: usize, key: &mediaops_store::store::boards::BoardKey| {
+    let mut on_board = |done: usize, total: usize, key: &mediaops_store::rankings::board_tables::BoardKey| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(key.to_string());

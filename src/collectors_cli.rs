@@ -53,7 +53,7 @@ pub async fn collectors(settings: &CoreSettings, command: CollectorsCommand) -> 
         sources(&source)?
     };
     let clock = Clock::from_setting(settings.now.as_deref())?;
-    let store = mediaops_store::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
+    let store = mediaops_store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let backend = store.backend();
     let collectors = Collectors::new(settings.hotlists.clone(), store, clock)?;
     let states = collectors.run_sources_once(&chosen).await;

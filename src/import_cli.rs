@@ -21,7 +21,7 @@ use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use core_service::CoreSettings;
 use mediaops::imports::{Reader, auto, recipe, vendor_replies};
-use mediaops_store::store::import::{self, ImportReport, mediacrawler};
+use mediaops_store::import::{self, ImportReport, mediacrawler};
 
 /// The formats on the command line: the store's, the hot-list archive,
 /// every import recipe, recorded vendor replies, and `auto`.
@@ -166,7 +166,7 @@ struct FormatReport {
 
 pub async fn import(settings: &CoreSettings, args: ImportArgs) -> anyhow::Result<()> {
     let (files, skipped) = args.plan()?;
-    let store = mediaops_store::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
+    let store = mediaops_store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let before = store.counts().await?;
     let total: u64 = files.iter().map(|(f, format)| format.count_rows(f)).sum();
     let bar = crate::progress::rows(total);

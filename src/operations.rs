@@ -2,8 +2,8 @@
 //! the descriptor pool, its REST path, price and whether it is built. The
 //! README's table is this command's output.
 
-use mediaops_platform::catalog::PLATFORM_ORDER;
 use mediaops_platform::registry::Registry;
+use mediaops_store::rules::platforms::PLATFORM_ORDER;
 
 /// What a caller gets from an operation today.
 pub fn status(registry: &Registry, grpc_path: &str) -> &'static str {

@@ -10,7 +10,7 @@
 use clap::Subcommand;
 use core_service::CoreSettings;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::retention;
+use mediaops_store::retention;
 
 #[derive(Subcommand)]
 pub enum StoreCommand {
@@ -31,7 +31,7 @@ pub async fn store(settings: &CoreSettings, command: StoreCommand) -> anyhow::Re
     let StoreCommand::Prune { dry_run, days } = command;
     let days = days.unwrap_or(settings.snapshot_retention_days);
     let clock = Clock::from_setting(settings.now.as_deref())?;
-    let store = mediaops_store::store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
+    let store = mediaops_store::open(settings.database_url.as_deref(), &settings.data_dir).await?;
     let mut out = serde_json::json!({"store": store.backend(), "retentionDays": days});
     if days == 0 {
         out["message"] = "a retention of 0 days keeps everything; nothing pruned".into();

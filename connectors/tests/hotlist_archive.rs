@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
 use mediaops_connectors::hotlists::archive::import_archive;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{HotListEntry, HotListQuery};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{HotListEntry, HotListQuery};
+use mediaops_store::sqlite::SqliteStore;
 
 fn hotlists() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists")

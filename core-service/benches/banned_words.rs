@@ -19,11 +19,11 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_main};
-use mediaops_ops::safety::lexicon::Lexicon;
-use mediaops_ops::safety::matcher::{AllowScope, Matcher, scan};
-use mediaops_ops::safety::normalize::normalize_word;
-use mediaops_ops::safety::platform::Platform;
-use mediaops_ops::safety::{base_matcher, result};
+use mediaops_ops::banned_words::lexicon::Lexicon;
+use mediaops_ops::banned_words::matcher::{AllowScope, Matcher, scan};
+use mediaops_ops::banned_words::normalize::normalize_word;
+use mediaops_ops::banned_words::platform::Platform;
+use mediaops_ops::banned_words::{base_matcher, result};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
@@ -153,7 +153,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let lifestyle = base_matcher(Platform::Lifestyle).unwrap();
-    let limit = text.char_indices().nth(mediaops_ops::safety::MAX_CONTENT_CHARS).map_or(text.len(), |(b, _)| b);
+    let limit = text.char_indices().nth(mediaops_ops::banned_words::MAX_CONTENT_CHARS).map_or(text.len(), |(b, _)| b);
     let one_call = &text[..limit];
     println!(
         "one call: {} bytes, {} chars, {} hits on lifestyle",

@@ -1,5 +1,5 @@
 //! Charged calls against a bare Redis EVALSHA loop on the same machine
-//! (billing issue). Needs Redis at 127.0.0.1:6379 (MEDIAOPS_TEST_REDIS_URL
+//! (docs/billing.md "Measured"). Needs Redis at 127.0.0.1:6379 (MEDIAOPS_TEST_REDIS_URL
 //! overrides). Run: `cargo bench -p core-service --bench charging`.
 //!
 //! - bare: EVALSHA of the reserve script, sequentially and from 64 tasks;

@@ -38,7 +38,7 @@
 //!   `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
 //! - Before and after: each operation is called first with the boards'
 //!   replaced statement shapes (`<backend> before`, the shapes the
-//!   index-ordered ones replaced: `mediaops_store::store::plans`; the
+//!   index-ordered ones replaced: `mediaops_store::plans`; the
 //!   keyword matched in every statement on PostgreSQL, 单日互动 ranked from
 //!   the series read, a search's count and page as two statements) and then
 //!   with the index-ordered ones, and both answers must be the same bytes;
@@ -62,11 +62,11 @@ use mediaops_platform::auth::Principal;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Fallbacks;
 use mediaops_store::clock::{Clock, shanghai_to_utc};
-use mediaops_store::rules::rankings::CategoryList;
-use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::{ContentStore, StoreResult};
+use mediaops_store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::rankings::rules::CategoryList;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::{ContentStore, StoreResult};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -565,7 +565,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
         let shapes: &[bool] = if compare_plans() { &[true, false] } else { &[false] };
         let mut answers = Vec::new();
         for &replaced in shapes {
-            mediaops_store::store::plans::use_replaced_shapes(replaced);
+            mediaops_store::plans::use_replaced_shapes(replaced);
             let principal =
                 Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
             let ctx = CallContext::new("bench".into(), principal, info.clone());
@@ -597,7 +597,7 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
             }
             answers.push(answer);
         }
-        mediaops_store::store::plans::use_replaced_shapes(false);
+        mediaops_store::plans::use_replaced_shapes(false);
         assert!(answers.windows(2).all(|w| w[0] == w[1]), "{method}: the two statement shapes answer differently");
     }
     Runs { after: measured, before: compare_plans().then_some(before) }

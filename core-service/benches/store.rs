@@ -37,10 +37,10 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeZone, Utc};
-use mediaops_store::store::model::{Account, Record, Work, WorkQuery, WorkSnapshot};
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::{ContentStore, StoreResult};
+use mediaops_store::model::{Account, Record, Work, WorkQuery, WorkSnapshot};
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::{ContentStore, StoreResult};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sqlx::Connection;

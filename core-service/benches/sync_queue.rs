@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use mediaops_ops::sync::queue::{EmbeddedQueue, SyncQueue};
 use mediaops_ops::sync::redis_queue::RedisQueue;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

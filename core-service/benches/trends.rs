@@ -25,14 +25,14 @@ use std::time::{Duration, Instant};
 
 use mediaops_ops::data_api::DataApi;
 use mediaops_ops::trend::{Trends, hot_keywords, radar};
-use mediaops_platform::source::Answer;
 use mediaops_proto::mediaops::skills::v1::TrendRadarRequest;
 use mediaops_proto::mediaops::trend::v1::HotKeywordsRequest;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::HotListQuery;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::HotListQuery;
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 

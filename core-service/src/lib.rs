@@ -5,7 +5,7 @@
 //! serves them on one gRPC server; [`settings`] reads the configuration.
 //!
 //! It re-exports nothing of the lower crates: every item is named by its
-//! owning crate (`mediaops_store::store`, `mediaops_platform::billing`, …;
+//! owning crate (`mediaops_store`, `mediaops_platform::billing`, …;
 //! docs/architecture.md "Crates").
 
 pub mod server;

@@ -112,7 +112,7 @@ impl Default for CoreSettings {
             database_url: None,
             store_acquire_timeout_secs: 2,
             readiness_interval_secs: 5,
-            snapshot_retention_days: mediaops_store::store::retention::DEFAULT_RETENTION_DAYS,
+            snapshot_retention_days: mediaops_store::retention::DEFAULT_RETENTION_DAYS,
             now: None,
             hotlists: Default::default(),
             outbound: Default::default(),

@@ -18,10 +18,10 @@ use chrono::{TimeZone, Utc};
 use mediaops_connectors::hotlists::Source;
 use mediaops_connectors::hotlists::collector::{CollectorState, Collectors};
 use mediaops_connectors::hotlists::config::HotlistSettings;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{HotListEntry, HotListQuery};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::{HotListEntry, HotListQuery};
+use mediaops_store::sqlite::SqliteStore;
 
 fn archive(path: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hotlists").join(path))

@@ -27,8 +27,8 @@ use mediaops_proto::mediaops::skills::v1::skills_service_client::SkillsServiceCl
 use mediaops_proto::mediaops::skills::v1::{AiWebSearchRequest, AiWebSearchResponse};
 use mediaops_proto::mediaops::tasks::v1::task_service_client::TaskServiceClient;
 use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::task::{Task, TaskCharge, TaskStatus, TaskStore};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::task::{Task, TaskCharge, TaskStatus, TaskStore};
 use serde_json::json;
 use tonic::transport::Channel;
 

@@ -1,4 +1,4 @@
-//! Administration of keys, points, usage (billing issue, item 7) and
+//! Administration of keys, points, usage (docs/billing.md "Administration") and
 //! account rate limits (docs/state.md): the functions behind both the
 //! admin gRPC service (`mediaops.admin.v1`, gRPC only, admin token) and the
 //! `mediaops keys|points|usage` CLI.

@@ -11,8 +11,8 @@ use mediaops_proto::mediaops::tasks::v1::{GetTaskRequest, Task as TaskMessage};
 use mediaops_platform::registry::CallContext;
 use mediaops_platform::tasks::{TaskRunner, error_proto};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::sync_job::SyncJobStore;
-use mediaops_store::store::task::Task;
+use mediaops_store::sync_job::SyncJobStore;
+use mediaops_store::task::Task;
 
 /// Longest `taskId` looked up (ids are UUIDs, 36 characters).
 const MAX_TASK_ID_CHARS: usize = 64;
@@ -37,7 +37,7 @@ impl TaskReader {
             mediaops_platform::fields::identifier(&request.task_id, "taskId", MAX_TASK_ID_CHARS).map_err(|_| {
                 ServiceError::invalid_field("taskId", "`taskId` must be the taskId an invoke answer returned")
             })?;
-        let unreadable = |e: mediaops_store::store::StoreError| e.into_service_error("task store");
+        let unreadable = |e: mediaops_store::StoreError| e.into_service_error("task store");
         let mine = |account: &str| account == ctx.account_id();
         if let Some(task) = self.runner.store().get_task(id).await.map_err(unreadable)? {
             if mine(&task.account_id) {

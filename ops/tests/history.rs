@@ -14,13 +14,11 @@ use mediaops_ops::data_api::DataApi;
 use mediaops_ops::history;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::history::v1 as pb;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{
-    Account, AccountIds, AccountSnapshot, HotListEntry, Record, Work, WorkIds, WorkSnapshot,
-};
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::{Account, AccountIds, AccountSnapshot, HotListEntry, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
 
 /// Asia/Shanghai `2026-11-<day> <hour>:<minute>`.
 fn at(day: u32, hour: u32, minute: u32) -> DateTime<Utc> {

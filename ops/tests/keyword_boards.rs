@@ -11,12 +11,12 @@ use mediaops_store::test_support as support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, interactions, level, read_span, top};
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::model::{
+use mediaops_store::model::{
     Account, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSeries, WorkSnapshot,
 };
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::{ContentStore, KEYWORD_MATCH_CAP};
+use mediaops_store::rankings::rules::Window;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::{ContentStore, KEYWORD_MATCH_CAP};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -314,8 +314,8 @@ async fn postgres_keyword_boards_rank_the_most_liked_matches_past_the_cap() {
 /// most recently stored matches (the 5 first written are left out), and
 /// an exact count still counts them all.
 async fn search_past_the_cap(store: &dyn ContentStore) {
-    use mediaops_store::store::TOTAL_CAP;
-    use mediaops_store::store::model::WorkQuery;
+    use mediaops_store::TOTAL_CAP;
+    use mediaops_store::model::WorkQuery;
     let n = TOTAL_CAP as usize + 5;
     let mut records = Vec::new();
     for i in 0..n + 3 {

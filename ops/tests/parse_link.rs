@@ -14,11 +14,11 @@ use axum::routing::get;
 use fakes::{FakeResolver, Seen, serve};
 use mediaops_connectors::outbound::{GuardedFetcher, OutboundSettings};
 use mediaops_ops::data_api::parse_link::LinkParser;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::tool::v1::{ParseContentDetailResponse, ParsedContent};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 
 const NOTE: &str = "64b7a1f2000000001203c4d5";
 const AWEME: &str = "7301234567890123456";
@@ -55,7 +55,7 @@ fn work(platform: &str, id: &str, ids: WorkIds, title: &str, author: (&str, &str
 }
 
 async fn store(dir: &tempfile::TempDir) -> Arc<dyn ContentStore> {
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = work("lifestyle", NOTE, WorkIds::default(), "夏日冰粉做法", ("5f00aa", "小厨娘"), [1200, 45]);
     records.extend(work(
         "shortvideo",

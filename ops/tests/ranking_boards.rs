@@ -28,12 +28,12 @@ use mediaops_ops::rankings::boards::kinds::{self, Kind, Shape};
 use mediaops_platform::auth::Principal;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_platform::source::Fallbacks;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::rules::rankings::{CategoryList, Window};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::boards::{BoardKey, BoardTables, Entities};
-use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::rankings::board_tables::{BoardKey, BoardTables, Entities};
+use mediaops_store::rankings::rules::{CategoryList, Window};
+use mediaops_store::sqlite::SqliteStore;
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -465,7 +465,7 @@ async fn sqlite_boards_equal_the_read_time_rankings() {
 #[tokio::test]
 async fn postgres_boards_equal_the_read_time_rankings() {
     support::with_postgres_schema("ranking_boards_test", async |options| {
-        let store = mediaops_store::store::postgres::PostgresStore::open_with(options).await.unwrap();
+        let store = mediaops_store::postgres::PostgresStore::open_with(options).await.unwrap();
         check(Arc::new(store)).await;
     })
     .await;

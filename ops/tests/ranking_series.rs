@@ -12,12 +12,12 @@ use mediaops_store::test_support as support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, level, read_span, top};
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{
+use mediaops_store::ContentStore;
+use mediaops_store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
 };
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::rankings::rules::Window;
+use mediaops_store::sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -395,7 +395,7 @@ async fn sqlite_migration_backfills_the_aggregates() {
 
 #[tokio::test]
 async fn postgres_migration_backfills_the_aggregates() {
-    use mediaops_store::store::postgres::PostgresStore;
+    use mediaops_store::postgres::PostgresStore;
     use sqlx::Connection;
     support::with_postgres_schema("ranking_backfill_test", async |options| {
         write_random(&PostgresStore::open_with(options.clone()).await.unwrap(), 11).await;

@@ -14,18 +14,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mediaops_ops::articles::themes::ThemeCatalog;
+use mediaops_ops::banned_words::BannedWordChecker;
+use mediaops_ops::banned_words::platform::Platform;
 use mediaops_ops::charter::rules::empty_charter;
-use mediaops_ops::safety::SafetyService;
-use mediaops_ops::safety::custom::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
-use mediaops_ops::safety::platform::Platform;
 use mediaops_proto::mediaops::charter::v1::StoredCharter;
 use mediaops_proto::mediaops::studio::v1::CustomTheme;
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::state::charter::CharterStore;
-use mediaops_store::store::state::theme::ThemeStore;
-use mediaops_store::store::state::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
-use mediaops_store::store::{Opened, PoolSettings, legacy};
+use mediaops_store::charter::CharterStore;
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::theme::ThemeStore;
+use mediaops_store::wechat::{PendingAuthorization, StoredAuthorizer, WechatStore};
+use mediaops_store::word_list::{ALL_PLATFORMS, AddedWord, CustomWordStore, WordList};
+use mediaops_store::{Opened, PoolSettings, legacy};
 
 fn charter(one_liner: &str, profile: &str, at: &str) -> StoredCharter {
     let mut charter = empty_charter();
@@ -219,14 +219,14 @@ async fn a_change_through_one_core_is_in_force_on_another_within_a_second() {
         let clock = mediaops_store::clock::Clock::System;
         let one = Arc::new(PostgresStore::open_with(options.clone()).await.unwrap());
         let two = Arc::new(PostgresStore::open_with(options).await.unwrap());
-        let safety_one = SafetyService::new(one.clone(), clock).unwrap();
-        let safety_two = SafetyService::new(two.clone(), clock).unwrap();
+        let safety_one = BannedWordChecker::new(one.clone(), clock).unwrap();
+        let safety_two = BannedWordChecker::new(two.clone(), clock).unwrap();
         let themes_one = ThemeCatalog::new(one.clone(), clock);
         let themes_two = ThemeCatalog::new(two.clone(), clock);
 
         // Word lists: core two compiles the account's matcher, core one changes the list.
         let text = "竞品甲的私域玩法";
-        let hits = async |service: &SafetyService| {
+        let hits = async |service: &BannedWordChecker| {
             let result = service.check("acct", Platform::Shortvideo, text).await.unwrap();
             result.prohibited_words_type
         };
@@ -313,12 +313,10 @@ fn legacy_files(data_dir: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, json).unwrap();
     };
-    let brand =
-        mediaops_store::store::state::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
+    let brand = mediaops_store::charter::to_json(&charter("老文件里的定位", "brand", "2025-12-01T00:00:00.000Z"));
     write("charters/acct_a/brand.json", &brand.unwrap());
     // An account id with a `.` was kept under `x` + hex.
-    let other =
-        mediaops_store::store::state::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
+    let other = mediaops_store::charter::to_json(&charter("点号账户", "default", "2025-12-02T00:00:00.000Z"));
     write(&format!("charters/x{}/default.json", hex("team.a")), &other.unwrap());
     write("charters/acct_a/.brand.json.0123.tmp", "{\"torn");
     write("charters/acct_a/broken.json", "{not json");
@@ -383,17 +381,17 @@ fn renamed(data_dir: &Path) {
 async fn earlier_files_are_imported_into_sqlite_once_on_open() {
     let dir = tempfile::tempdir().unwrap();
     legacy_files(dir.path());
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     imported(&opened).await;
     renamed(dir.path());
     drop(opened);
 
     // The next open finds nothing to import and keeps what was changed since.
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("brand"));
     opened.themes.set_default_theme("acct_a", "minimal").await.unwrap();
     drop(opened);
-    let opened = mediaops_store::store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
+    let opened = mediaops_store::open_all(None, dir.path(), PoolSettings::default()).await.unwrap();
     assert_eq!(opened.themes.default_theme("acct_a").await.unwrap().as_deref(), Some("minimal"));
 }
 

@@ -13,8 +13,8 @@ use chrono::Utc;
 use mediaops_ops::sync::queue::EmbeddedQueue;
 use mediaops_ops::sync::settings::SyncSettings;
 use mediaops_ops::sync::worker::SyncWorkers;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 use serde_json::json;
 
 fn job(id: &str, status: SyncStatus, attempts: u32) -> SyncJob {

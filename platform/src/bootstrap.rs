@@ -1,4 +1,4 @@
-//! The bootstrap API key of the one-process default (spine issue, item 8).
+//! The bootstrap API key of the one-process default (README.md, docs/openapi.md).
 //!
 //! `MEDIAOPS_BOOTSTRAP_KEY` set: that key is stored (if absent) for the
 //! account `bootstrap`, which is granted `MEDIAOPS_BOOTSTRAP_POINTS` when the

@@ -2,7 +2,7 @@
 //! whose writers drop entries as they change them (docs/performance.md): the API keys
 //! and account limits of the Redis ledger
 //! ([`crate::billing::ledger_events`]) and the banned-word lists of the
-//! SQLite store (`mediaops_ops::safety::cached_words`).
+//! SQLite store (`mediaops_ops::banned_words::cached_words`).
 //!
 //! A read that missed takes [`ReadCache::generation`] before it asks the
 //! store and hands it to [`ReadCache::put`]: if anything was forgotten

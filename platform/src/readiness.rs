@@ -23,9 +23,9 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::billing::Ledger;
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 
-pub use mediaops_proto::readiness::{LEDGER, STORE};
+use mediaops_proto::readiness::{LEDGER, STORE};
 
 /// Longest one check of a dependency may take before it counts as down.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(10);

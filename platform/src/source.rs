@@ -24,7 +24,7 @@ use mediaops_proto::error::ServiceError;
 
 /// What one source says about one call (defined with the generated
 /// service traits, whose methods may answer it: [`mediaops_proto::service`]).
-pub use mediaops_proto::service::Answer;
+use mediaops_proto::service::Answer;
 
 /// One place answers can come from.
 #[async_trait]
@@ -46,7 +46,7 @@ pub enum Step {
     Ask(Arc<dyn Source>),
     /// Ask this source (the store) and take its found answer only when the
     /// newest record it read is younger than `max_age`
-    /// ([`mediaops_store::store::freshness`]); an older found answer is kept
+    /// ([`mediaops_store::freshness`]); an older found answer is kept
     /// and answered when no later source finds anything (docs/vendors.md
     /// "Default chains": lookups).
     Fresh {
@@ -122,9 +122,7 @@ impl SourceChain {
             let source = step.source();
             let (answer, newest) = match step {
                 Step::Ask(_) => (source.answer(ctx, request.clone()).await, None),
-                Step::Fresh { .. } => {
-                    mediaops_store::store::freshness::observe(source.answer(ctx, request.clone())).await
-                }
+                Step::Fresh { .. } => mediaops_store::freshness::observe(source.answer(ctx, request.clone())).await,
             };
             match answer {
                 Ok(Answer::Found(found)) => match step {

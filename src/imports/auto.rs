@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use mediaops_connectors::hotlists::archive;
-use mediaops_store::store::import::{self, bilibili_popular, jsonl, mediacrawler};
+use mediaops_store::import::{self, bilibili_popular, jsonl, mediacrawler};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use mediaops_connectors::hotlists::archive;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{self, ImportReport};
+use mediaops_store::ContentStore;
+use mediaops_store::import::{self, ImportReport};
 
 use super::recipe::Recipe;
 use super::vendor_replies::VendorPack;

@@ -16,8 +16,8 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use mediaops_connectors::vendors::filter::JqFilter;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{ImportReport, RowWriter, jsonl};
+use mediaops_store::ContentStore;
+use mediaops_store::import::{ImportReport, RowWriter, jsonl};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -27,10 +27,10 @@ use std::sync::LazyLock;
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use mediaops_connectors::vendors::filter::JqFilter;
 use mediaops_connectors::vendors::packs;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::shanghai_to_utc;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{ImportReport, RowWriter, jsonl};
-use mediaops_store::store::model::Record;
+use mediaops_store::import::{ImportReport, RowWriter, jsonl};
+use mediaops_store::model::Record;
 use serde_json::Value;
 
 /// One pack's routes, with the write-back filters of the operations that

@@ -6,8 +6,8 @@
 
 use std::str::FromStr;
 
-use crate::store::ContentStore;
-use crate::store::postgres::PostgresStore;
+use crate::ContentStore;
+use crate::postgres::PostgresStore;
 use futures::FutureExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
@@ -53,11 +53,11 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
 /// originals, they replace them (tests of replaced snapshots).
 pub fn replacements(
     rng: &mut impl rand::Rng,
-    snapshots: &[crate::store::model::Record],
+    snapshots: &[crate::model::Record],
     share: f64,
     (likes, fans): (i64, i64),
-) -> Vec<crate::store::model::Record> {
-    use crate::store::model::Record;
+) -> Vec<crate::model::Record> {
+    use crate::model::Record;
     snapshots
         .iter()
         .filter(|_| rng.random_bool(share))

@@ -1,6 +1,6 @@
 //! Chinese segmentation (jieba, search mode), the one place for it: skill
 //! search (`mediaops_platform::catalog::search`), the store's full-text indexes and
-//! topics ([`crate::store::segment`], [`crate::store::topic`]) and hot
+//! topics ([`crate::segment`], [`crate::topic`]) and hot
 //! keywords cut their texts here. A leaf module: it depends on no other
 //! module of the crates.
 

@@ -16,12 +16,10 @@ use mediaops_store::test_support as support;
 use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use mediaops_store::store::model::{
-    Account, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot,
-};
-use mediaops_store::store::plans::{self, KEYWORD_WALK_FROM};
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::{ContentStore, KEYWORD_MATCH_CAP};
+use mediaops_store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot};
+use mediaops_store::plans::{self, KEYWORD_WALK_FROM};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::{ContentStore, KEYWORD_MATCH_CAP};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

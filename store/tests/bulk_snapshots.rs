@@ -15,14 +15,14 @@
 use mediaops_store::test_support as support;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
-use mediaops_store::store::model::{
+use mediaops_store::ContentStore;
+use mediaops_store::days::{ACCOUNT_DAYS, WORK_DAYS, backfill_statement};
+use mediaops_store::model::{
     Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
 };
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::rankings::rules::Window;
+use mediaops_store::sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -5,9 +5,9 @@
 //! is opened.
 #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
 
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Record, Work, WorkOrder, WorkQuery};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Record, Work, WorkOrder, WorkQuery};
+use mediaops_store::sqlite::SqliteStore;
 use sqlx::Connection;
 
 fn work(platform: &str, id: &str, title: &str) -> Record {

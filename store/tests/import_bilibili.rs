@@ -8,18 +8,18 @@ use mediaops_store::test_support as support;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::bilibili_popular;
-use mediaops_store::store::model::Counts;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::import::bilibili_popular;
+use mediaops_store::model::Counts;
+use mediaops_store::sqlite::SqliteStore;
 
 fn day_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/works/bilibili");
     ["2023-10-26", "2023-10-27"].iter().map(|d| root.join(d).join("list.json")).collect()
 }
 
-async fn import_all(store: &dyn ContentStore) -> mediaops_store::store::import::ImportReport {
-    let mut report = mediaops_store::store::import::ImportReport::default();
+async fn import_all(store: &dyn ContentStore) -> mediaops_store::import::ImportReport {
+    let mut report = mediaops_store::import::ImportReport::default();
     let mut rows = 0;
     for file in day_files() {
         report.merge(bilibili_popular::import_file(store, &file, &mut || rows += 1).await);

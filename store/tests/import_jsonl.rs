@@ -11,10 +11,10 @@ use mediaops_store::test_support as support;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{Format, ImportReport};
-use mediaops_store::store::model::{Counts, HotListQuery};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::import::{Format, ImportReport};
+use mediaops_store::model::{Counts, HotListQuery};
+use mediaops_store::sqlite::SqliteStore;
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jsonl/sample.jsonl")

@@ -12,10 +12,10 @@ use mediaops_store::test_support as support;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeZone, Utc};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{Format, ImportReport, bilibili_popular, collect_files, mediacrawler};
-use mediaops_store::store::model::{AccountIds, Counts};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::import::{Format, ImportReport, bilibili_popular, collect_files, mediacrawler};
+use mediaops_store::model::{AccountIds, Counts};
+use mediaops_store::sqlite::SqliteStore;
 
 const FORMAT: Format = Format::Mediacrawler(mediacrawler::Hint { platform: None, kind: None });
 

@@ -37,9 +37,9 @@ use mediaops_store::test_support as support;
 use std::collections::HashSet;
 
 use chrono::{TimeZone, Utc};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Work, WorkSnapshot};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Work, WorkSnapshot};
+use mediaops_store::sqlite::SqliteStore;
 
 /// (id, title, description, tags, likes)
 type Row = (&'static str, &'static str, &'static str, &'static [&'static str], i64);

@@ -10,14 +10,14 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
-use mediaops_store::store::model::{
+use mediaops_store::model::{
     Account, AccountIds, AccountOrder, AccountQuery, AccountRecord, AccountSnapshot, AuthorBrief, Comment,
     HotListEntry, HotListQuery, Record, SearchPage, Work, WorkIds, WorkOrder, WorkQuery, WorkRecord, WorkSnapshot,
 };
-use mediaops_store::store::postgres::PostgresStore;
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::topic::Topic;
-use mediaops_store::store::{ContentStore, StoreError};
+use mediaops_store::postgres::PostgresStore;
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::topic::Topic;
+use mediaops_store::{ContentStore, StoreError};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use support::database_url;

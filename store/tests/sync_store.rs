@@ -8,8 +8,8 @@
 use mediaops_store::test_support as support;
 
 use chrono::{DateTime, Duration, Utc};
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 use serde_json::json;
 
 /// Times as stored: milliseconds.

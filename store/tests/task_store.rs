@@ -6,8 +6,8 @@
 use mediaops_store::test_support as support;
 
 use chrono::{DateTime, Duration, Utc};
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
 use serde_json::json;
 
 fn task(id: &str, owner: &str, lease_until: DateTime<Utc>, created_at: DateTime<Utc>) -> Task {

@@ -13,9 +13,9 @@ use mediaops_store::test_support as support;
 
 use mediaops_proto::mediaops::tracking::v1::{TrackingRun, TrackingSpec};
 use mediaops_proto::mediaops::watch::v1::{Channel, Delivery, WatchlistSpec};
-use mediaops_store::store::sqlite::SqliteStore;
-use mediaops_store::store::state::tracking::{StoredTracking, TrackingStore};
-use mediaops_store::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore};
+use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::tracking::{StoredTracking, TrackingStore};
+use mediaops_store::watch::{RunOutcome, StoredWatchlist, WatchStore};
 
 fn watchlist(id: &str, next_run_ms: Option<i64>) -> StoredWatchlist {
     StoredWatchlist {

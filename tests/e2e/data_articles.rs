@@ -8,8 +8,8 @@ use crate::common;
 use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::articles::v1::{QueryUserRequest, articles_service_client::ArticlesServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 const RMRB: &str = "MjM5MjAxNDM4MA==";
@@ -94,7 +94,7 @@ fn comment(id: &str, text: &str, likes: i64, author: &str, published: &str) -> R
 /// A service whose store holds the fixture.
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let yesterday_nine = format!("{} 09:00:00", yesterday().format("%Y-%m-%d"));
     let records = vec![
         account(RMRB, "rmrbwx", None, "人民日报", "人民日报官方微信，参与、沟通、记录时代。", 30_000_000),

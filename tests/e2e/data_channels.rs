@@ -7,8 +7,8 @@ use crate::common;
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::channels::v1::{QueryWorkRequest, channels_service_client::ChannelsServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 const CAMPER: &str = "v2_060000231003b20faec8c4e48d1bc3d4c803ea30b077e5f3d2d2d8d2a5c3b5e9b8a6d3c@finder";
@@ -70,7 +70,7 @@ fn work(
 /// videos published before them.
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = vec![
         account(CAMPER, "露营小王子", "周末带你去露营，装备测评与营地推荐", 52_000),
         account(NEWS, "央视新闻", "中央广播电视总台新闻中心官方视频号", 3_200_000),
@@ -238,7 +238,7 @@ async fn query_work_is_flat_with_a_clock_duration_and_misses_are_free_404s() {
 #[tokio::test]
 async fn query_work_renders_stored_durations() {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = vec![account(CAMPER, "露营小王子", "周末带你去露营", 52_000)];
     for (id, secs) in [(FIRST, 95), (STARS, 3725)] {
         let [Record::Work(mut work), _] = work(id, CAMPER, "露营", None, at(1, 10), [None; 4]) else {

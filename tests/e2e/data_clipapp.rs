@@ -7,8 +7,8 @@ use crate::common;
 use chrono::{DateTime, Duration, FixedOffset, TimeZone, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::clipapp::v1::{SearchWorkRequest, clipapp_service_client::ClipappServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// The chef's user id (`platform_id`); his kwaiId is `kuaishou_chef`.
@@ -62,7 +62,7 @@ fn work(photo_id: &str, author: &str, caption: &str, published: DateTime<Utc>, c
 /// clips) and a novice without a kwaiId (1 川菜 clip).
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = vec![
         account(CHEF, Some("kuaishou_chef"), "川菜王师傅", "每天一道家常川菜，关注我学做菜", 880_000),
         account(NOVICE, None, "川菜小白", "厨房新手的川菜练习", 1_200),

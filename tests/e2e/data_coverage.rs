@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::Service;
-use mediaops_store::store::model::{WorkOrder, WorkQuery};
+use mediaops_store::model::{WorkOrder, WorkQuery};
 use serde_json::{Value, json};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data");
@@ -105,7 +105,7 @@ fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 async fn samples(dir: &Path) -> BTreeMap<String, Sample> {
-    let store = mediaops_store::store::open(None, dir).await.unwrap();
+    let store = mediaops_store::open(None, dir).await.unwrap();
     let mut out = BTreeMap::new();
     for (platform, keyword) in KEYWORDS {
         let mut sample = Sample { keyword: (*keyword).into(), ..Sample::default() };
@@ -437,7 +437,7 @@ async fn vendor_replies_are_written_through_the_packs_store_filters() {
     let joa = import(dir.path(), &["vendor-replies", "--pack", "justoneapi", &format!("{replies}/justoneapi")], 0);
     assert_eq!((joa["files"].as_u64(), joa["rejected"].as_u64()), (Some(2), Some(0)), "{joa}");
     assert_eq!(joa["skipped"], json!([]));
-    let store = mediaops_store::store::open(None, dir.path()).await.unwrap();
+    let store = mediaops_store::open(None, dir.path()).await.unwrap();
     let first = format!(
         "{replies}/justoneapi/xiaohongshu-user-note-list-v4/user_note_list_v4_599534e26a6a694603f84a90_20251209_171314.json"
     );
@@ -484,7 +484,7 @@ async fn recipes_read_the_real_crawls() {
     let dir = tempfile::tempdir().unwrap();
     let report = import(dir.path(), &["wechat-articles", &csv], 0);
     assert_eq!((report["read"].as_u64(), report["rejected"].as_u64()), (Some(598), Some(0)), "{report}");
-    let store = mediaops_store::store::open(None, dir.path()).await.unwrap();
+    let store = mediaops_store::open(None, dir.path()).await.unwrap();
     // The file's first row: 2022-04-16, 53059 reads, 67 在看, 249 likes, 28 comments.
     let work = store.get_work("articles", "4c643952862f3be49d23d4866a4930dd").await.unwrap().unwrap();
     let latest = work.latest.unwrap();

@@ -14,8 +14,8 @@ use mediaops::proto::mediaops::multi::v1::{PlayletFeedRequest, multi_service_cli
 use mediaops::proto::mediaops::videosite::v1::{
     VideositeAiFeedRequest, videosite_service_client::VideositeServiceClient,
 };
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// Shanghai wall time as UTC.
@@ -82,7 +82,7 @@ fn fixtures() -> Vec<Record> {
 
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let outcomes = store.write(&fixtures()).await.unwrap();
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     Service::start_in(dir).await
@@ -277,7 +277,7 @@ async fn a_merged_feed_pages_through_every_work_once_despite_ties() {
         .flat_map(|i| work("videosite", &format!("P{i:03}"), &title(i), &[], published, likes(i)))
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     assert!(store.write(&records).await.unwrap().iter().all(Result::is_ok));
     let service = Service::start_in(dir).await;
 

@@ -7,8 +7,8 @@ use crate::common;
 use chrono::{TimeZone, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::intlshort::v1::{SearchUserRequest, intlshort_service_client::IntlshortServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, AccountSnapshot, Record};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, AccountSnapshot, Record};
 use serde_json::json;
 
 fn account(id: &str, handle: Option<&str>, nickname: &str, signature: &str, fans: Option<i64>) -> Record {
@@ -25,7 +25,7 @@ fn account(id: &str, handle: Option<&str>, nickname: &str, signature: &str, fans
 
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let records = vec![
         account(
             "6727327145951183878",

@@ -12,11 +12,11 @@ use mediaops::proto::mediaops::lifestyle::v1::{
     CommentsRequest, SearchNoteRequest, lifestyle_service_client::LifestyleServiceClient,
 };
 use mediaops_ops::data_api::{DataApi, lifestyle};
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 const CAMPER: &str = "5f3c2a1b000000000101aa01";

@@ -7,8 +7,8 @@ use crate::common;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::microblog::v1::{DetailRequest, microblog_service_client::MicroblogServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// The post whose base62 code is `z0JH2lOMb`.
@@ -60,7 +60,7 @@ fn post(mid: &str, author: &str, title: &str, text: Option<&str>, published: &st
 
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let mut records = vec![account("2803301701", "人民日报"), account("1618051664", "头条新闻")];
     records.extend(post(
         MID,

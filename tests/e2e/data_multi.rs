@@ -11,8 +11,8 @@ use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::multi::v1::{
     Cn30MultiSearchRequest, MultiContentExportTopRequest, multi_service_client::MultiServiceClient,
 };
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Record, Work, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Record, Work, WorkSnapshot};
 use serde_json::{Value, json};
 
 /// A work and its newest snapshot.
@@ -60,7 +60,7 @@ async fn service() -> Service {
     .flatten()
     .collect();
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let outcomes = store.write(&records).await.unwrap();
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     Service::start_in(dir).await

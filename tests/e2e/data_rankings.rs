@@ -12,9 +12,9 @@ use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::shortvideo::v1::{
     ShortvideoTopAccountRequest, shortvideo_service_client::ShortvideoServiceClient,
 };
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountSnapshot, Record, Work, WorkSnapshot};
+use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 /// `YYYY-MM-DD HH:mm` in Asia/Shanghai as UTC.

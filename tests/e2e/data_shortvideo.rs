@@ -9,9 +9,9 @@ use crate::common;
 use chrono::{DateTime, Duration, Utc};
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::shortvideo::v1::{QueryWorkRequest, shortvideo_service_client::ShortvideoServiceClient};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
 use mediaops_store::rules::times::format_time;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, AccountIds, Comment, Record, Work, WorkIds, WorkSnapshot};
 use serde_json::{Value, json};
 
 const READER: &str = "MS4wLjABAAAAv7iSuuXDJGDvJkmH_vz1qkDZYo1apxgzaxdBSeIuPiM";
@@ -74,7 +74,7 @@ struct Fixture {
 
 async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let now = Utc::now();
     let xian_published = now - Duration::days(3);
     let mut records = vec![

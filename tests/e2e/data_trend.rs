@@ -11,9 +11,9 @@ use std::collections::BTreeSet;
 use common::{BOOTSTRAP_POINTS, KEY, Service, failure, success};
 use mediaops::proto::mediaops::trend::v1::{HotKeywordsRequest, trend_service_client::TrendServiceClient};
 use mediaops_ops::trend::keywords::TitleTerms;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::HotListQuery;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::HotListQuery;
+use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 /// A service over a copy of the imported archive, its clock at 2024-06-22.

@@ -20,7 +20,7 @@ use core_service::CoreSettings;
 use mediaops::proto::mediaops::admin::v1::{ListSyncDeadLettersRequest, ReplaySyncJobRequest};
 use mediaops_connectors::vendors::settings::VendorSettings;
 use mediaops_ops::sync::settings::{QueueKind, SyncSettings};
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 use serde_json::{Value, json};
 
 const SYNC: &str = "/api/apis/lifestyle/lifestyle-sync-notes/call";
@@ -149,8 +149,8 @@ async fn points(service: &Service) -> i64 {
     service.get("/api/account/balance").await.1["data"]["points"].as_i64().unwrap()
 }
 
-async fn store_of(service: &Service) -> mediaops_store::store::sqlite::SqliteStore {
-    mediaops_store::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap()
+async fn store_of(service: &Service) -> mediaops_store::sqlite::SqliteStore {
+    mediaops_store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap()
 }
 
 #[tokio::test]

@@ -8,15 +8,15 @@ use crate::common;
 
 use common::{KEY, Service, failure, success};
 use mediaops::proto::mediaops::tool::v1::{ParseContentDetailRequest, tool_service_client::ToolServiceClient};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{Account, Record, Work, WorkSnapshot};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{Account, Record, Work, WorkSnapshot};
 use serde_json::json;
 
 const AWEME: &str = "7301234567890123456";
 
 async fn service() -> Service {
     let dir = tempfile::tempdir().unwrap();
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
     let records = vec![
         Record::Account(Account {
             platform: "shortvideo".into(),

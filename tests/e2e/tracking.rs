@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use common::vendor_replay::{VendorReplay, fixtures, recorded};
 use common::{KEY, Service, failure, success};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::SeriesQuery;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::SeriesQuery;
+use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 /// The account with too few points for more than two runs.

@@ -23,7 +23,7 @@ use axum::routing::{get, post};
 use common::{KEY, Service, add_key, failure, success};
 use mediaops_connectors::wechat::config::{ComponentSettings, DirectAccount, WechatSettings};
 use mediaops_connectors::wechat::crypto::MessageCrypto;
-use mediaops_store::store::state::wechat::WechatStore;
+use mediaops_store::wechat::WechatStore;
 use serde_json::{Value, json};
 
 /// A part of a multipart request the fake received.
@@ -576,8 +576,7 @@ async fn third_party_platform_authorizes_lists_publishes_and_withdraws() {
     );
     let draft = fake.hits("/cgi-bin/draft/add");
     assert!(draft[0].query["access_token"].starts_with("AUTHORIZER_TOKEN_"));
-    let state =
-        mediaops_store::store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
+    let state = mediaops_store::sqlite::SqliteStore::open(&service.data_path().join("store.sqlite")).await.unwrap();
     let stored = WechatStore::authorizer(&state, "wxauthorizer0001").await.unwrap().unwrap();
     assert_eq!(stored.refresh_token, "refreshtoken@@@second", "the rotated refresh token is kept");
 
@@ -619,8 +618,7 @@ async fn the_authorizer_list_is_read_with_the_component_token() {
     let settings =
         WechatSettings { api_base: fake.base.clone(), component: Some(component()), ..WechatSettings::default() };
     let outbound = OutboundSettings::default();
-    let store =
-        Arc::new(mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap());
+    let store = Arc::new(mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap());
     let tokens = mediaops_connectors::wechat::tokens::TokenCache::in_process();
     let fetcher = GuardedFetcher::new(&outbound).unwrap();
     let wechat = mediaops_connectors::wechat::Wechat::new(settings, &outbound, store, tokens, fetcher).unwrap();

@@ -102,9 +102,9 @@ const SAMPLE_ACCOUNT: &str = "sample-growth";
 /// feed of 2023-10-26 and 2023-10-27. The counters are made up for the
 /// test (and the screenshot); they say so in the account's name.
 async fn write_sample_history(data_dir: &std::path::Path) {
-    use mediaops_store::store::ContentStore;
-    use mediaops_store::store::model::{Account, AccountSnapshot, HotListEntry, Record};
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
+    use mediaops_store::ContentStore;
+    use mediaops_store::model::{Account, AccountSnapshot, HotListEntry, Record};
+    let store = mediaops_store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
     let at = |day: u32, hour: u32| {
         chrono::DateTime::parse_from_rfc3339(&format!("2023-10-{day:02}T{hour:02}:00:00+08:00"))
             .unwrap()

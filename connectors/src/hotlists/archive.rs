@@ -32,10 +32,10 @@ use chrono::{NaiveDate, NaiveTime};
 use super::Source;
 use super::parse::{self, Item, ParseError};
 use layouts::{Snapshot, end_of_day};
+use mediaops_store::ContentStore;
 use mediaops_store::clock::shanghai_to_utc;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::import::{ImportReport, RowWriter};
-use mediaops_store::store::model::Record;
+use mediaops_store::import::{ImportReport, RowWriter};
+use mediaops_store::model::Record;
 
 /// Every `*.json` file under `path` (or `path` itself when it is a file),
 /// in name order.
@@ -178,7 +178,7 @@ pub async fn import_archive(store: &dyn ContentStore, dir: &Path, on_row: &mut d
     let files = match archive_files(dir) {
         Ok(files) => files,
         Err(e) => {
-            report.rejected.push(mediaops_store::store::import::Rejected {
+            report.rejected.push(mediaops_store::import::Rejected {
                 file: dir.display().to_string(),
                 row: 0,
                 reason: format!("cannot list: {e}"),

@@ -19,9 +19,9 @@ use serde::Serialize;
 use super::Source;
 use super::config::HotlistSettings;
 use super::parse::{self, ParseError, Parsed};
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::Record;
+use mediaops_store::model::Record;
 
 /// What one source's collector has done since the core started.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

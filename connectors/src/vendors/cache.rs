@@ -10,7 +10,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use sha2::{Digest, Sha256};
 
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
 
 /// Where caches live; one per core, shared by every vendor.
 #[derive(Clone, Default)]

@@ -23,11 +23,12 @@ use crate::outbound::OutboundSettings;
 use chrono::{DateTime, Utc};
 use mediaops_platform::maintenance::Upstream;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::{Answer, Fallbacks, Slot, Source, SourceChain};
+use mediaops_platform::source::{Fallbacks, Slot, Source, SourceChain};
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::Record;
+use mediaops_store::model::Record;
 
 /// One mapped operation of one vendor, as a [`Source`], writing the
 /// records of its `store` filter back to the content store.
@@ -95,7 +96,7 @@ pub fn vendor_records_at(source: &str, values: Vec<serde_json::Value>, at: DateT
         {
             object.entry("capturedAt").or_insert_with(|| captured_at.clone().into());
         }
-        match mediaops_store::store::import::jsonl::parse_value(value) {
+        match mediaops_store::import::jsonl::parse_value(value) {
             Ok(record) => records.push(record),
             Err(e) => tracing::warn!(source, error = e, "a vendor record was refused"),
         }
@@ -183,7 +184,7 @@ impl Plan {
 
     /// Records every vendor's calls in `log` from now on (docs/vendors.md
     /// "Vendor spend"; `mediaops usage --vendors`).
-    pub fn record_calls(&self, log: &Arc<dyn mediaops_store::store::state::vendor_call::VendorCallStore>) {
+    pub fn record_calls(&self, log: &Arc<dyn mediaops_store::vendor_call::VendorCallStore>) {
         for vendor in &self.vendors {
             vendor.record_calls(log.clone());
         }

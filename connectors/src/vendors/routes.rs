@@ -9,9 +9,9 @@ use std::time::Duration;
 use super::mapping::VendorFile;
 use super::settings::VendorSettings;
 use super::vendor::SYNC_RECEIPT;
-use mediaops_platform::catalog::PLATFORM_ORDER;
 use mediaops_platform::registry::{OperationInfo, Registry};
 use mediaops_proto::mediaops::options::v1::{MetadataKind, PriceClass};
+use mediaops_store::rules::platforms::PLATFORM_ORDER;
 
 /// Seconds a stored record answers a lookup without asking the vendor when
 /// the mapping gives no `max_age_secs`: 6 hours.

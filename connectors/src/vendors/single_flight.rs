@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// One shared outcome: the answer, or the error.
 pub type Outcome = Result<Answer<Bytes>, ServiceError>;

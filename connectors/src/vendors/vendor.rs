@@ -22,9 +22,9 @@ use super::filter::JqFilter;
 use super::mapping::{Auth, Call, ErrorRule, OperationMapping, Outcome, VendorFile};
 use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
 use mediaops_platform::registry::{OperationInfo, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::{ServiceError, UpstreamDetail};
-use mediaops_store::store::state::vendor_call::{VendorCall, VendorCallStore};
+use mediaops_proto::service::Answer;
+use mediaops_store::vendor_call::{VendorCall, VendorCallStore};
 
 type Limiter = governor::DefaultDirectRateLimiter;
 

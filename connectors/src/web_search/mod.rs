@@ -27,7 +27,7 @@ use mediaops_platform::registry::{BoxFuture, CallContext, Registry};
 use mediaops_platform::tasks::{TaskRunner, TaskWork, error_from_json};
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::task::{Task, TaskStatus};
+use mediaops_store::task::{Task, TaskStatus};
 use searxng::Searxng;
 
 /// `operationKey` of the skill.

@@ -14,7 +14,7 @@ use super::config::DirectAccount;
 use super::errors::WechatError;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::state::wechat::StoredAuthorizer;
+use mediaops_store::wechat::StoredAuthorizer;
 
 /// An account a publish may write to, resolved for its caller.
 #[derive(Debug, Clone)]

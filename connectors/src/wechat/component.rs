@@ -10,7 +10,7 @@ use super::Wechat;
 use super::config::ComponentSettings;
 use super::errors::WechatError;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::state::wechat::{PendingAuthorization, StoredAuthorizer};
+use mediaops_store::wechat::{PendingAuthorization, StoredAuthorizer};
 
 /// Token-cache key of the component access token.
 const COMPONENT_KEY: &str = "component";

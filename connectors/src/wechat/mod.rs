@@ -12,7 +12,7 @@
 //! Modules: [`client`] (the WeChat endpoints), [`tokens`] (token cache),
 //! [`accounts`] (who may publish where, tokens per account), [`component`]
 //! (third-party flows and events), [`crypto`] (event signature and AES),
-//! [`mediaops_store::store::state::wechat`] (durable component state), [`images`] and [`cover`] (article
+//! [`mediaops_store::wechat`] (durable component state), [`images`] and [`cover`] (article
 //! images), [`publish`] (the draft flow), [`callback`] (WeChat-facing HTTP).
 
 pub mod accounts;
@@ -37,7 +37,7 @@ use client::{ImageFile, WechatApi};
 use config::WechatSettings;
 use images::{ImageKind, MAX_BODY_IMAGE_BYTES};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::state::wechat::WechatStore;
+use mediaops_store::wechat::WechatStore;
 use tokens::TokenCache;
 
 /// The WeChat side of the service, shared by the operations and the

@@ -50,17 +50,17 @@ pub(super) struct Composed {
     pub watch: Arc<mediaops_ops::watch::runner::Runner>,
     /// The tracking lists (docs/tracking.md): the runner is built once the
     /// pipeline is, since its runs call operations through it.
-    pub tracking: Arc<dyn mediaops_store::store::state::tracking::TrackingStore>,
+    pub tracking: Arc<dyn mediaops_store::tracking::TrackingStore>,
     /// The ranking-board builder and the interval of its runs (zero = off).
     pub boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention").
-    pub pruner: mediaops_store::store::retention::Pruner,
+    pub pruner: mediaops_store::retention::Pruner,
     /// Checks the ledger and the store for `grpc.health.v1`.
     pub readiness: mediaops_platform::readiness::Readiness,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
     pub wechat_callback: Option<mediaops_connectors::wechat::callback::CallbackListener>,
     /// Feed tokens, which the pipeline reads to authenticate feed calls.
-    pub feed_tokens: Arc<dyn mediaops_store::store::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn mediaops_store::feed_token::FeedTokenStore>,
 }
 
 /// Opens the content store and the durable state (docs/state.md), builds
@@ -82,23 +82,23 @@ pub(super) async fn compose(
     let catalog = Arc::new(Catalog::build(pool, ledger.clone(), maintenance.clone())?);
     // Every durable state but the ledger's and the switches' is in the
     // store's database (docs/state.md).
-    let store_pool = mediaops_store::store::PoolSettings {
+    let store_pool = mediaops_store::PoolSettings {
         acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
     };
-    let mut opened = mediaops_store::store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
+    let mut opened = mediaops_store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
         .await
         .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
     if settings.database_url.is_none() {
         // One process owns a SQLite store: its word lists can be kept
         // in memory (a shared PostgreSQL store's cannot).
-        opened.words = Arc::new(mediaops_ops::safety::cached_words::CachedWordStore::new(opened.words));
+        opened.words = Arc::new(mediaops_ops::banned_words::cached_words::CachedWordStore::new(opened.words));
     }
     let charters = Arc::new(mediaops_ops::charter::Charters::new(opened.charters, ValueLists::from_pool(pool), clock));
     let articles = Arc::new(mediaops_ops::articles::ArticleStudio::new(
         mediaops_ops::articles::themes::ThemeCatalog::new(opened.themes, clock),
     ));
     mediaops_ops::articles::ArticleStudio::warm_up();
-    let safety = Arc::new(mediaops_ops::safety::SafetyService::new(opened.words, clock)?);
+    let banned_words = Arc::new(mediaops_ops::banned_words::BannedWordChecker::new(opened.words, clock)?);
     let store = opened.content;
     let tasks = mediaops_platform::tasks::TaskRunner::new(opened.tasks, ledger.clone());
     let reader = mediaops_ops::task_reader::TaskReader { runner: tasks.clone(), sync_jobs: opened.sync.clone() };
@@ -214,7 +214,7 @@ pub(super) async fn compose(
         charter: charter_service::registration(Arc::new(ops::charter::Charter(charters))),
         clipapp: clipapp_service::registration(Arc::new(ops::clipapp::Clipapp(data.clone()))),
         content_safety: content_safety_service::registration(Arc::new(ops::content_safety::ContentSafety(
-            safety.clone(),
+            banned_words.clone(),
         ))),
         feed: feed_service::registration(Arc::new(ops::feed::Feeds(Arc::new(feeds)))),
         history: mediaops_proto::mediaops::history::v1::history_service::registration(Arc::new(ops::history::History(
@@ -234,12 +234,12 @@ pub(super) async fn compose(
         skills: skills_service::registration(Arc::new(ops::skills::Skills {
             api: data.clone(),
             trends: trend.clone(),
-            safety: safety.clone(),
+            banned_words: banned_words.clone(),
             images: image_skills,
             web_search,
         })),
         task: task_service::registration(Arc::new(ops::task::Tasks(reader))),
-        tool: tool_service::registration(Arc::new(ops::tool::Tool { safety, links })),
+        tool: tool_service::registration(Arc::new(ops::tool::Tool { banned_words, links })),
         tracking: tracking_service::registration(Arc::new(ops::tracking::Tracking(Arc::new(
             mediaops_ops::tracking::TrackingService::new(opened.tracking.clone(), clock),
         )))),
@@ -247,7 +247,7 @@ pub(super) async fn compose(
         videosite: videosite_service::registration(Arc::new(ops::videosite::Videosite(data.clone()))),
         watchlist: watchlist_service::registration(Arc::new(ops::watchlist::Watchlists(Arc::new(watchlists)))),
     };
-    let pruner = mediaops_store::store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
+    let pruner = mediaops_store::retention::Pruner::new(&data.store, clock, settings.snapshot_retention_days);
     let readiness = mediaops_platform::readiness::Readiness::new(
         ledger.clone(),
         data.store.clone(),

@@ -46,7 +46,7 @@ pub struct Core {
     boards: (Arc<mediaops_ops::rankings::boards::builder::Builder>, std::time::Duration),
     /// The snapshot retention job (docs/store.md "Retention"): it starts
     /// when the server serves.
-    pruner: mediaops_store::store::retention::Pruner,
+    pruner: mediaops_store::retention::Pruner,
     /// What the bootstrap step did; the binary prints it.
     pub bootstrap: Bootstrap,
     /// The WeChat-facing listener, when `wechat.callback_addr` is set.
@@ -80,7 +80,7 @@ impl Core {
         let pool = mediaops_proto::descriptor_pool();
         let bootstrap =
             ensure_bootstrap_key(ledger.as_ref(), settings.bootstrap_key.as_deref(), settings.bootstrap_points).await?;
-        tokio::task::spawn_blocking(mediaops_platform::catalog::search::warm_up);
+        tokio::task::spawn_blocking(mediaops_store::text::warm_up);
 
         let mut registry = Registry::from_pool(pool)?;
         // The service clock (`MEDIAOPS_NOW`): date rules and every stored

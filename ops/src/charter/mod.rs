@@ -16,8 +16,8 @@ use mediaops_proto::mediaops::charter::v1::{PutCharterRequest, StoredCharter};
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::value_lists::ValueLists;
+use mediaops_store::charter::CharterStore;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::state::charter::CharterStore;
 use rules::DEFAULT_PROFILE;
 
 /// The positioning charters of every account (spec 2.5, docs/charter.md): get

@@ -20,10 +20,10 @@ use super::keyword::{self, account_named};
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, author_works_query, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{Account, AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rules::times::{date_window, datetime_window, day_end, day_start, format_time, parse_date};
-use mediaops_store::store::model::{Account, AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "articles";

@@ -21,10 +21,10 @@ use super::choice::choose;
 use super::paging::PageRequest;
 use super::{DataApi, author_works_query, count, keyword, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rules::times::format_time;
-use mediaops_store::store::model::{AccountOrder, AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "clipapp";

@@ -6,7 +6,7 @@
 
 use super::{DataApi, store_error, window};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::model::{Comment, SearchPage};
+use mediaops_store::model::{Comment, SearchPage};
 
 /// Comments per answer (spec 8's default `size`).
 pub const PAGE_SIZE: u32 = super::paging::DEFAULT_SIZE;

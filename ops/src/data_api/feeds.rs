@@ -2,7 +2,7 @@
 //! `*-ai-feed`, every `*-playlet-feed` and `multi/playlet-feed`.
 //!
 //! A feed is the works of one platform that the topic classifier put in the
-//! topic ([`mediaops_store::store::topic`]: AI or 短剧), matching the keyword(s),
+//! topic ([`mediaops_store::topic`]: AI or 短剧), matching the keyword(s),
 //! most liked first (newest snapshot's likes, then newest published), one
 //! page of `pageNum`/`pageSize` ([`PageRequest`]). Every operation is one
 //! row of the table in `register` over one generic handler; what differs
@@ -23,12 +23,12 @@ use mediaops_proto::mediaops::{articles, clipapp, lifestyle, multi as multi_pb, 
 
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, count, list, required, store_error};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rules::times::datetime_window;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
-use mediaops_store::store::topic::Topic;
+use mediaops_store::topic::Topic;
 
 /// (number, platform token) of the spec's platform numbers (part 1).
 pub const PLATFORM_NUMBERS: [(i32, &str); 4] = [(0, "articles"), (1, "shortvideo"), (3, "lifestyle"), (6, "videosite")];
@@ -345,7 +345,7 @@ mod tests {
     fn the_rank_puts_more_likes_first_and_unknown_last() {
         let work = |likes: Option<i64>| WorkRecord {
             work: Default::default(),
-            latest: Some(mediaops_store::store::model::WorkSnapshot { likes, ..Default::default() }),
+            latest: Some(mediaops_store::model::WorkSnapshot { likes, ..Default::default() }),
             author: None,
         };
         let mut ranks = [rank(&work(None)), rank(&work(Some(3))), rank(&work(Some(30)))];

@@ -10,9 +10,9 @@ use super::DataApi;
 use super::keyword;
 use super::paging::PageRequest;
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::model::AccountOrder;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::AccountOrder;
 
 /// The platform token.
 pub const PLATFORM: &str = "intlshort";

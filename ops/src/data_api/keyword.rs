@@ -1,18 +1,16 @@
 //! Keyword searches as several platforms answer them (articles, microblog,
 //! intlshort): a required `keyword`, a checked page, and the store's full
-//! text ([`mediaops_store::store::ContentStore::find_works`] /
-//! [`mediaops_store::store::ContentStore::find_accounts`]); plus the account
+//! text ([`mediaops_store::ContentStore::find_works`] /
+//! [`mediaops_store::ContentStore::find_accounts`]); plus the account
 //! counters such searches show, and the shapes of their answers.
 
 use super::choice::choose;
 use super::paging::PageRequest;
 use super::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::model::{
-    AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord,
-};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
 
 /// The request field every keyword search reads.
 pub const KEYWORD: &str = "keyword";
@@ -54,7 +52,7 @@ pub fn lower_bound_warning(total: u64) -> String {
 
 /// The `total` a search answer shows for a page's `total` and
 /// `total_is_lower_bound` ([`SearchPage`]): the total; past the store's
-/// count cap ([`mediaops_store::store::TOTAL_CAP`]) the cap, with
+/// count cap ([`mediaops_store::TOTAL_CAP`]) the cap, with
 /// [`lower_bound_warning`] added to the call's warnings.
 pub fn shown_total(ctx: &CallContext, total: u64, lower_bound: bool) -> i64 {
     if lower_bound {

@@ -19,11 +19,11 @@ use super::links::{id_or_link, segment_after};
 use super::paging::{MAX_SIZE, PageRequest};
 use super::{DataApi, comments, count, list, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
 use mediaops_store::rules::times::{date_window, format_time};
-use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord, WorkSnapshot};
 
 /// The platform token.
 pub const PLATFORM: &str = "lifestyle";

@@ -13,11 +13,11 @@ use super::keyword;
 use super::paging::PageRequest;
 use super::{DataApi, count, list, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::WorkRecord;
 use mediaops_store::rules::times::format_time;
-use mediaops_store::store::model::WorkRecord;
 
 /// The platform token.
 pub const PLATFORM: &str = "microblog";

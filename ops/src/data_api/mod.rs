@@ -32,11 +32,11 @@ pub mod window;
 
 use std::sync::Arc;
 
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::model::{WorkOrder, WorkQuery};
-use mediaops_store::store::{ContentStore, StoreError};
+use mediaops_store::model::{WorkOrder, WorkQuery};
+use mediaops_store::{ContentStore, StoreError};
 use paging::PageRequest;
 
 /// What the data operations share.

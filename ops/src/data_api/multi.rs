@@ -15,10 +15,10 @@ use super::feeds::{FeedQuery, feed_page, title_like};
 pub use super::feeds::{PLATFORM_NUMBERS, platform_of};
 use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
 use super::{DataApi, list, required, store_error};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{WorkOrder, WorkQuery};
 use mediaops_store::rules::times::{day_end, day_start, parse_date, parse_datetime};
-use mediaops_store::store::model::{WorkOrder, WorkQuery};
 
 /// The platform token.
 pub const PLATFORM: &str = "multi";

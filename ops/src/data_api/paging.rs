@@ -10,7 +10,7 @@ use mediaops_proto::error::ServiceError;
 pub const DEFAULT_SIZE: u32 = 20;
 
 /// Largest page (spec 8: `size` maximum 50).
-pub const MAX_SIZE: u32 = mediaops_store::store::MAX_PAGE_SIZE;
+pub const MAX_SIZE: u32 = mediaops_store::MAX_PAGE_SIZE;
 
 /// A checked page request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

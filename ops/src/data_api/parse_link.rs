@@ -22,10 +22,10 @@ use mediaops_proto::mediaops::tool::v1 as pb;
 use super::share_link::{self, Recognized};
 use super::{count, required, store_error};
 use mediaops_connectors::outbound::GuardedFetcher;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::ContentStore;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
 
 /// `source` of answers from the content store.
 pub const SOURCE: &str = "store";

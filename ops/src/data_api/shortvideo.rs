@@ -21,11 +21,11 @@ use super::links::{id_or_link, query_param, segment_after};
 use super::paging::{DEFAULT_SIZE, PageRequest};
 use super::{DataApi, author_works_query, comments, count, list, store_error, window};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rules::times::{date_window, datetime_window, format_time};
-use mediaops_store::store::model::{AccountRecord, WorkOrder, WorkQuery, WorkRecord};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";

@@ -12,10 +12,10 @@ use mediaops_proto::mediaops::videosite::v1 as pb;
 
 use super::paging::PageRequest;
 use super::{DataApi, author_works_query, count, list, required, store_error};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::model::{AccountOrder, AccountQuery, WorkOrder, WorkQuery};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountOrder, AccountQuery, WorkOrder, WorkQuery};
 
 /// The platform token.
 pub const PLATFORM: &str = "videosite";

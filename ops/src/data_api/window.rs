@@ -7,8 +7,8 @@ use std::future::Future;
 
 use super::store_error;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::StoreResult;
-use mediaops_store::store::model::SearchPage;
+use mediaops_store::StoreResult;
+use mediaops_store::model::SearchPage;
 
 /// Items `[offset, offset + size)` of a listing that `fetch(page, size)`
 /// serves one 1-based page at a time, with the listing's total; at most two

@@ -25,8 +25,8 @@ use crate::watch::rules::{normalize_title, parse_groups};
 use mediaops_connectors::hotlists::sources::Source;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::shanghai;
-use mediaops_store::store::model::HotListQuery;
-use mediaops_store::store::state::watch::StoredWatchlist;
+use mediaops_store::model::HotListQuery;
+use mediaops_store::watch::StoredWatchlist;
 
 /// How far back an item's first appearance is looked for, and the window
 /// of a watch-list feed.

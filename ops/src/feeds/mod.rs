@@ -28,12 +28,12 @@ use mediaops_proto::mediaops::feeds::v1::{
 
 use crate::trend::Trends;
 use mediaops_connectors::hotlists::sources::Source;
-pub use mediaops_platform::auth::feed_principal_key_id as principal_key_id;
+use mediaops_platform::auth::feed_principal_key_id;
 use mediaops_platform::auth::keys::{generate_secret, hash_key};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::state::feed_token::FeedTokenStore;
-use mediaops_store::store::state::watch::{StoredWatchlist, WatchStore};
+use mediaops_store::feed_token::FeedTokenStore;
+use mediaops_store::watch::{StoredWatchlist, WatchStore};
 pub use name::FeedName;
 
 /// Prefix of every feed token.
@@ -106,7 +106,7 @@ impl FeedService {
     /// token; it opens only the feed it was made for (else 403).
     pub async fn read(&self, ctx: &CallContext, request: ReadFeedRequest) -> Result<FeedDocument, ServiceError> {
         let name = FeedName::parse(&request.feed, "feed")?;
-        if ctx.principal.key_id != principal_key_id(&name.as_str()) {
+        if ctx.principal.key_id != feed_principal_key_id(&name.as_str()) {
             return Err(ServiceError::new(
                 mediaops_proto::error_code::ErrorCode::Forbidden,
                 format!("this token does not open the feed {}", name.as_str()),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use mediaops_store::clock::shanghai;
-use mediaops_store::store::model::HotListEntry;
+use mediaops_store::model::HotListEntry;
 
 /// The Asia/Shanghai day of `at`.
 fn day_of(at: DateTime<Utc>) -> NaiveDate {

@@ -15,9 +15,9 @@ use mediaops_proto::mediaops::history::v1 as pb;
 
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
+use mediaops_store::model::SeriesQuery;
 use mediaops_store::rules::platforms::PLATFORM_ORDER;
 use mediaops_store::rules::times::{day_end, day_start, format_time};
-use mediaops_store::store::model::SeriesQuery;
 
 pub use buckets::{last_per_day, title_days};
 

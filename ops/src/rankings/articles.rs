@@ -19,12 +19,12 @@ use super::{
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, count, list, required};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{BoardQuery, BoardWork, Counter, Measure};
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 
 /// Board names of `articles-hit-cover`, in answer order.
 pub const HIT_COVER_BOARDS: [&str; 2] = ["10万+爆文", "阅读增长"];
@@ -146,7 +146,7 @@ pub async fn raise_rank(
 /// = by reads gained over the window (above 0). `clicksCount` is the
 /// figure the board ranks by; 50 each, ties by title. A start older than
 /// about 60 days = 日期格式错误. Both boards are ranked in the store from
-/// the per-day aggregates, over at most [`mediaops_store::store::KEYWORD_MATCH_CAP`]
+/// the per-day aggregates, over at most [`mediaops_store::KEYWORD_MATCH_CAP`]
 /// matches (the most liked when more match; docs/rankings.md "Keyword
 /// boards").
 pub async fn hit_cover(
@@ -297,7 +297,7 @@ pub async fn similar_account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::rules::rankings::Checked;
+    use mediaops_store::rankings::rules::Checked;
 
     #[test]
     fn scores_are_hand_computable() {

@@ -8,8 +8,8 @@ use super::series::round;
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::model::{AuthorGains, Counter, Measure};
+use mediaops_store::model::{AuthorGains, Counter, Measure};
+use mediaops_store::rankings::rules::Window;
 
 /// The 10万+ boards: reads of at least this many.
 pub const HUNDRED_K: i64 = 100_000;
@@ -20,7 +20,7 @@ pub const ORIGINAL_TYPES: [&str; 2] = ["原创", "original"];
 /// Per author (keyed by `author_id`, named by the stored account), the
 /// sums of reads and likes gained over `window` by their articles of
 /// `category`, each article's gain counted when above 0; by author id
-/// (summed in the store, [`mediaops_store::store::ContentStore::author_gains`]).
+/// (summed in the store, [`mediaops_store::ContentStore::author_gains`]).
 pub async fn gains_by_author(
     api: &DataApi,
     category: Option<&str>,

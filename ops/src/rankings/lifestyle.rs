@@ -18,13 +18,13 @@ use super::{
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 use mediaops_store::rules::times::{day_start, format_time};
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::{AuthorBrief, BoardQuery, BoardWork, Counter, Measure, SeriesQuery, Work};
 
 /// A low-fan note is a hit from this many likes (低粉爆文 board).
 pub const HIT_LIKES: i64 = 1_000;
@@ -70,13 +70,13 @@ fn hit_note(work: Work, use_like_count: i64) -> pb::HitNote {
 }
 
 /// 单日互动 of `lifestyle-hit-data`: the notes of `query` (a keyword series
-/// of the day `on_day`, at most [`mediaops_store::store::KEYWORD_MATCH_CAP`]
+/// of the day `on_day`, at most [`mediaops_store::KEYWORD_MATCH_CAP`]
 /// matches) by interactions gained on the day, above 0, 50 best. The
 /// per-day aggregates keep likes and views only, so this board reads the
 /// capped matches' snapshots of the day and the day before: ranked in the
 /// store ([`Counter::Interactions`], two primary-key probes per match, 50
 /// rows back), or, with the replaced statement shapes
-/// (`mediaops_store::store::plans`, for the rankings bench), every
+/// (`mediaops_store::plans`, for the rankings bench), every
 /// snapshot read here and ranked by the series rules; both give the same
 /// board (docs/rankings.md "Keyword boards").
 async fn interactions_board(
@@ -84,7 +84,7 @@ async fn interactions_board(
     query: &SeriesQuery,
     on_day: Window,
 ) -> Result<Vec<(Work, i64)>, ServiceError> {
-    if mediaops_store::store::plans::index_ordered() {
+    if mediaops_store::plans::index_ordered() {
         let board = BoardQuery {
             text: query.text.clone(),
             matched: query.matched.clone(),
@@ -113,7 +113,7 @@ async fn interactions_board(
 ///
 /// `useLikeCount` is the figure the board ranks by. Boards other than
 /// TOP500 hold 50 entries; ties by title. A keyword matching more than
-/// [`mediaops_store::store::KEYWORD_MATCH_CAP`] notes ranks the most liked of them
+/// [`mediaops_store::KEYWORD_MATCH_CAP`] notes ranks the most liked of them
 /// (docs/rankings.md "Keyword boards"); the likes boards are ranked in the
 /// store from the per-day aggregates, 单日互动 from the capped matches'
 /// snapshots (`interactions_board`); the four run at once.

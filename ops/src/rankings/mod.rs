@@ -1,6 +1,6 @@
 //! Rankings, boards and account analytics computed from the content
 //! store's snapshots (spec 4.1–4.5, 4.14, 8). The window and
-//! category rules are in [`mediaops_store::rules::rankings`]; reading levels and gains out of
+//! category rules are in [`mediaops_store::rankings::rules`]; reading levels and gains out of
 //! snapshot series in [`series`]; one module per platform token. Each
 //! formula is written on its function and in docs/rankings.md.
 //!
@@ -21,16 +21,16 @@ use chrono::NaiveDate;
 use crate::data_api::{DataApi, list, store_error};
 use boards::kinds::Kind;
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::rules::rankings::{Checked, Window};
-use mediaops_store::rules::times::{day_end, day_start};
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::{
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{
     AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
     KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
 };
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{Checked, Window};
+use mediaops_store::rules::times::{day_end, day_start};
 
 /// How many entries an account or work board holds (spec 4.4: "each of the
 /// 28 values yields 50 entries"; the same size for every board unless its
@@ -69,7 +69,7 @@ pub fn warn_opt(ctx: &CallContext, warning: Option<String>) {
     }
 }
 
-/// The works of `query` with their snapshots ([`mediaops_store::store::ContentStore::work_series`]).
+/// The works of `query` with their snapshots ([`mediaops_store::ContentStore::work_series`]).
 pub async fn works(api: &DataApi, query: &SeriesQuery) -> Result<Vec<WorkSeries>, ServiceError> {
     api.store.work_series(query).await.map_err(store_error)
 }
@@ -80,21 +80,21 @@ pub async fn accounts(api: &DataApi, query: &SeriesQuery) -> Result<Vec<AccountS
 }
 
 /// A board of works ranked in the store from its per-day aggregates
-/// ([`mediaops_store::store::ContentStore::work_board`]).
+/// ([`mediaops_store::ContentStore::work_board`]).
 pub async fn work_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardWork>, ServiceError> {
     api.store.work_board(query).await.map_err(store_error)
 }
 
 /// The works matching `query`'s keyword, matched once for the boards and
 /// series of one request to share (`BoardQuery::matched`,
-/// [`mediaops_store::store::ContentStore::keyword_matches`]; docs/rankings.md
+/// [`mediaops_store::ContentStore::keyword_matches`]; docs/rankings.md
 /// "Keyword boards"); `None` without a text or where the backend matches
 /// in each statement.
 pub async fn keyword_matches(api: &DataApi, query: &BoardQuery) -> Result<Option<KeywordMatches>, ServiceError> {
     api.store.keyword_matches(query).await.map_err(store_error)
 }
 
-/// A board of accounts ranked in the store ([`mediaops_store::store::ContentStore::account_board`]).
+/// A board of accounts ranked in the store ([`mediaops_store::ContentStore::account_board`]).
 pub async fn account_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardAccount>, ServiceError> {
     api.store.account_board(query).await.map_err(store_error)
 }
@@ -200,7 +200,7 @@ pub async fn accounts_asked(
 
 /// The accounts of `platform` in `category` (all when `None`), most
 /// followed first: one store page of at most
-/// [`mediaops_store::store::MAX_PAGE_SIZE`] (the candidates of the
+/// [`mediaops_store::MAX_PAGE_SIZE`] (the candidates of the
 /// similar-account searches, spec 4.4/4.5).
 pub async fn most_followed(
     api: &DataApi,
@@ -212,7 +212,7 @@ pub async fn most_followed(
         category,
         order: AccountOrder::Fans,
         page: 1,
-        page_size: mediaops_store::store::MAX_PAGE_SIZE,
+        page_size: mediaops_store::MAX_PAGE_SIZE,
         ..AccountQuery::default()
     };
     Ok(api.store.find_accounts(&query).await.map_err(store_error)?.items)
@@ -220,7 +220,7 @@ pub async fn most_followed(
 
 /// The works of `author_id` on `platform` published within `window` (from
 /// the start of its first day to the end of its last), newest first: one
-/// store page of at most [`mediaops_store::store::MAX_PAGE_SIZE`] with the
+/// store page of at most [`mediaops_store::MAX_PAGE_SIZE`] with the
 /// total (what the account analyzers average over, spec 4.4/4.5).
 pub async fn published_in(
     api: &DataApi,
@@ -235,7 +235,7 @@ pub async fn published_in(
         published_to: Some(day_end(window.last)),
         order: WorkOrder::Newest,
         page: 1,
-        page_size: mediaops_store::store::MAX_PAGE_SIZE,
+        page_size: mediaops_store::MAX_PAGE_SIZE,
         ..WorkQuery::default()
     };
     api.store.find_works(&query).await.map_err(store_error)

@@ -11,9 +11,9 @@
 
 use chrono::{DateTime, Days, Utc};
 
-use mediaops_store::rules::rankings::Window;
+use mediaops_store::model::{AccountSnapshot, WorkSnapshot};
+use mediaops_store::rankings::rules::Window;
 use mediaops_store::rules::times::{day_end, day_start};
-use mediaops_store::store::model::{AccountSnapshot, WorkSnapshot};
 
 /// Snapshots that know when they were captured.
 pub trait Captured {

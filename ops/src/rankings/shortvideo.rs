@@ -20,11 +20,11 @@ use crate::data_api::keyword::fans;
 use crate::data_api::shortvideo::account_id_of;
 use crate::data_api::{DataApi, count, list, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::{self as rules, CategoryList, OutOfList, Period, Window};
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::{AccountRecord, BoardWork};
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{AccountRecord, BoardWork};
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
 
 /// The platform token.
 pub const PLATFORM: &str = "shortvideo";
@@ -322,7 +322,7 @@ pub async fn similar_account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::rules::rankings::Checked;
+    use mediaops_store::rankings::rules::Checked;
 
     #[test]
     fn scores_are_hand_computable() {

@@ -20,11 +20,11 @@ use crate::data_api::keyword::fans;
 use crate::data_api::paging::PageRequest;
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::{self as rules, Period};
-use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
-use mediaops_store::store::topic::Topic;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::rankings::rules::{self as rules, Period};
+use mediaops_store::topic::Topic;
 
 const ARTICLES: &str = crate::data_api::articles::PLATFORM;
 
@@ -216,7 +216,7 @@ pub async fn articles_search(
         text: Some(keyword.into()),
         order: WorkOrder::Views,
         page: 1,
-        page_size: mediaops_store::store::MAX_PAGE_SIZE,
+        page_size: mediaops_store::MAX_PAGE_SIZE,
         ..WorkQuery::default()
     };
     let items: Vec<pb::ArticleReadItem> = first_page(&api, query)

@@ -11,9 +11,9 @@ use mediaops_proto::mediaops::common::v1::{KeywordFeedRequest, TitleLikeList};
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, channels};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_proto::service::Answer;
+use mediaops_store::topic::Topic;
 
 /// The channels RPCs over the content store.
 pub struct Channels(pub Arc<DataApi>);

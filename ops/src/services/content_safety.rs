@@ -1,5 +1,5 @@
 //! `mediaops.safety.v1.ContentSafetyService`: the account's own banned-word
-//! lists ([`crate::safety`]).
+//! lists ([`crate::banned_words`]).
 
 use std::sync::Arc;
 
@@ -8,12 +8,12 @@ use mediaops_proto::mediaops::safety::v1::{
     CustomWordList, CustomWordLists, GetCustomWordsRequest, PutCustomWordsRequest,
 };
 
-use crate::safety::SafetyService;
+use crate::banned_words::BannedWordChecker;
 use mediaops_platform::registry::{CallContext, Registry};
 use mediaops_proto::error::ServiceError;
 
 /// The word-list RPCs over the banned-word checks.
-pub struct ContentSafety(pub Arc<SafetyService>);
+pub struct ContentSafety(pub Arc<BannedWordChecker>);
 
 impl ContentSafetyService<Registry> for ContentSafety {
     async fn get_custom_words(

@@ -8,8 +8,8 @@ use mediaops_proto::mediaops::intlshort::v1::intlshort_service::IntlshortService
 
 use crate::data_api::{DataApi, intlshort};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The international short-video RPC over the content store.
 pub struct Intlshort(pub Arc<DataApi>);

@@ -5,7 +5,7 @@
 //! the generated `register` puts every RPC in the [`mediaops_platform::registry`].
 //!
 //! The types are thin: each method turns the call into a call of the domain
-//! module that does the work (`crate::charter`, `crate::safety`, …).
+//! module that does the work (`crate::charter`, `crate::banned_words`, …).
 //!
 //! Methods are written as `async fn` answering their concrete reply (the
 //! response, or an [`Answer`] of it for an RPC read
@@ -49,9 +49,10 @@ use crate::data_api::DataApi;
 use crate::data_api::feeds::{Feed, FeedInput, Times, topic_feed};
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::{Answer, Fallbacks};
+use mediaops_platform::source::Fallbacks;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_proto::service::Answer;
+use mediaops_store::topic::Topic;
 
 /// The platform services whose RPCs read the content store
 /// (`ArticlesService`, `LifestyleService`, `ShortvideoService`, without a

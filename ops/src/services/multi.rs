@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::multi::v1::multi_service::MultiService;
 
 use crate::data_api::{DataApi, feeds, multi};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The multi-platform RPCs over the content store.
 pub struct Multi(pub Arc<DataApi>);

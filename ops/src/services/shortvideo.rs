@@ -14,9 +14,9 @@ use crate::data_api::shortvideo as data;
 use crate::rankings::shortvideo as ranking;
 use crate::sync::SyncService;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_proto::service::Answer;
+use mediaops_store::topic::Topic;
 use serde_json::json;
 
 /// The short-video RPCs.

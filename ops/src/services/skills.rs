@@ -1,5 +1,5 @@
 //! `mediaops.skills.v1.SkillsService`: the skills — rankings over the store
-//! ([`crate::rankings::skills`]), trends ([`crate::trend`]), banned words ([`crate::safety`]),
+//! ([`crate::rankings::skills`]), trends ([`crate::trend`]), banned words ([`crate::banned_words`]),
 //! images ([`mediaops_connectors::images`]) and web search ([`mediaops_connectors::web_search`]).
 
 use std::sync::Arc;
@@ -8,17 +8,17 @@ use mediaops_proto::mediaops::common::v1 as common;
 use mediaops_proto::mediaops::skills::v1 as pb;
 use mediaops_proto::mediaops::skills::v1::skills_service::SkillsService;
 
+use crate::banned_words::BannedWordChecker;
+use crate::banned_words::platform::Platform;
 use crate::data_api::DataApi;
 use crate::rankings::skills as ranking;
-use crate::safety::SafetyService;
-use crate::safety::platform::Platform;
 use crate::trend::keywords::KeywordFilter;
 use crate::trend::{Trends, last30days, radar};
 use mediaops_connectors::images::ImageSkills;
 use mediaops_connectors::web_search::WebSearch;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The skill RPCs.
 pub struct Skills {
@@ -27,7 +27,7 @@ pub struct Skills {
     /// The trend state (`trend-radar`, `cn-last30days`).
     pub trends: Arc<Trends>,
     /// The banned-word checks.
-    pub safety: Arc<SafetyService>,
+    pub banned_words: Arc<BannedWordChecker>,
     /// The image skills.
     pub images: Arc<ImageSkills>,
     /// The web-search skill.
@@ -100,7 +100,7 @@ impl SkillsService<Registry> for Skills {
         request: pb::ContentSafetyCheckRequest,
     ) -> Result<common::BannedWordResult, ServiceError> {
         let platform = Platform::parse(&request.platform, "platform")?;
-        self.safety.check(ctx.account_id(), platform, &request.content).await
+        self.banned_words.check(ctx.account_id(), platform, &request.content).await
     }
 
     async fn articles_prohibited_word(
@@ -108,7 +108,7 @@ impl SkillsService<Registry> for Skills {
         ctx: CallContext,
         request: pb::ArticlesProhibitedWordRequest,
     ) -> Result<common::BannedWordResult, ServiceError> {
-        self.safety.check(ctx.account_id(), Platform::Articles, &request.content).await
+        self.banned_words.check(ctx.account_id(), Platform::Articles, &request.content).await
     }
 
     async fn articles_similar_account(

@@ -1,5 +1,5 @@
 //! `mediaops.tool.v1.ToolService`: the banned-word check
-//! ([`crate::safety`]) and the link parser
+//! ([`crate::banned_words`]) and the link parser
 //! ([`crate::data_api::parse_link`]; answered through its source chain).
 
 use std::sync::Arc;
@@ -10,17 +10,17 @@ use mediaops_proto::mediaops::tool::v1::{
     CheckBannedWordsRequest, ParseContentDetailRequest, ParseContentDetailResponse,
 };
 
+use crate::banned_words::BannedWordChecker;
+use crate::banned_words::platform::Platform;
 use crate::data_api::parse_link::LinkParser;
-use crate::safety::SafetyService;
-use crate::safety::platform::Platform;
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The tool RPCs.
 pub struct Tool {
     /// The banned-word checks.
-    pub safety: Arc<SafetyService>,
+    pub banned_words: Arc<BannedWordChecker>,
     /// The share-link parser over the store.
     pub links: Arc<LinkParser>,
 }
@@ -32,7 +32,7 @@ impl ToolService<Registry> for Tool {
         request: CheckBannedWordsRequest,
     ) -> Result<BannedWordResult, ServiceError> {
         let platform = Platform::parse(&request.platform, "platform")?;
-        self.safety.check(ctx.account_id(), platform, &request.content).await
+        self.banned_words.check(ctx.account_id(), platform, &request.content).await
     }
 
     async fn parse_content_detail(

@@ -9,8 +9,8 @@ use mediaops_proto::mediaops::trend::v1::trend_service::TrendService;
 
 use crate::trend::{Trends, hot_keywords, hot_topics, hub};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 /// The trend RPCs over the shared trend state.
 pub struct Trend(pub Arc<Trends>);

@@ -11,9 +11,9 @@ use mediaops_proto::mediaops::videosite::v1::videosite_service::{self, Videosite
 use crate::data_api::feeds::Times;
 use crate::data_api::{DataApi, videosite};
 use mediaops_platform::registry::{CallContext, Registry};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::topic::Topic;
+use mediaops_proto::service::Answer;
+use mediaops_store::topic::Topic;
 
 /// The video-site RPCs over the content store.
 pub struct Videosite(pub Arc<DataApi>);

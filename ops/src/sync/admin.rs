@@ -11,7 +11,7 @@ use super::SyncService;
 use super::fetch::SyncSummary;
 use mediaops_platform::tasks::error_proto;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::sync_job::{SyncJob, SyncStatus};
+use mediaops_store::sync_job::{SyncJob, SyncStatus};
 
 /// Dead letters listed when the request does not say.
 const DEFAULT_LIMIT: u32 = 50;
@@ -66,7 +66,7 @@ impl SyncService {
     }
 }
 
-fn read_failed(e: mediaops_store::store::StoreError) -> ServiceError {
+fn read_failed(e: mediaops_store::StoreError) -> ServiceError {
     e.into_service_error("sync job store")
 }
 

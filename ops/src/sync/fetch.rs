@@ -10,8 +10,8 @@ use serde_json::Value;
 use mediaops_connectors::vendors::chain::vendor_records;
 use mediaops_connectors::vendors::vendor::{MappedOperation, Vendor};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::Record;
+use mediaops_store::ContentStore;
+use mediaops_store::model::Record;
 
 /// The vendor mapping a sync operation fetches through.
 #[derive(Clone)]

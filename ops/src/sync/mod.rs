@@ -34,8 +34,8 @@ use self::settings::{QueueKind, SyncSettings};
 use self::worker::SyncWorkers;
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_store::ContentStore;
+use mediaops_store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 
 /// `retryAfterMinutes` of every receipt (spec 2.6: records are stored about
 /// 30 minutes after submission).
@@ -121,7 +121,7 @@ impl SyncService {
             ));
         }
         request[field] = Value::String(target.clone());
-        let stored = |e: mediaops_store::store::StoreError| e.into_service_error("sync job store");
+        let stored = |e: mediaops_store::StoreError| e.into_service_error("sync job store");
         let open = self.jobs.open_sync_job(ctx.account_id(), &operation_key, &target).await.map_err(stored)?;
         let job = match open {
             Some(job) => job,

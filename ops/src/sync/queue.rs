@@ -12,7 +12,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use mediaops_store::store::sync_job::SyncJobStore;
+use mediaops_store::sync_job::SyncJobStore;
 
 /// A job handed to a worker.
 #[derive(Debug, Clone, PartialEq, Eq)]

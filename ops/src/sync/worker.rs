@@ -17,8 +17,8 @@ use super::queue::{Delivery, SyncQueue};
 use super::settings::SyncSettings;
 use mediaops_platform::tasks::error_json;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
+use mediaops_store::ContentStore;
+use mediaops_store::sync_job::{SyncJob, SyncJobStore, SyncStatus};
 
 /// The workers of one core, and what they need.
 pub struct SyncWorkers {

@@ -27,12 +27,10 @@ use mediaops_proto::mediaops::tracking::v1::{
 
 use crate::watch::rules::parse_cron;
 use crate::watch::stamp_of;
+use crate::watch::state; // tracking-list states (`TrackingList.state`) are those of watch lists
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::state::tracking::{StoredTracking, TrackingStore};
-
-/// Tracking-list states (`TrackingList.state`): those of watch lists.
-pub use crate::watch::state;
+use mediaops_store::tracking::{StoredTracking, TrackingStore};
 
 /// Most accounts, and most keywords, of one tracking list.
 pub const MAX_ENTRIES: usize = 100;

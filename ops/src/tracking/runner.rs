@@ -34,12 +34,12 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
 use super::platforms::{self, Step};
 use super::settings::TrackingSettings;
-use super::state;
 use crate::watch::rules::{Schedule, parse_cron};
+use crate::watch::state;
 use mediaops_platform::dispatch::Pipeline;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::state::tracking::{RunOutcome, StoredTracking, TrackingStore};
+use mediaops_store::tracking::{RunOutcome, StoredTracking, TrackingStore};
 
 /// Tracking lists looked at per tick.
 const DUE_BATCH: i64 = 100;

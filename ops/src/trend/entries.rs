@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use mediaops_connectors::hotlists::Source;
-use mediaops_store::store::model::HotListEntry;
+use mediaops_store::model::HotListEntry;
 
 /// One (list, title) of a window.
 #[derive(Debug, Clone, PartialEq)]

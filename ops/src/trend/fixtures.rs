@@ -7,11 +7,11 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::Trends;
 use crate::data_api::DataApi;
-use mediaops_platform::source::Answer;
+use mediaops_proto::service::Answer;
+use mediaops_store::ContentStore;
 use mediaops_store::clock::{Clock, shanghai_to_utc};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{HotListEntry, Record, Work, WorkSnapshot};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::model::{HotListEntry, Record, Work, WorkSnapshot};
+use mediaops_store::sqlite::SqliteStore;
 
 /// `YYYY-MM-DD HH:mm:ss` in Asia/Shanghai as UTC.
 pub fn local(text: &str) -> DateTime<Utc> {

@@ -10,8 +10,8 @@ use mediaops_proto::mediaops::trend::v1 as pb;
 use super::keywords::rank_keywords;
 use super::{Trends, entries};
 use crate::data_api::list;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::rules::window::{HotWindow, hot_window};
 
 /// Keywords in one answer.

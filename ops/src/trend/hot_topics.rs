@@ -25,8 +25,8 @@ use super::{TopicPlatform, Trends, topic_platforms};
 use crate::data_api::list;
 use crate::data_api::paging::{DEFAULT_SIZE, MAX_SIZE};
 use mediaops_connectors::hotlists::Source;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::rules::window::HotWindow;
 
 /// `limit`: 0 (unset) = [`DEFAULT_SIZE`]; 1..=[`MAX_SIZE`]; else a 400

@@ -25,8 +25,8 @@ use super::entries::{Listed, group};
 use super::keywords::KeywordFilter;
 use super::numbering::{list_order, lists_of, short_video_list};
 use crate::data_api::list;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::rules::window::{day_window, hot_window};
 
 /// Entries in one `shortvideo-hot-trend` answer.

@@ -2,7 +2,7 @@
 //! (spec 4.11; docs/trends.md "Keywords").
 //!
 //! **Cutting.** A title is cut with jieba in search mode by
-//! [`mediaops_store::store::segment::terms`] (the store's index rules: lower-cased,
+//! [`mediaops_store::text::index_terms`] (the store's index rules: lower-cased,
 //! punctuation and single CJK characters dropped, letters and digits only).
 //! Stop words ([`stop_words`], `data/stopwords.txt`), numbers and dates
 //! (`2024`, `6月`, `10万`) and single Latin letters are removed. What is
@@ -97,7 +97,7 @@ impl TitleTerms {
     /// Cuts `title`.
     pub fn of(title: &str) -> TitleTerms {
         let terms: Vec<String> =
-            mediaops_store::store::segment::terms(title).into_iter().filter(|t| is_content_word(t)).collect();
+            mediaops_store::text::index_terms(title).into_iter().filter(|t| is_content_word(t)).collect();
         let lower = title.to_lowercase();
         let display = terms.iter().map(|t| display_form(title, &lower, t)).collect();
         let mut inside = Vec::new();

@@ -34,11 +34,11 @@ use super::keywords::KeywordFilter;
 use super::sentiment::sentiment;
 use super::{Trends, topic_platforms};
 use crate::data_api::{list, store_error};
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 use mediaops_store::clock::shanghai;
+use mediaops_store::model::{HotListQuery, WorkOrder, WorkQuery};
 use mediaops_store::rules::times::day_start;
-use mediaops_store::store::model::{HotListQuery, WorkOrder, WorkQuery};
 
 /// Longest window, in days (spec 4.14 "last 30 days").
 pub const MAX_DAYS: i32 = 30;
@@ -99,7 +99,7 @@ pub async fn last30days(
         }
     }
     let mut unread = 0u64;
-    let page_size = mediaops_store::store::MAX_PAGE_SIZE;
+    let page_size = mediaops_store::MAX_PAGE_SIZE;
     for platform in platforms.iter().filter(|_| filter.is_some()) {
         let (mut total, mut read) = (None, 0u64);
         for page in 1..=WORK_PAGES {

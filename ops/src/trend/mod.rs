@@ -35,7 +35,7 @@ use mediaops_connectors::hotlists::Source;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::model::{HotListEntry, HotListQuery};
+use mediaops_store::model::{HotListEntry, HotListQuery};
 
 /// Titles the shared [`TermCache`] keeps before it starts over (about 20 MB
 /// at most; the June 2024 archive has about 15,000 distinct titles).

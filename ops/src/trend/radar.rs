@@ -31,9 +31,9 @@ use super::rising::rising_works;
 use super::stories::{StoryItem, merge};
 use super::{Trends, topic_platforms};
 use crate::data_api::list;
-use mediaops_platform::source::Answer;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::model::HotListQuery;
+use mediaops_proto::service::Answer;
+use mediaops_store::model::HotListQuery;
 
 /// Hours of captures the radar reads.
 pub const RADAR_HOURS: i64 = 72;

@@ -20,8 +20,8 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::data_api::store_error;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::ContentStore;
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
 
 /// Days before now a rising work may have been published in.
 pub const RISING_DAYS: i64 = 7;
@@ -58,7 +58,7 @@ pub async fn rising_works(
     now: DateTime<Utc>,
     limit: usize,
 ) -> Result<Vec<RisingWork>, ServiceError> {
-    let page_size = mediaops_store::store::MAX_PAGE_SIZE;
+    let page_size = mediaops_store::MAX_PAGE_SIZE;
     let mut rated = Vec::new();
     for page in 1..=CANDIDATES.div_ceil(page_size) {
         let query = WorkQuery {
@@ -95,8 +95,8 @@ pub async fn rising_works(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use mediaops_store::store::model::{Work, WorkSnapshot};
-    use mediaops_store::store::sqlite::SqliteStore;
+    use mediaops_store::model::{Work, WorkSnapshot};
+    use mediaops_store::sqlite::SqliteStore;
 
     pub fn at(rfc3339: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(rfc3339).unwrap().with_timezone(&Utc)

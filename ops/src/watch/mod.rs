@@ -28,7 +28,7 @@ use mediaops_proto::mediaops::watch::v1::{
 use mediaops_connectors::outbound::GuardedFetcher;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::state::watch::{StoredWatchlist, WatchStore};
+use mediaops_store::watch::{StoredWatchlist, WatchStore};
 
 /// Points a delivered digest costs (docs/watchlists.md
 /// "Pricing"): whatever the number of channels or items.

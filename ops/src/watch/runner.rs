@@ -35,7 +35,7 @@ use mediaops_platform::billing::{Ledger, Reserved, UsageRecord};
 use mediaops_platform::metrics::WatchDeliveries;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::clock::Clock;
-use mediaops_store::store::state::watch::{RunOutcome, StoredWatchlist, WatchStore};
+use mediaops_store::watch::{RunOutcome, StoredWatchlist, WatchStore};
 
 /// Operation key of the usage line of a delivered digest.
 pub const USAGE_KEY: &str = "watchlists.digest";

@@ -16,8 +16,7 @@ pub struct Principal {
     pub key_prefix: String,
 }
 
-/// The `key_id` of a caller authenticated by a feed token: `feed:<feed>`
-/// (re-exported as `feeds::principal_key_id`).
+/// The `key_id` of a caller authenticated by a feed token: `feed:<feed>`.
 pub fn feed_principal_key_id(feed: &str) -> String {
     format!("feed:{feed}")
 }

@@ -32,7 +32,7 @@ use mediaops_proto::error::ServiceError;
 /// Default bound after which an unsettled reservation is released.
 pub const RESERVATION_TTL: Duration = Duration::from_secs(120);
 
-/// How long an `Idempotency-Key` is remembered (issue: billing, item 4).
+/// How long an `Idempotency-Key` is remembered (docs/billing.md "Idempotency-Key").
 pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
 
 /// Usage log entries kept per account (older ones are dropped).

@@ -30,8 +30,6 @@ use mediaops_proto::value_lists::ValueLists;
 /// The skill categories of spec 2.3, in catalog order.
 pub const SKILL_CATEGORIES: [&str; 5] = ["数据查询", "效率工具", "作品分析", "内容安全", "公众号创作技能包"];
 
-pub use mediaops_store::rules::platforms::PLATFORM_ORDER;
-
 /// The category value that means "all" (spec 2.3).
 pub const ALL_CATEGORIES: &str = "全部";
 
@@ -144,7 +142,7 @@ impl Catalog {
         let category = parse_category(&request.category)?;
         let usage = self.ledger.usage_counts().await?;
         let switched = self.maintenance.catalog_overrides().await;
-        let terms = search::terms(&request.q);
+        let terms = mediaops_store::text::terms(&request.q);
         let mut items: Vec<SkillEntry> = self
             .skills_in(category)
             .filter_map(|entry| {

@@ -8,8 +8,6 @@
 
 use mediaops_proto::mediaops::catalog::v1::SkillEntry;
 
-pub use mediaops_store::text::{terms, warm_up};
-
 /// Score and reasons of one skill for the query's terms.
 pub fn score(entry: &SkillEntry, query: &str, terms: &[String]) -> (f64, Vec<String>) {
     let mut score = 0.0;
@@ -45,6 +43,7 @@ pub fn score(entry: &SkillEntry, query: &str, terms: &[String]) -> (f64, Vec<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mediaops_store::text::terms;
 
     #[test]
     fn terms_are_segmented_and_deduplicated() {

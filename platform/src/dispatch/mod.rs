@@ -1,7 +1,7 @@
 //! The call pipeline in front of every operation, and the gRPC service that
 //! runs it for every RPC of the registry.
 //!
-//! Order (ARCHITECTURE.md; billing issue item 2):
+//! Order (ARCHITECTURE.md; docs/billing.md "The flow"):
 //! 1. authenticate the key (401), or the admin token for `kind: admin` RPCs;
 //!    then take one call from the key's and the account's rate-limit cells
 //!    (429 `rate_limited`: nothing run, reserved or recorded;
@@ -89,7 +89,7 @@ pub struct Pipeline {
     pub rate_limiter: Arc<dyn crate::rate_limit::RateLimiter>,
     /// Feed tokens: the credential of the `feed` RPCs (docs/watchlists.md
     /// "Feeds").
-    pub feed_tokens: Arc<dyn mediaops_store::store::state::feed_token::FeedTokenStore>,
+    pub feed_tokens: Arc<dyn mediaops_store::feed_token::FeedTokenStore>,
 }
 
 /// What identifies one call in its log lines, and when it arrived.

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::{CallContext, Registry};
-use crate::source::{Answer, Fallbacks, SourceChain};
+use crate::source::{Fallbacks, SourceChain};
 use mediaops_proto::error::ServiceError;
+use mediaops_proto::service::Answer;
 
 impl Registry {
     /// Registers the operation `operation_key` as answered by `chain` alone

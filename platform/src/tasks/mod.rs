@@ -25,7 +25,7 @@ use tokio::task::AbortHandle;
 use crate::billing::{Ledger, Reserved, UsageRecord};
 use crate::registry::{BoxFuture, CallContext};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
+use mediaops_store::task::{Task, TaskCharge, TaskOutcome, TaskStatus, TaskStore};
 
 /// How long a runner's claim on a running task holds without renewal.
 pub const LEASE: Duration = Duration::from_secs(30);

@@ -1,5 +1,5 @@
 //! JSON → request message, with the checks the gateway owes its clients
-//! (issue "spine" item 5): an unknown field is named with the closest known
+//! (docs/errors.md, docs/operations.md): an unknown field is named with the closest known
 //! one, a value of the wrong JSON type is named with the expected type, and a
 //! field declared required that is absent (or `null`) is named. Numbers must
 //! be JSON numbers (no numeric strings); integers must be whole and in range.

@@ -38,7 +38,14 @@ pub enum HotWindow {
     /// Captures within `[from, to]` (UTC); `latest_only` keeps only each
     /// list's newest capture within it (the "latest batch"). No `from`:
     /// from the oldest capture stored.
-    Captures { from: Option<DateTime<Utc>>, to: DateTime<Utc>, latest_only: bool },
+    Captures {
+        /// The first capture time read (inclusive); `None`: the oldest stored.
+        from: Option<DateTime<Utc>>,
+        /// The last capture time read (inclusive).
+        to: DateTime<Utc>,
+        /// Keep only each list's newest capture within the window.
+        latest_only: bool,
+    },
 }
 
 impl HotWindow {

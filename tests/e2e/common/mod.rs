@@ -168,10 +168,10 @@ pub async fn add_key_with_points(data_dir: &Path, key: &str, account: &str, poin
 /// bilibili`, the days in `days`) into the embedded store of `data_dir`,
 /// as `mediaops import bilibili-popular` does.
 pub async fn import_bilibili_feed(data_dir: &Path, days: &[&str]) {
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
+    let store = mediaops_store::sqlite::SqliteStore::open(&data_dir.join("store.sqlite")).await.unwrap();
     let feed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/works/bilibili");
     for day in days {
-        let report = mediaops_store::store::import::bilibili_popular::import_file(
+        let report = mediaops_store::import::bilibili_popular::import_file(
             &store,
             &feed.join(day).join("list.json"),
             &mut || {},
@@ -194,8 +194,7 @@ pub fn hotlist_archive_copy() -> tempfile::TempDir {
             runtime.block_on(async {
                 let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hotlists");
                 let dir = tempfile::tempdir().unwrap();
-                let store =
-                    mediaops_store::store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+                let store = mediaops_store::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
                 let report = mediaops_connectors::hotlists::archive::import_archive(&store, &archive, &mut || {}).await;
                 assert!(report.rejected.is_empty(), "{:?}", &report.rejected[..report.rejected.len().min(5)]);
                 assert!(report.written > 20_000, "{} rows", report.written);

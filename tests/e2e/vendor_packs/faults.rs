@@ -187,13 +187,13 @@ async fn a_lookup_reads_the_store_while_its_record_is_fresh_else_the_vendor() {
     let data_dir = tempfile::tempdir().unwrap();
     // The archived feed of 2023: older than any max_age_secs.
     import_bilibili_feed(data_dir.path(), &["2023-10-27"]).await;
-    let store = mediaops_store::store::sqlite::SqliteStore::open(&data_dir.path().join("store.sqlite")).await.unwrap();
-    let fresh = mediaops_store::store::import::jsonl::parse_value(json!({
+    let store = mediaops_store::sqlite::SqliteStore::open(&data_dir.path().join("store.sqlite")).await.unwrap();
+    let fresh = mediaops_store::import::jsonl::parse_value(json!({
         "type": "workSnapshot", "platform": "videosite", "platformId": "BV1cM41197ui",
         "capturedAt": chrono::Utc::now().to_rfc3339(), "likes": 7, "views": 70,
     }))
     .unwrap();
-    use mediaops_store::store::ContentStore;
+    use mediaops_store::ContentStore;
     assert!(store.write(&[fresh]).await.unwrap().iter().all(Result::is_ok));
     drop(store);
     let (service, _files) = pack_service_with("tikhub", &replay, data_dir, quick("failures = 0")).await;

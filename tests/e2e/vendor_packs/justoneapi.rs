@@ -13,7 +13,7 @@ use super::tikhub_lifestyle_shortvideo::{call, eventually, points, reply, store_
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, admin, success, with_token};
 use mediaops::proto::mediaops::admin::v1::SetMaintenanceRequest;
-use mediaops_store::store::ContentStore;
+use mediaops_store::ContentStore;
 
 const NOTE_LIST: &str = "api/xiaohongshu/get-user-note-list/v4";
 const NOTE_SEARCH: &str = "api/xiaohongshu/search-note/v4";

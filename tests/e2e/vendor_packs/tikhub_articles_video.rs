@@ -13,9 +13,9 @@
 
 use std::time::Duration;
 
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::{AccountRecord, WorkRecord};
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::model::{AccountRecord, WorkRecord};
+use mediaops_store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use super::pack_service;

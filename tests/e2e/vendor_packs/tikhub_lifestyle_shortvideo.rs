@@ -15,8 +15,8 @@ use super::pack_service;
 use crate::common::spec_tables::DATA_APIS;
 use crate::common::vendor_replay::{Seen, VendorReplay, fixtures, recorded};
 use crate::common::{ADMIN_TOKEN, BOOTSTRAP_POINTS, Service, admin, success, with_token};
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::sqlite::SqliteStore;
+use mediaops_store::ContentStore;
+use mediaops_store::sqlite::SqliteStore;
 
 /// The spec's price of `platform`/`slug` (spec 4.3–4.13, as the catalog
 /// tables of `tests/e2e/common/spec_tables.rs` write them).
@@ -97,17 +97,13 @@ pub(crate) async fn stored_account(
     store: &SqliteStore,
     platform: &str,
     id: &str,
-) -> mediaops_store::store::model::AccountRecord {
+) -> mediaops_store::model::AccountRecord {
     eventually(&format!("account {platform}/{id}"), || async move { store.get_account(platform, id).await.unwrap() })
         .await
 }
 
 /// The stored work `id` of `platform` with a snapshot, once written back.
-pub(crate) async fn stored_work(
-    store: &SqliteStore,
-    platform: &str,
-    id: &str,
-) -> mediaops_store::store::model::WorkRecord {
+pub(crate) async fn stored_work(store: &SqliteStore, platform: &str, id: &str) -> mediaops_store::model::WorkRecord {
     eventually(&format!("work {platform}/{id}"), || async move {
         store.get_work(platform, id).await.unwrap().filter(|w| w.latest.is_some())
     })

@@ -10,8 +10,8 @@
 //! price charged once whatever the number of vendor calls, the requests
 //! TikHub received in order, and the records in the store.
 
-use mediaops_store::store::ContentStore;
-use mediaops_store::store::model::HotListQuery;
+use mediaops_store::ContentStore;
+use mediaops_store::model::HotListQuery;
 use serde_json::{Value, json};
 
 use super::tikhub_articles_video::{points, query, store_of, written_account, written_work};

@@ -32,7 +32,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Source;
-use mediaops_store::store::model::HotListEntry;
+use mediaops_store::model::HotListEntry;
 
 /// What a reply held.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,5 +1,5 @@
 //! Themes of the render (spec 4.15): 14 built-in ones ([`builtin`]), an
-//! account's custom ones ([`custom`], stored through [`mediaops_store::store::state::theme`]), and the
+//! account's custom ones ([`custom`], stored through [`mediaops_store::theme`]), and the
 //! choice a render makes:
 //!
 //! 1. `themeId` given: a built-in id → `builtin`; else one of the account's
@@ -22,7 +22,7 @@ use super::render::Look;
 use super::render::highlight::code_theme;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
-use mediaops_store::store::state::theme::ThemeStore;
+use mediaops_store::theme::ThemeStore;
 
 /// Which rule picked the theme of a render (`themeSource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +213,7 @@ impl ThemeCatalog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mediaops_store::store::sqlite::SqliteStore;
+    use mediaops_store::sqlite::SqliteStore;
 
     async fn catalog(dir: &std::path::Path) -> ThemeCatalog {
         let store = SqliteStore::open(&dir.join("store.sqlite")).await.unwrap();

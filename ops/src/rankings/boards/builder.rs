@@ -29,8 +29,8 @@ use super::compute;
 use super::kinds::{self, Kind};
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::{self as rules, Window};
-use mediaops_store::store::boards::{BoardKey, BoardTables};
+use mediaops_store::rankings::board_tables::{BoardKey, BoardTables};
+use mediaops_store::rankings::rules::{self as rules, Window};
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -127,7 +127,7 @@ impl Builder {
                 keys.extend(kind.affected(day, today));
             }
         }
-        let kept_from = mediaops_store::store::retention::keep_from(today, self.retention_days);
+        let kept_from = mediaops_store::retention::keep_from(today, self.retention_days);
         let keys: Vec<BoardKey> =
             keys.into_iter().filter(|k| kept_from.is_none_or(|kept| k.first.pred_opt() >= Some(kept))).collect();
         tables.invalidate(&keys, &marks).await.map_err(store_error)?;

@@ -10,9 +10,9 @@ use crate::rankings::formulas::{HUNDRED_K, LOW_FANS, ORIGINAL_TYPES, gains_by_au
 use crate::rankings::series::top;
 use crate::rankings::{BOARD_SIZE, account_board, board_query, work_board};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::boards::{BoardRow, NamedRow};
-use mediaops_store::store::model::{BoardQuery, BoardWork, Counter, Measure};
+use mediaops_store::model::{BoardQuery, BoardWork, Counter, Measure};
+use mediaops_store::rankings::board_tables::{BoardRow, NamedRow};
+use mediaops_store::rankings::rules::Window;
 
 /// A board's rows: works, or named accounts and authors.
 #[derive(Debug, Clone, PartialEq)]

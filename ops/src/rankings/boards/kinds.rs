@@ -8,8 +8,8 @@
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
-use mediaops_store::rules::rankings::{self as rules, CategoryList, Checked, Period, PeriodRule, StartRule, Window};
-use mediaops_store::store::boards::{BoardKey, Entities, Naming};
+use mediaops_store::rankings::board_tables::{BoardKey, Entities, Naming};
+use mediaops_store::rankings::rules::{self as rules, CategoryList, Checked, Period, PeriodRule, StartRule, Window};
 
 /// What a board ranks; one per ranked answer of the operations in scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

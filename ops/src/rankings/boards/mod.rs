@@ -29,9 +29,9 @@ use kinds::{Kind, Shape};
 
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
-use mediaops_store::rules::rankings::Window;
-use mediaops_store::store::boards::NamedRow;
-use mediaops_store::store::model::BoardWork;
+use mediaops_store::model::BoardWork;
+use mediaops_store::rankings::board_tables::NamedRow;
+use mediaops_store::rankings::rules::Window;
 
 /// The stored rows of the board of `kind` over `window` for `category`,
 /// when one is built; `None` when the window is not one the kind is built

@@ -1,0 +1,479 @@
+//! SQL of the boards ranked in the database from the per-day aggregates
+//! (store/days.rs; docs/rankings.md "Store"), for both backends: per entity
+//! the row holding its last snapshot inside the window (alias `e`: a row of
+//! the window's last day, or an earlier one followed by a gap past it) gives
+//! the level of a counter; the baseline of its gain is, for a one-day
+//! window, `e`'s `prev_*` (the day before) or `first_*`, and for a longer
+//! one the day before's row (alias `b`, a key lookup) or else the first row
+//! inside the window (a subquery run only then); the database filters,
+//! orders (value descending, then name in code-point order, then row id)
+//! and limits, so only the board's rows come back.
+
+use crate::StoreResult;
+use crate::days::{ACCOUNT_DAYS, DayTable, WORK_DAYS};
+use crate::listing::{Conditions, Dialect, MatchFilter, Param};
+use crate::model::{BoardQuery, Counter, Measure};
+use crate::rules::times::{day_end, day_start};
+use crate::sql;
+
+/// The works' per-day aggregate table.
+const WORK_DAYS_NAME: &str = WORK_DAYS.days;
+
+/// The rows of a window and how to read values out of them.
+struct WindowRows {
+    /// `FROM … e [LEFT JOIN … b]` of the aggregate table.
+    from: String,
+    /// How the baseline is found.
+    baseline: Baseline,
+}
+
+enum Baseline {
+    /// A one-day window: `e` is also the first row inside it, its `prev_*`
+    /// the day before.
+    OneDay { day_before: String },
+    /// A longer window: `b` is the row of the day before (a key lookup),
+    /// else the first row inside the window (looked up only then).
+    Joined { days: &'static str, key: &'static str, first: String },
+}
+
+impl WindowRows {
+    /// The level or gain of `counter` (a column of the aggregate).
+    fn value(&self, counter: &str, measure: Measure) -> String {
+        let level = format!("e.last_{counter}");
+        let base = match &self.baseline {
+            Baseline::OneDay { day_before } => {
+                format!("CASE WHEN e.prev_day = {day_before} THEN e.prev_{counter} ELSE e.first_{counter} END")
+            }
+            Baseline::Joined { days, key, first } => format!(
+                "CASE WHEN b.{key} IS NOT NULL THEN b.last_{counter} ELSE (SELECT x.first_{counter} FROM {days} x \
+                 WHERE x.{key} = e.{key} AND x.day >= {first} ORDER BY x.day LIMIT 1) END"
+            ),
+        };
+        match measure {
+            Measure::Level => level,
+            Measure::Gain => format!("({level} - {base})"),
+        }
+    }
+}
+
+impl Dialect {
+    /// `expr` compared by code point (as Rust compares `str`).
+    fn binary(self, expr: &str) -> String {
+        match self {
+            Dialect::Sqlite => expr.to_owned(),
+            Dialect::Postgres => format!("{expr} COLLATE \"C\""),
+        }
+    }
+
+    /// The window's rows of `table` for `q`, their conditions added to `c`;
+    /// with `matches` (a statement of entity ids, `match_id`), only those
+    /// entities' rows, looked up by entity (keyword boards).
+    fn window_rows(self, c: &mut Conditions, table: &DayTable, q: &BoardQuery, matches: Option<&str>) -> WindowRows {
+        let (days, key) = (table.days, table.key);
+        let platform = c.bind(Param::Text(q.platform.clone()));
+        let first = c.bind(Param::Date(q.first));
+        let last = c.bind(Param::Date(q.last));
+        let day_before = c.bind(Param::Date(q.first.pred_opt().unwrap_or(q.first)));
+        if let Some(matches) = matches {
+            if q.first >= q.last && crate::plans::index_ordered() {
+                // One day: per entity, its row of that day, one probe of
+                // the primary key (platform, day, entity).
+                let rows = format!(
+                    "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r WHERE r.platform = {platform} \
+                     AND r.day = {last} AND r.{key} = m.match_id AND r.day >= {first})"
+                );
+                return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
+            }
+            // Per entity, its rows inside the window (index (entity, day)):
+            // the one holding its last snapshot there is the one whose
+            // next snapshot comes after the window.
+            let rows = format!(
+                "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r{} WHERE r.{key} = m.match_id AND r.platform = {platform} \
+                 AND r.day >= {first} AND r.day <= {last} AND r.next_day > {last})",
+                self.entity_index(days, key)
+            );
+            if q.first >= q.last {
+                return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
+            }
+            return WindowRows {
+                from: format!(
+                    "{rows} e LEFT JOIN {days} b ON b.platform = {platform} AND b.day = {day_before} AND b.{key} = e.{key}"
+                ),
+                baseline: Baseline::Joined { days, key, first },
+            };
+        }
+        if q.first >= q.last {
+            c.push(format!("e.platform = {platform} AND e.day = {last} AND e.day >= {first}"));
+            return WindowRows { from: format!("{days} e"), baseline: Baseline::OneDay { day_before } };
+        }
+        // The rows of the last day, and the rows before it whose next
+        // snapshot comes after the window (the gap index).
+        let rows = format!(
+            "(SELECT * FROM {days} r WHERE r.platform = {platform} AND r.day = {last} UNION ALL \
+             SELECT * FROM {days} r{} WHERE r.platform = {platform} AND r.day >= {first} AND r.day < {last} \
+             AND {} AND r.next_day > {last})",
+            self.gap_index(days),
+            self.gap_after("r.")
+        );
+        WindowRows {
+            from: format!(
+                "{rows} e LEFT JOIN {days} b ON b.platform = {platform} AND b.day = {day_before} AND b.{key} = e.{key}"
+            ),
+            baseline: Baseline::Joined { days, key, first },
+        }
+    }
+
+    /// How a query names the `(entity, day)` index of `days` (SQLite is
+    /// told; PostgreSQL chooses).
+    fn entity_index(self, days: &str, key: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!(" INDEXED BY {days}_{key}"),
+            Dialect::Postgres => String::new(),
+        }
+    }
+
+    /// The works matching `q.text` ([`Dialect::capped_matches`]):
+    /// `Ok(None)` without a text, `Err(())` when the text has no terms.
+    fn board_matches(self, c: &mut Conditions, q: &BoardQuery) -> Result<Option<String>, ()> {
+        let Some(text) = &q.text else { return Ok(None) };
+        let filter = MatchFilter {
+            platform: &q.platform,
+            text,
+            category: q.category.as_deref(),
+            published_from: q.published_from,
+            published_to: q.published_to,
+            matched: q.matched.as_deref(),
+            by_likes: false,
+        };
+        self.capped_matches(c, &filter).map(Some).ok_or(())
+    }
+
+    /// `value IS NOT NULL [AND value >= min]`.
+    fn value_filter(self, c: &mut Conditions, value: &str, q: &BoardQuery) {
+        c.push(format!("{value} IS NOT NULL"));
+        if let Some(min) = q.at_least {
+            let ph = c.bind(Param::Int(min));
+            c.push(format!("{value} >= {ph}"));
+        }
+    }
+
+    /// A limited board: `value` descending, `name` (code points), `id`;
+    /// every entry (no limit): by `id`, the rows' stored order.
+    fn board_order(self, q: &BoardQuery, value: &str, name: &str, id: &str) -> String {
+        match q.limit {
+            Some(_) => format!("{value} DESC, {}, {id}", self.binary(name)),
+            None => id.to_owned(),
+        }
+    }
+
+    fn limit(self, c: &mut Conditions, q: &BoardQuery) -> String {
+        match q.limit {
+            Some(n) => format!(" LIMIT {}", c.bind(Param::Int(i64::from(n)))),
+            None => String::new(),
+        }
+    }
+
+    /// [`crate::ContentStore::work_board`]: rows of [`sql::WORK_COLUMNS`],
+    /// [`sql::AUTHOR_COLUMNS`] and `board_value`, in board order; `None`
+    /// when the board's text has no terms (an empty board).
+    pub fn work_board(self, q: &BoardQuery) -> StoreResult<Option<(String, Vec<Param>)>> {
+        let counter = work_counter(q.counter)?;
+        let mut c = Conditions::default();
+        let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
+        if matches.is_none()
+            && q.measure == Measure::Level
+            && q.counter != Counter::Interactions
+            && q.first < q.last
+            && crate::plans::index_ordered()
+            && let Some(limit) = q.limit
+        {
+            return Ok(Some(self.level_board(c, q, counter, limit)));
+        }
+        let (from, value) = if q.counter == Counter::Interactions {
+            self.snapshot_rows(&mut c, q, matches.as_deref())
+        } else {
+            let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
+            let value = rows.value(counter, q.measure);
+            (rows.from, value)
+        };
+        let author_join = self.work_board_filters(&mut c, q, &value);
+        let limit = self.limit(&mut c, q);
+        let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
+        let inner = format!(
+            "SELECT w.id AS board_id, {value} AS board_value FROM {from} JOIN works w ON w.id = e.work{author_join}{} \
+             ORDER BY {}{limit}",
+            c.where_sql(),
+            order(&value)
+        );
+        let statement = format!(
+            "SELECT {}, {}, p.board_value FROM ({inner}) p JOIN works w ON w.id = p.board_id \
+             LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id ORDER BY {}",
+            sql::WORK_COLUMNS,
+            sql::AUTHOR_COLUMNS,
+            order("p.board_value")
+        );
+        Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// The rows of a board of [`Counter::Interactions`] (`FROM … e`, one
+    /// per candidate work, column `work`) and its value: read from the
+    /// snapshots, as the series computation does ("Levels and gains"): the
+    /// level is the last snapshot captured from the window's first
+    /// midnight to its last day's 23:59:59, the baseline the last one
+    /// captured on the day before, else the first inside the window; each
+    /// is one range of the snapshots' primary key `(work, captured_at)` per
+    /// work, a few rows. The candidates are the keyword's capped matches
+    /// (`matches`), else every work of the platform.
+    fn snapshot_rows(self, c: &mut Conditions, q: &BoardQuery, matches: Option<&str>) -> (String, String) {
+        let from = c.bind(Param::Time(day_start(q.first.pred_opt().unwrap_or(q.first))));
+        let start = c.bind(Param::Time(day_start(q.first)));
+        let to = c.bind(Param::Time(day_end(q.last)));
+        let candidates = match matches {
+            Some(matches) => format!("SELECT m.match_id AS work FROM ({matches}) m"),
+            None => {
+                let platform = c.bind(Param::Text(q.platform.clone()));
+                format!("SELECT x.id AS work FROM works x WHERE x.platform = {platform}")
+            }
+        };
+        let sum = "CASE WHEN s.likes IS NULL AND s.collects IS NULL AND s.comments IS NULL AND s.shares IS NULL \
+                   THEN NULL ELSE COALESCE(s.likes, 0) + COALESCE(s.collects, 0) + COALESCE(s.comments, 0) \
+                   + COALESCE(s.shares, 0) END";
+        let snapshot = |since: &str, order: &str| {
+            format!(
+                "(SELECT {sum} FROM work_snapshots s WHERE s.work = k.work AND s.captured_at >= {since} \
+                 AND s.captured_at <= {to} ORDER BY {order} LIMIT 1)"
+            )
+        };
+        let level = snapshot(&start, "s.captured_at DESC");
+        let before = format!("CASE WHEN s.captured_at < {start} THEN");
+        let base = snapshot(&from, &format!("{before} 0 ELSE 1 END, {before} s.captured_at END DESC, s.captured_at"));
+        let columns = match q.measure {
+            Measure::Level => format!("{level} AS level"),
+            Measure::Gain => format!("{level} AS level, {base} AS base"),
+        };
+        let value = match q.measure {
+            Measure::Level => "e.level",
+            Measure::Gain => "(e.level - e.base)",
+        };
+        (format!("(SELECT k.work, {columns} FROM ({candidates}) k) e"), value.to_owned())
+    }
+
+    /// A limited level board over a window longer than a day, in board
+    /// order from an index: a work's level is its row holding the last
+    /// snapshot inside the window, a row of the last day or a row before it
+    /// followed by a gap past the window. The last day's rows are read by
+    /// `(platform, day, last_<counter>)` (`work_days_views` for reads)
+    /// highest first, filtered, and stop at `limit`; the gap rows (the gap
+    /// index, read first on their own) are all read; the board is the best `limit` of both. Without a
+    /// baseline, no day-before row is looked up. The same rows and order as
+    /// [`Dialect::work_board`]'s general shape, which reads and sorts every
+    /// row of the window.
+    fn level_board(self, mut c: Conditions, q: &BoardQuery, counter: &str, limit: u32) -> (String, Vec<Param>) {
+        let platform = c.bind(Param::Text(q.platform.clone()));
+        let first = c.bind(Param::Date(q.first));
+        let last = c.bind(Param::Date(q.last));
+        let value = format!("e.last_{counter}");
+        let author_join = self.work_board_filters(&mut c, q, &value);
+        let filters = c.clauses.join(" AND ");
+        let limit = format!(" LIMIT {}", c.bind(Param::Int(i64::from(limit))));
+        let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
+        let select = format!("SELECT w.id AS board_id, {value} AS board_value FROM {WORK_DAYS_NAME} e");
+        let join = format!(" JOIN works w ON w.id = e.work{author_join}");
+        let last_day = format!(
+            "{select}{}{join} WHERE e.platform = {platform} AND e.day = {last} AND {filters} ORDER BY {}{limit}",
+            self.level_index(counter),
+            order(&value)
+        );
+        // The gap rows first, on their own (their partial index): joined
+        // to the works inside the statement, PostgreSQL chose to look up
+        // the window's rows of every work of the category instead.
+        let gap_rows = format!(
+            "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter} FROM {WORK_DAYS_NAME} g{} \
+             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last})",
+            self.gap_index(WORK_DAYS_NAME),
+            self.gap_after("g.")
+        );
+        let gaps = format!("SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}");
+        let statement = format!(
+            "{gap_rows} SELECT {}, {}, p.board_value FROM (SELECT * FROM ({last_day}) d UNION ALL \
+             SELECT * FROM ({gaps}) g) p JOIN works w ON w.id = p.board_id LEFT JOIN accounts au \
+             ON au.platform = w.platform AND au.platform_id = w.author_id ORDER BY {}{limit}",
+            sql::WORK_COLUMNS,
+            sql::AUTHOR_COLUMNS,
+            order("p.board_value")
+        );
+        (self.placeholders(statement), c.params)
+    }
+
+    /// How a level board names the index of a day's rows in its counter's
+    /// order: SQLite is told for reads (`work_days_views`, migration 0014);
+    /// PostgreSQL chooses.
+    fn level_index(self, counter: &str) -> &'static str {
+        match (self, counter) {
+            (Dialect::Sqlite, "views") => " INDEXED BY work_days_views",
+            _ => "",
+        }
+    }
+
+    /// The conditions of a work board ranking by `value`: the value known
+    /// (and at least `q.at_least`), the author's followers, the works'
+    /// filters; returns the join of the author (`au`) they need, if any.
+    fn work_board_filters(self, c: &mut Conditions, q: &BoardQuery, value: &str) -> &'static str {
+        self.value_filter(c, value, q);
+        self.work_filters(c, q);
+        let Some(below) = q.author_fans_below else { return "" };
+        c.compare("au.fans <", Param::Int(below));
+        " JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id"
+    }
+
+    /// Category, publish time and work type conditions on works (`w`).
+    fn work_filters(self, c: &mut Conditions, q: &BoardQuery) {
+        if let Some(category) = &q.category {
+            c.compare("w.category =", Param::Text(category.clone()));
+        }
+        if let Some(from) = q.published_from {
+            c.compare("w.published_at >=", Param::Time(from));
+        }
+        if let Some(to) = q.published_to {
+            c.compare("w.published_at <=", Param::Time(to));
+        }
+        if !q.work_types.is_empty() {
+            let phs: Vec<String> = q.work_types.iter().map(|t| c.bind(Param::Text(t.clone()))).collect();
+            c.push(format!("w.work_type IN ({})", phs.join(", ")));
+        }
+    }
+
+    /// [`crate::ContentStore::account_board`]: rows of
+    /// [`sql::ACCOUNT_COLUMNS`], `board_value` and `board_likes_gained`, in
+    /// board order.
+    pub fn account_board(self, q: &BoardQuery) -> StoreResult<(String, Vec<Param>)> {
+        let counter = account_counter(q.counter)?;
+        let mut c = Conditions::default();
+        let rows = self.window_rows(&mut c, &ACCOUNT_DAYS, q, None);
+        let value = rows.value(counter, q.measure);
+        let likes_gained = rows.value("likes", Measure::Gain);
+        self.value_filter(&mut c, &value, q);
+        if let Some(category) = &q.category {
+            c.compare("a.category =", Param::Text(category.clone()));
+        }
+        let limit = self.limit(&mut c, q);
+        let order = |value: &str| self.board_order(q, value, "a.nickname", "a.id");
+        let inner = format!(
+            "SELECT a.id AS board_id, {value} AS board_value, {likes_gained} AS board_likes_gained FROM {} \
+             JOIN accounts a ON a.id = e.account{} ORDER BY {}{limit}",
+            rows.from,
+            c.where_sql(),
+            order(&value)
+        );
+        let statement = format!(
+            "SELECT {}, p.board_value, p.board_likes_gained FROM ({inner}) p JOIN accounts a ON a.id = p.board_id \
+             ORDER BY {}",
+            sql::ACCOUNT_COLUMNS,
+            order("p.board_value")
+        );
+        Ok((self.placeholders(statement), c.params))
+    }
+
+    /// [`crate::ContentStore::author_gains`]: `author, name, views,
+    /// likes` per author of the window's works, by `author` (code points).
+    pub fn author_gains(self, q: &BoardQuery) -> (String, Vec<Param>) {
+        let mut c = Conditions::default();
+        let rows = self.window_rows(&mut c, &WORK_DAYS, q, None);
+        let positive = |counter: &str| {
+            let gain = rows.value(counter, Measure::Gain);
+            format!("CAST(COALESCE(sum(CASE WHEN {gain} > 0 THEN {gain} ELSE 0 END), 0) AS BIGINT)")
+        };
+        let (views, likes) = (positive("views"), positive("likes"));
+        self.work_filters(&mut c, q);
+        let platform = c.params[0].clone();
+        let ph = c.bind(platform);
+        let statement = format!(
+            "SELECT g.author, COALESCE(au.nickname, g.author) AS name, g.views, g.likes FROM (\
+             SELECT COALESCE(w.author_id, '') AS author, {views} AS views, {likes} AS likes FROM {} \
+             JOIN works w ON w.id = e.work{} GROUP BY COALESCE(w.author_id, '')) g \
+             LEFT JOIN accounts au ON au.platform = {ph} AND au.platform_id = g.author ORDER BY {}",
+            rows.from,
+            c.where_sql(),
+            self.binary("g.author")
+        );
+        (self.placeholders(statement), c.params)
+    }
+}
+
+fn work_counter(counter: Counter) -> StoreResult<&'static str> {
+    match counter {
+        Counter::Likes | Counter::Views | Counter::Interactions => Ok(counter.column()),
+        Counter::Fans => Err(crate::StoreError::invalid("counter", "works keep likes, views and interactions")),
+    }
+}
+
+fn account_counter(counter: Counter) -> StoreResult<&'static str> {
+    match counter {
+        Counter::Fans | Counter::Likes => Ok(counter.column()),
+        Counter::Views | Counter::Interactions => {
+            Err(crate::StoreError::invalid("counter", "accounts keep fans and likes"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+
+    fn query(first: u32, last: u32) -> BoardQuery {
+        let day = |d| NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
+        BoardQuery {
+            platform: "shortvideo".into(),
+            category: Some("美食".into()),
+            first: day(first),
+            last: day(last),
+            limit: Some(50),
+            ..BoardQuery::default()
+        }
+    }
+
+    #[test]
+    fn one_day_windows_read_one_row_per_entity() {
+        let (statement, params) = Dialect::Postgres.work_board(&query(18, 18)).unwrap().unwrap();
+        assert!(!statement.contains("JOIN work_days b"));
+        assert!(statement.contains("(e.last_likes - CASE WHEN e.prev_day = $4 THEN e.prev_likes ELSE e.first_likes"));
+        assert!(statement.contains("w.title COLLATE \"C\""));
+        assert_eq!(params[3], Param::Date(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap()));
+        assert_eq!(params.last(), Some(&Param::Int(50)));
+        let (week, _) = Dialect::Sqlite.work_board(&query(12, 18)).unwrap().unwrap();
+        assert!(week.contains("LEFT JOIN work_days b ON b.platform = ?1 AND b.day = ?4 AND b.work = e.work"));
+        assert!(week.contains("ELSE (SELECT x.first_likes FROM work_days x WHERE x.work = e.work AND x.day >= ?2"));
+        assert!(!week.contains('$'));
+        let level = BoardQuery { counter: Counter::Views, measure: Measure::Level, ..query(12, 18) };
+        let (sqlite, params) = Dialect::Sqlite.work_board(&level).unwrap().unwrap();
+        assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_views JOIN works w ON w.id = e.work WHERE"));
+        assert!(sqlite.contains("e.day = ?3 AND e.last_views IS NOT NULL AND w.category = ?4 ORDER BY"));
+        assert!(
+            sqlite.starts_with(
+                "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_views FROM work_days g INDEXED BY work_days_gaps"
+            ),
+            "gap rows apart"
+        );
+        assert!(!sqlite.contains("work_days b"), "a level looks up no day-before row");
+        assert_eq!(params.last(), Some(&Param::Int(50)));
+        let (postgres, _) = Dialect::Postgres.work_board(&level).unwrap().unwrap();
+        assert!(postgres.contains("ORDER BY e.last_views DESC, w.title COLLATE \"C\", w.id LIMIT $5) d UNION ALL"));
+        let keyword = BoardQuery { text: Some("火锅".into()), matched: Some(vec![3, 1].into()), ..query(18, 18) };
+        let (sqlite, _) = Dialect::Sqlite.work_board(&keyword).unwrap().unwrap();
+        assert!(
+            sqlite.contains("CROSS JOIN work_days r WHERE r.platform = ?2 AND r.day = ?4 AND r.work = m.match_id"),
+            "a one-day keyword board probes the day's row by primary key: {sqlite}"
+        );
+        let interactions = BoardQuery { counter: Counter::Interactions, ..keyword };
+        let (postgres, params) = Dialect::Postgres.work_board(&interactions).unwrap().unwrap();
+        assert!(postgres.contains("FROM work_snapshots s WHERE s.work = k.work AND s.captured_at >= $3"));
+        assert!(postgres.contains("ORDER BY CASE WHEN s.captured_at < $3 THEN 0 ELSE 1 END"));
+        assert!(postgres.contains("ORDER BY (e.level - e.base) DESC, w.title COLLATE \"C\", w.id"));
+        assert_eq!(params[1], Param::Time(day_start(NaiveDate::from_ymd_opt(2026, 11, 17).unwrap())));
+        let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
+        assert!(Dialect::Sqlite.work_board(&fans).is_err(), "works keep no followers");
+        assert!(Dialect::Sqlite.account_board(&fans).unwrap().0.contains("e.last_fans"));
+    }
+}
