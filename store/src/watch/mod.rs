@@ -1,7 +1,8 @@
 //! Where watch lists live (docs/watchlists.md "Storage"):
 //! the [`WatchStore`] trait, implemented for both databases of the content
 //! store (`crate::watch`, migration 0009), and the JSON form of the
-//! stored documents ([`to_json`], [`from_json`]: proto JSON).
+//! stored documents ([`to_json`](crate::scheduled::to_json),
+//! [`from_json`](crate::scheduled::from_json): proto JSON).
 
 mod sql_store;
 
