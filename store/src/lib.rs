@@ -67,7 +67,6 @@ pub mod rankings;
 pub mod retention;
 mod rows;
 pub mod rules;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod scheduled;
 pub mod segment;
 mod sql;

@@ -12,12 +12,18 @@ pub(crate) mod sql_store;
 pub struct Scheduled<S> {
     /// 1-64 characters of `[A-Za-z0-9_-]`, unique per account.
     pub id: String,
+    /// The owner's spec as saved (the watch list's or tracking list's
+    /// message); the scheduler never changes it.
     pub spec: S,
     /// RFC 3339 UTC with milliseconds, from the service clock.
     pub created_at: String,
+    /// When the owner last saved the list: RFC 3339 UTC with milliseconds,
+    /// from the service clock (`updatedAt` of the answers).
     pub updated_at: String,
     /// `active`, `paused` or `paused_insufficient_points`.
     pub state: String,
+    /// Why the list is in its state, for the owner (`stateReason`; e.g. the
+    /// points a run lacked); empty when active.
     pub state_reason: String,
     /// When the scheduler runs it next (Unix ms); `None`: not scheduled.
     pub next_run_ms: Option<i64>,
@@ -28,9 +34,14 @@ pub struct Scheduled<S> {
 /// What one run leaves behind (`finish` of the list's store).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOutcome {
+    /// The list's state after the run ([`Scheduled::state`]): a run short
+    /// of points pauses it as `paused_insufficient_points`.
     pub state: String,
+    /// The reason written with it ([`Scheduled::state_reason`]).
     pub state_reason: String,
+    /// When the scheduler runs it next (Unix ms); `None` unschedules it.
     pub next_run_ms: Option<i64>,
+    /// When it last ran, as [`Scheduled::last_run_ms`] (Unix ms).
     pub last_run_ms: Option<i64>,
 }
 
