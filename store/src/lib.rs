@@ -83,7 +83,6 @@ pub mod topic;
 pub mod tracking;
 pub mod vendor_call;
 pub mod watch;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod wechat;
 pub mod word_list;
 mod writes;

@@ -19,15 +19,20 @@ use mediaops_proto::error::ServiceError;
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoredAuthorizer {
+    /// The official account's AppID (`wx…`), its key here and the
+    /// `authorizerAppid` callers publish to.
     pub authorizer_appid: String,
     /// The mediaops account that authorized it (and alone may publish to it).
     pub account_id: String,
+    /// The official account's name, from `api_get_authorizer_info`.
     pub nickname: String,
+    /// URL of the official account's head image, from `api_get_authorizer_info`.
     pub avatar: String,
     /// `subscription` or `service`.
     pub service_type: String,
+    /// Whether WeChat verified the account (`verify_type_info.id != -1`).
     pub verified: bool,
-    /// RFC 3339 UTC.
+    /// When the authorization was redeemed: RFC 3339 UTC.
     pub authorized_at: String,
     /// authorizer_refresh_token; never logged.
     pub refresh_token: String,
@@ -47,20 +52,29 @@ impl std::fmt::Debug for StoredAuthorizer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAuthorization {
+    /// The code from `api_create_preauthcode`, carried back by WeChat's
+    /// `authorized` event as `PreAuthCode` (and as the landing's `state`).
     pub pre_auth_code: String,
+    /// The mediaops account that asked for the authorize link; the official
+    /// account authorized with the code is bound to it.
     pub account_id: String,
     /// Unix seconds after which the code is dropped.
     pub expires_at: i64,
 }
 
-/// Where the component state lives.
+/// Where the component state lives. A database failure is the
+/// [`ServiceError`] [`crate::StoreError::into_service_error`] makes of it
+/// (400, 503 `store_unavailable` or 500, by the driver's code).
 #[async_trait::async_trait]
 pub trait WechatStore: Send + Sync + 'static {
     /// The latest `component_verify_ticket`, if WeChat pushed one.
     async fn verify_ticket(&self) -> Result<Option<String>, ServiceError>;
+    /// Keeps `ticket`, the `component_verify_ticket` WeChat pushes every
+    /// 10 minutes, replacing the previous one.
     async fn set_verify_ticket(&self, ticket: &str) -> Result<(), ServiceError>;
     /// Every authorizer of `account_id`, by appid.
     async fn authorizers_of(&self, account_id: &str) -> Result<Vec<StoredAuthorizer>, ServiceError>;
+    /// The authorizer whose AppID is `appid`, whoever owns it.
     async fn authorizer(&self, appid: &str) -> Result<Option<StoredAuthorizer>, ServiceError>;
     /// Inserts or replaces (a new authorization rebinds the appid).
     async fn put_authorizer(&self, authorizer: StoredAuthorizer) -> Result<(), ServiceError>;
