@@ -71,7 +71,6 @@ pub mod scheduled;
 pub mod segment;
 mod sql;
 pub mod sqlite;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod sync_job;
 #[allow(missing_docs)] // documentation debt, see the note above
 pub mod task;

@@ -22,7 +22,11 @@ use super::task::{from_millis, json, millis};
 pub enum SyncStatus {
     /// Waiting for a worker (first attempt, or a retry due at `next_attempt_at`).
     Queued,
+    /// Taken by a worker, which counted the attempt and is reading the
+    /// vendor's pages; a worker that stops leaves it so until another takes
+    /// it over after the queue lease.
     Running,
+    /// Every page read and written; [`SyncJob::result`] holds the counts.
     Success,
     /// Retries exhausted or a failure not worth retrying: the dead-letter list.
     Failed,
@@ -62,11 +66,13 @@ pub struct SyncJob {
     pub id: String,
     /// e.g. `lifestyle.lifestyle-sync-notes`.
     pub operation_key: String,
+    /// The submitting account; only its keys may read the job.
     pub account_id: String,
     /// The `redId`, `accountId` or `wechatId` synced.
     pub target: String,
     /// The request as proto3 JSON (`{"redId": "…"}`).
     pub request: Value,
+    /// Where the job is in its life (`status` column).
     pub status: SyncStatus,
     /// Attempts started so far.
     pub attempts: u32,
@@ -74,8 +80,12 @@ pub struct SyncJob {
     pub result: Option<Value>,
     /// `{code, message, upstream?}`: the last failure.
     pub error: Option<Value>,
+    /// Request id of the call that submitted the job.
     pub request_id: String,
+    /// When the job was submitted (stored in milliseconds since the epoch).
     pub created_at: DateTime<Utc>,
+    /// When its status, attempts, result or error last changed
+    /// (milliseconds since the epoch as stored).
     pub updated_at: DateTime<Utc>,
     /// When a queued job is due.
     pub next_attempt_at: DateTime<Utc>,
@@ -84,6 +94,7 @@ pub struct SyncJob {
 /// A job taken from the embedded queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueClaim {
+    /// The claimed job's [`SyncJob::id`].
     pub job_id: String,
     /// Times the job was handed out, this time included (above 1: a worker
     /// died with it, or it is a retry).
