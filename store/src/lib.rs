@@ -72,7 +72,6 @@ pub mod segment;
 mod sql;
 pub mod sqlite;
 pub mod sync_job;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod task;
 #[cfg(feature = "test-support")]
 pub mod test_support;

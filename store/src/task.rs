@@ -21,8 +21,13 @@ use super::backend::{Backend, SqlStore};
 /// Where a task is in its life (docs/tasks.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
+    /// Created and not finished: leased by a runner, or orphaned until
+    /// another process claims it ([`TaskStore::claim_orphaned_tasks`]).
     Running,
+    /// Finished with a result ([`Task::result`]); its reservation is committed.
     Success,
+    /// Finished with an error ([`Task::error`]), or past its deadline; its
+    /// reservation is released, nothing charged.
     Failed,
 }
 
@@ -51,6 +56,8 @@ impl TaskStatus {
 /// "Billing").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskCharge {
+    /// The ledger's id of the call's reservation (docs/billing.md), committed
+    /// on success and released on failure.
     pub reservation_id: String,
     /// Points held, committed on success.
     pub points: i64,
@@ -65,6 +72,7 @@ pub struct Task {
     pub operation_key: String,
     /// The owning account; only its keys may read the task.
     pub account_id: String,
+    /// Where the task is in its life (`status` column).
     pub status: TaskStatus,
     /// The request, as JSON.
     pub request: Value,
@@ -72,15 +80,23 @@ pub struct Task {
     pub result: Option<Value>,
     /// `{code, message, upstream?}`, once `failed`.
     pub error: Option<Value>,
+    /// The reservation the task holds until it settles; `None` when the call
+    /// held none (a free operation).
     pub charge: Option<TaskCharge>,
     /// Request id of the call that created the task.
     pub request_id: String,
+    /// When the task was created (stored in milliseconds since the epoch).
     pub created_at: DateTime<Utc>,
+    /// When the task last changed: creation, or finishing (milliseconds
+    /// since the epoch as stored).
     pub updated_at: DateTime<Utc>,
     /// A task still running at this moment fails.
     pub deadline_at: DateTime<Utc>,
     /// The runner process holding the task while it runs.
     pub lease_owner: Option<String>,
+    /// End of the runner's lease, renewed every 10 s to 30 s ahead while it
+    /// lives; once passed, another process may claim the task. `None` once
+    /// finished.
     pub lease_until: Option<DateTime<Utc>>,
 }
 
