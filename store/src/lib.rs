@@ -52,7 +52,6 @@ pub mod failure;
 pub mod feed_token;
 pub mod freshness;
 mod history;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod import;
 pub mod legacy;
 pub(crate) mod listing;

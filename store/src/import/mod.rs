@@ -32,10 +32,13 @@ pub const BATCH_ROWS: usize = 500;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rejected {
+    /// The file's path as given or found under a given directory.
     pub file: String,
     /// 1-based row within the file (each format says how it counts); 0
     /// when the whole file was refused.
     pub row: u64,
+    /// Why it was not imported: the parse error, or the store's refusal of
+    /// the first of its records that failed.
     pub reason: String,
 }
 
@@ -43,11 +46,13 @@ pub struct Rejected {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportReport {
+    /// Files read (refused ones included).
     pub files: u64,
     /// Rows found in the files.
     pub read: u64,
     /// Rows written (inserted or updated) in full.
     pub written: u64,
+    /// Rows not imported, with their reasons, in file and row order.
     pub rejected: Vec<Rejected>,
 }
 

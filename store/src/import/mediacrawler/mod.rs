@@ -42,14 +42,20 @@ use crate::clock::shanghai_to_utc;
 /// A MediaCrawler platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
+    /// Xiaohongshu (`xhs`), stored as `lifestyle`.
     Xhs,
+    /// Douyin (`douyin`, `dy`), stored as `shortvideo`.
     Douyin,
+    /// Kuaishou (`kuaishou`, `ks`), stored as `clipapp`.
     Kuaishou,
+    /// Bilibili (`bilibili`, `bili`), stored as `videosite`.
     Bilibili,
+    /// Weibo (`weibo`, `wb`), stored as `microblog`.
     Weibo,
 }
 
 impl Platform {
+    /// Every platform, in the order a path's names are matched against.
     pub const ALL: [Platform; 5] =
         [Platform::Xhs, Platform::Douyin, Platform::Kuaishou, Platform::Bilibili, Platform::Weibo];
 
@@ -84,9 +90,13 @@ impl Platform {
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// Notes, videos, posts.
+    /// Notes, videos, posts (`contents`, Bilibili CSV `videos`): the
+    /// author's account, the work and a work snapshot per row.
     Contents,
+    /// Comments on them (`comments`): one comment record per row.
     Comments,
+    /// Creators' profiles (`creators`, older `creator`): an account and an
+    /// account snapshot per row.
     Creators,
 }
 
@@ -106,7 +116,9 @@ impl Kind {
 /// Overrides for what the file name says.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Hint {
+    /// The platform every file is read as (`--platform`); `None`: from the path.
     pub platform: Option<Platform>,
+    /// The kind every file is read as (`--kind`); `None`: from the file name.
     pub kind: Option<Kind>,
 }
 
