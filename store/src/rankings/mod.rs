@@ -9,5 +9,4 @@
 pub(crate) mod board_statements;
 #[allow(missing_docs)] // documentation debt: the board tables' records
 pub mod board_tables;
-#[allow(missing_docs)] // documentation debt: the periods' and category lists' variants
 pub mod rules;

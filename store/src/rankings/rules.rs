@@ -53,8 +53,13 @@ pub const INVALID_CATEGORY_MESSAGE: &str = "invalid category";
 /// A ranking period (spec 4.1, the `PERIOD` list: `day`, `week`, `month`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Period {
+    /// One Shanghai day; the newest ranked day is today − [`DAILY_LAG_DAYS`].
     Day,
+    /// Monday to Sunday of a finished week; its date must be the Monday
+    /// (spec 4.1).
     Week,
+    /// The 1st to the last day of a finished month; its date must be the 1st
+    /// (spec 4.1).
     Month,
 }
 
@@ -73,6 +78,7 @@ impl Period {
         }
     }
 
+    /// `day`, `week` or `month`: the spec's value, as [`Period::parse`] reads it.
     pub fn as_str(self) -> &'static str {
         match self {
             Period::Day => "day",
@@ -88,11 +94,14 @@ pub const LAG_ONLY: StartRule = StartRule { days: None, beyond: Beyond::Empty };
 /// The Shanghai days a ranking covers, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// The oldest day ranked (Asia/Shanghai).
     pub first: NaiveDate,
+    /// The newest day ranked (Asia/Shanghai), `>= first`.
     pub last: NaiveDate,
 }
 
 impl Window {
+    /// The one-day window of `date`.
     pub fn day(date: NaiveDate) -> Window {
         Window { first: date, last: date }
     }
@@ -327,6 +336,7 @@ fn month_of(first: NaiveDate) -> Window {
 pub struct StartRule {
     /// Days before today the start may go back (`None` = no limit).
     pub days: Option<u64>,
+    /// What a start older than `days` gives: an empty board or an upstream error.
     pub beyond: Beyond,
 }
 
