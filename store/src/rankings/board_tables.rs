@@ -65,11 +65,21 @@ impl Entities {
 /// window; it is stored for reading the table by hand.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoardKey {
+    /// The spec's platform token (`shortvideo`, `articles`, …).
     pub platform: String,
+    /// The board kind of the catalogue (`boards.kind`, e.g.
+    /// `shortvideo-likes-gained`; docs/rankings.md "Catalogue").
     pub kind: String,
+    /// A value of the kind's spec 4.2 category list; `""` for the whole
+    /// platform (the list's 全部 / 综合全部).
     pub category: String,
+    /// The window's oldest day, `YYYY-MM-DD` Asia/Shanghai (`first_day`).
     pub first: NaiveDate,
+    /// The window's newest day, `YYYY-MM-DD` Asia/Shanghai (`last_day`),
+    /// `>= first`.
     pub last: NaiveDate,
+    /// `day`, `week`, `month` or `7days`, derived from `kind` and the
+    /// window; stored for reading the table by hand.
     pub period: String,
 }
 
@@ -83,8 +93,12 @@ impl fmt::Display for BoardKey {
 /// A board waiting to be built: its row id and generation, and its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
+    /// The board's row id in `boards` (the `board` of its `board_rows`).
     pub id: i64,
+    /// The board's invalidation count when it was read; a build is marked
+    /// built only if it is unchanged ([`BoardTables::put`]).
     pub generation: i64,
+    /// What the board ranks.
     pub key: BoardKey,
 }
 
@@ -92,7 +106,9 @@ pub struct Pending {
 /// built (`None`: waiting for a build).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardState {
+    /// The board's row id, generation and key.
     pub board: Pending,
+    /// When its rows were last built; `None` while it waits for a build.
     pub built_at: Option<DateTime<Utc>>,
 }
 
@@ -100,8 +116,13 @@ pub struct BoardState {
 /// by, and the score when the board ranks by a computed one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoardRow {
+    /// The work's or account's `platform_id`, or the author id.
     pub entity: String,
+    /// The figure ranked by (a level or a gain of likes, views, followers
+    /// or reads), or the figure shown beside a computed score.
     pub value: i64,
+    /// The computed score of `shortvideo-top-account` /
+    /// `articles-index-rank` boards; `None` on boards ranked by `value`.
     pub score: Option<f64>,
 }
 
@@ -114,7 +135,9 @@ pub struct NamedRow {
     /// The account's nickname; for authors, the stored account's nickname,
     /// else the author id.
     pub name: String,
+    /// The figure ranked by, as [`BoardRow::value`].
     pub value: i64,
+    /// The computed score, as [`BoardRow::score`].
     pub score: Option<f64>,
 }
 
@@ -139,9 +162,15 @@ pub enum Naming {
 /// (Asia/Shanghai) were written; `stamp` tells marks of the same day apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirtyMark {
+    /// The spec's platform token of the written snapshots.
     pub platform: String,
+    /// Whether work or account snapshots were written.
     pub entities: Entities,
+    /// The snapshots' capture day, `YYYY-MM-DD` Asia/Shanghai.
     pub day: NaiveDate,
+    /// Tells marks of the same day apart (SQLite: grows with each write;
+    /// PostgreSQL: the writing transaction's `txid_current()`), so the
+    /// builder deletes only the marks it read.
     pub stamp: i64,
 }
 

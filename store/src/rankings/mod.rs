@@ -7,6 +7,5 @@
 //! it is built is decided by the operations (`mediaops_ops::rankings`).
 
 pub(crate) mod board_statements;
-#[allow(missing_docs)] // documentation debt: the board tables' records
 pub mod board_tables;
 pub mod rules;
