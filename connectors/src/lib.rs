@@ -11,7 +11,6 @@
 //! modules marked below: their public struct fields, variants and
 //! constructors are not all documented yet. Every other module is checked.
 
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod hotlists;
 pub mod images;
 pub mod notify;

@@ -51,12 +51,14 @@ pub struct CollectorState {
     pub last_success_at: Option<String>,
     /// The last failure's reason (kept after a later success).
     pub last_error: Option<String>,
+    /// When the last failure happened (RFC 3339 UTC, service clock).
     pub last_error_at: Option<String>,
     /// Entries the last successful run wrote.
     pub items_last_written: u64,
     /// Items of the last successful reply that were skipped (no title) or
     /// refused by the store, with the first reasons.
     pub items_last_skipped: u64,
+    /// The reasons of the first 5 of those skipped items.
     pub last_skipped_reasons: Vec<String>,
     /// Entries written by every run together.
     pub items_written_total: u64,
@@ -70,15 +72,20 @@ pub enum RunError {
     /// Connection, timeout or a body that could not be read.
     #[error("request: {0}")]
     Transport(String),
+    /// The source answered with this HTTP status, not 2xx (408, 429 and
+    /// 5xx are transient).
     #[error("HTTP {0}")]
     Status(u16),
+    /// The reply was longer than this many bytes (`max_body_bytes`).
     #[error("reply over {0} bytes")]
     TooLarge(usize),
+    /// The reply is not the source's documented shape (docs/hotlists.md).
     #[error("{0}")]
     Parse(#[from] ParseError),
     /// The reply parsed but held no entry at all.
     #[error("the reply holds no entries ({0} items skipped)")]
     Empty(usize),
+    /// The content store refused the batch of entries; the store's message.
     #[error("store: {0}")]
     Store(String),
 }

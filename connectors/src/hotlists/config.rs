@@ -53,12 +53,19 @@ pub struct HotlistSettings {
     pub max_body_bytes: usize,
     /// `User-Agent` of every request (a source's `headers` may replace it).
     pub user_agent: String,
+    /// Weibo hot search (`[hotlists.weibo]`).
     pub weibo: SourceSettings,
+    /// Douyin hot board (`[hotlists.douyin]`).
     pub douyin: SourceSettings,
+    /// Bilibili popular list (`[hotlists.bilibili]`).
     pub bilibili: SourceSettings,
+    /// Kuaishou hot board (`[hotlists.kuaishou]`).
     pub kuaishou: SourceSettings,
+    /// Zhihu hot list (`[hotlists.zhihu]`).
     pub zhihu: SourceSettings,
+    /// Toutiao hot board (`[hotlists.toutiao]`).
     pub toutiao: SourceSettings,
+    /// Baidu realtime hot search (`[hotlists.baidu]`).
     pub baidu: SourceSettings,
 }
 

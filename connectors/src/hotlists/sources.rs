@@ -33,12 +33,19 @@ pub enum Source {
 /// headline and search-engine hot lists").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SourceKind {
+    /// Microblog hot searches (`microblog`: Weibo).
     Microblog,
+    /// Short-video hot boards (`short-video`: Douyin).
     ShortVideo,
+    /// Video-site popular lists (`video-site`: Bilibili).
     VideoSite,
+    /// Clip-app hot boards (`clip`: Kuaishou).
     Clip,
+    /// Q&A hot lists (`qa`: Zhihu).
     QuestionAnswer,
+    /// Headline (news) hot boards (`headline`: Toutiao).
     Headline,
+    /// Search-engine hot searches (`search-engine`: Baidu).
     SearchEngine,
 }
 
@@ -96,6 +103,7 @@ impl Source {
         }
     }
 
+    /// The kind of list the source is, as the spec groups hot lists.
     pub fn kind(self) -> SourceKind {
         match self {
             Source::Weibo => SourceKind::Microblog,

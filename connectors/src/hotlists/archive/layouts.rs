@@ -22,7 +22,10 @@ use mediaops_store::clock::shanghai_to_utc;
 /// Items captured at one moment, with each item's 1-based row in the file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
+    /// The moment the snapshot is dated (the file's stated time, else the
+    /// end of its Shanghai day).
     pub captured_at: DateTime<Utc>,
+    /// `(row, item)`: the item and its 1-based row in the file, in list order.
     pub items: Vec<(u64, Item)>,
 }
 

@@ -37,6 +37,7 @@ use mediaops_store::model::HotListEntry;
 /// What a reply held.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
+    /// The entries to store, ranked and dated ([`finish`]).
     pub entries: Vec<HotListEntry>,
     /// Items that could not become entries, with the reason.
     pub skipped: Vec<Skipped>,
@@ -50,12 +51,14 @@ pub struct Parsed {
 pub struct Skipped {
     /// 1-based position of the item in the reply's list.
     pub position: u64,
+    /// Why it was skipped, e.g. `no title (word)` naming the fields tried.
     pub reason: String,
 }
 
 /// A reply that is not the documented shape at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
+    /// The body does not parse as JSON; the parser's message.
     #[error("not JSON: {0}")]
     NotJson(String),
     /// The reply parsed but the list is not where HOTLISTS.md says.
@@ -66,6 +69,7 @@ pub enum ParseError {
 /// The items of a reply, in reply order, before ranks are given.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reply {
+    /// The list's items, pinned ones and ads included, in reply order.
     pub items: Vec<Item>,
     /// When the reply itself says it was made, if it says so.
     pub reported_at: Option<DateTime<Utc>>,
@@ -114,14 +118,23 @@ pub enum Placement {
 /// An item read from a reply (or an archive file), before ranks are given.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Item {
+    /// The entry's title (a search word, a video's title); an item without
+    /// one, or only blanks, is skipped.
     pub title: Option<String>,
     /// The fields tried for the title, named in the skip reason.
     pub title_fields: &'static str,
     /// A rank the source states itself; `None` = position in the list.
     pub rank: Option<i64>,
+    /// The heat the source shows (`num`, `hot_value`, `hotScore`, …; `123.4万`
+    /// read as 1,234,000); `None` when it shows none.
     pub hot_value: Option<i64>,
+    /// The entry's page (a search page, a video, a topic), as the source
+    /// gives it or built from its id (docs/hotlists.md).
     pub url: Option<String>,
+    /// The source's other fields kept with the entry (docs/hotlists.md,
+    /// per source); `pinned` / `ad` are added for those placements.
     pub extra: Map<String, Value>,
+    /// Ranked, pinned above the list, or an ad.
     pub placement: Placement,
 }
 
