@@ -18,7 +18,6 @@ pub mod outbound;
 pub mod share_link;
 #[cfg(feature = "test-support")]
 pub mod test_support;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod vendors;
 pub mod web_search;
 #[allow(missing_docs)] // documentation debt, see the note above

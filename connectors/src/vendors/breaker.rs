@@ -36,6 +36,8 @@ pub struct Open {
 }
 
 impl CircuitBreaker {
+    /// A closed breaker that opens after `settings.failures` consecutive
+    /// failed calls (0 = never) and stays open `settings.open_secs` seconds.
     pub fn new(settings: &mapping::Breaker) -> CircuitBreaker {
         CircuitBreaker {
             threshold: settings.failures,

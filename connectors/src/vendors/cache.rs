@@ -19,7 +19,12 @@ pub enum CacheBackend {
     #[default]
     Memory,
     /// Keys `<prefix>:vcache:<vendor>:<operation>:<sha256 of the request>`.
-    Redis { redis: ConnectionManager, prefix: String },
+    Redis {
+        /// The connection, shared by every cache.
+        redis: ConnectionManager,
+        /// The deployment's key prefix (the ledger's).
+        prefix: String,
+    },
 }
 
 impl CacheBackend {
@@ -52,8 +57,19 @@ impl CacheBackend {
 
 /// One operation's cache.
 pub enum AnswerCache {
+    /// In this process: at most 10,000 answers, each kept for the TTL,
+    /// keyed by the encoded request.
     Memory(moka::future::Cache<Bytes, Answer<Bytes>>),
-    Redis { redis: ConnectionManager, key_prefix: String, ttl: Duration },
+    /// In Redis, shared by every core.
+    Redis {
+        /// The connection, shared by every cache.
+        redis: ConnectionManager,
+        /// `<prefix>:vcache:<vendor>:<operation>`; a key adds `:<sha256 of
+        /// the request>`.
+        key_prefix: String,
+        /// How long an answer is kept (the key's expiry).
+        ttl: Duration,
+    },
 }
 
 /// Redis values: a kind byte (`F` found, `E` empty), then the message.

@@ -15,6 +15,7 @@ pub struct VendorFile {
     pub name: String,
     /// Base URL of the vendor's API, `http(s)://host[:port][/prefix]`.
     pub base_url: String,
+    /// How the vendor wants its key (`[auth]`).
     pub auth: Auth,
     /// Seconds for one request, reply included (default: `[outbound]`'s).
     pub timeout_secs: Option<u64>,
@@ -24,8 +25,11 @@ pub struct VendorFile {
     /// Requests per second allowed to this vendor; calls beyond wait their
     /// turn. Absent = no limit.
     pub rate_limit_per_second: Option<u32>,
+    /// How its replies' business codes are read (`[reply]`; default: none,
+    /// an HTTP 2xx is a success).
     #[serde(default)]
     pub reply: Reply,
+    /// Its circuit breaker (`[breaker]`; default 5 failures, open 30 s).
     #[serde(default)]
     pub breaker: Breaker,
     /// The currency of the operations' `cost_per_call` (`"USD"`, `"CNY"`).
@@ -51,11 +55,24 @@ pub struct VendorFile {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Auth {
     /// `Authorization: Bearer <token>` (TikHub style).
-    Bearer { token_env: String },
+    Bearer {
+        /// The environment variable holding the token.
+        token_env: String,
+    },
     /// `<name>: <token>`.
-    Header { name: String, token_env: String },
+    Header {
+        /// The header's name.
+        name: String,
+        /// The environment variable holding the token.
+        token_env: String,
+    },
     /// `?<name>=<token>` (Just One API style).
-    Query { name: String, token_env: String },
+    Query {
+        /// The query parameter's name.
+        name: String,
+        /// The environment variable holding the token.
+        token_env: String,
+    },
     /// No key (a vendor behind a private network, a test server).
     None,
 }
@@ -107,9 +124,14 @@ fn default_outcome() -> Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
+    /// 502 `upstream_unavailable` with the vendor's code and message in
+    /// `error.upstream` (the default).
     UpstreamUnavailable,
+    /// 400 `invalid_input`: the request was wrong.
     InvalidInput,
+    /// A miss: the source chain goes on, then 404 `not_found`.
     NotFound,
+    /// A success with nothing: the source chain goes on.
     Empty,
 }
 
