@@ -19,11 +19,14 @@ use mediaops_store::wechat::StoredAuthorizer;
 /// An account a publish may write to, resolved for its caller.
 #[derive(Debug, Clone)]
 pub enum Target {
+    /// A direct-mode account from the configuration (its own AppSecret).
     Direct(DirectAccount),
+    /// An account authorized in the third-party platform mode.
     Component(StoredAuthorizer),
 }
 
 impl Target {
+    /// The official account's AppID.
     pub fn appid(&self) -> &str {
         match self {
             Target::Direct(a) => &a.appid,

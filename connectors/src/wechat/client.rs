@@ -22,18 +22,27 @@ use crate::outbound::{ConnectorClient, OutboundSettings, Retry};
 /// A token and its lifetime in seconds, as WeChat returns it.
 #[derive(Debug, Clone)]
 pub struct IssuedToken {
+    /// The token (an access token, a component token or a pre-auth code);
+    /// never logged.
     pub token: String,
+    /// Its lifetime in seconds from issue (7200 for access tokens, 1800 for
+    /// pre-auth codes).
     pub expires_in: u64,
 }
 
 /// `api_query_auth` → `authorization_info`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AuthorizationInfo {
+    /// The AppID of the official account that authorized us.
     pub authorizer_appid: String,
+    /// Its first access token (empty when absent); never logged.
     #[serde(default)]
     pub authorizer_access_token: String,
+    /// That token's lifetime in seconds (0 when absent).
     #[serde(default)]
     pub expires_in: u64,
+    /// The refresh token later access tokens are asked with (stored; empty
+    /// when absent); never logged.
     #[serde(default)]
     pub authorizer_refresh_token: String,
 }
@@ -41,12 +50,18 @@ pub struct AuthorizationInfo {
 /// `api_get_authorizer_info` → `authorizer_info` (the fields we show).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct AuthorizerInfo {
+    /// The official account's name.
     #[serde(default)]
     pub nick_name: String,
+    /// URL of its head image.
     #[serde(default)]
     pub head_img: String,
+    /// Its type: id 0 and 1 subscription (订阅号), 2 service (服务号)
+    /// ([`AuthorizerInfo::service_type`]).
     #[serde(default)]
     pub service_type_info: IdInfo,
+    /// Its verification: id -1 unverified (未认证), any other verified
+    /// ([`AuthorizerInfo::verified`]).
     #[serde(default)]
     pub verify_type_info: IdInfo,
 }
@@ -54,6 +69,7 @@ pub struct AuthorizerInfo {
 /// `{id}` objects of the authorizer info.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct IdInfo {
+    /// The id (0 when absent).
     #[serde(default)]
     pub id: i64,
 }
@@ -73,7 +89,9 @@ impl AuthorizerInfo {
 /// One row of `api_get_authorizer_list`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ListedAuthorizer {
+    /// The official account's AppID.
     pub authorizer_appid: String,
+    /// Its current refresh token (empty when absent); never logged.
     #[serde(default)]
     pub refresh_token: String,
     /// Unix seconds.
@@ -84,18 +102,24 @@ pub struct ListedAuthorizer {
 /// An image to send to WeChat.
 #[derive(Debug, Clone)]
 pub struct ImageFile {
+    /// The file name sent in the multipart part (`photo.png`).
     pub filename: String,
     /// `image/jpeg` or `image/png`.
     pub content_type: String,
+    /// The image data.
     pub bytes: bytes::Bytes,
 }
 
 /// One article of `draft/add`.
 #[derive(Debug, Clone)]
 pub struct DraftArticle {
+    /// The title, at most 64 characters (`publish::MAX_TITLE_CHARS`).
     pub title: String,
+    /// The summary (`digest`), at most 120 characters; may be empty.
     pub digest: String,
+    /// The article's HTML, images already on WeChat, under 1 MB of UTF-8.
     pub content: String,
+    /// The permanent material id of the cover image (`add_material`).
     pub thumb_media_id: String,
 }
 

@@ -27,9 +27,23 @@ pub enum ComponentEvent {
     /// Every 10 minutes: the ticket the component token is asked with.
     VerifyTicket(String),
     /// An account authorized us (or changed what it granted).
-    Authorized { authorizer_appid: String, authorization_code: String, pre_auth_code: String, update: bool },
+    Authorized {
+        /// The official account's AppID (`AuthorizerAppid`).
+        authorizer_appid: String,
+        /// The code redeemed with `api_query_auth` (`AuthorizationCode`).
+        authorization_code: String,
+        /// The pre-auth code the authorization was made with
+        /// (`PreAuthCode`): it names the owning mediaops account.
+        pre_auth_code: String,
+        /// `updateauthorized` rather than `authorized`: the account keeps
+        /// its owner.
+        update: bool,
+    },
     /// An account withdrew its authorization.
-    Unauthorized { authorizer_appid: String },
+    Unauthorized {
+        /// The official account's AppID (`AuthorizerAppid`).
+        authorizer_appid: String,
+    },
     /// Any other `InfoType` (acknowledged, ignored).
     Other(String),
 }

@@ -60,16 +60,20 @@ impl Default for WechatSettings {
 pub struct DirectAccount {
     /// The mediaops account (API-key owner) that may publish to it.
     pub account_id: String,
+    /// The official account's AppID (`wx…`).
     pub appid: String,
     /// AppSecret; never logged.
     pub secret: String,
+    /// The name shown in the status list (empty by default).
     #[serde(default)]
     pub nickname: String,
+    /// URL of the avatar shown in the status list (empty by default).
     #[serde(default)]
     pub avatar: String,
     /// `subscription` or `service`.
     #[serde(default = "subscription")]
     pub service_type: String,
+    /// Whether WeChat verified the account, as configured (default false).
     #[serde(default)]
     pub verified: bool,
 }

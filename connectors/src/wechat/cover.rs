@@ -5,7 +5,9 @@
 
 use sha2::{Digest, Sha256};
 
+/// The cover's width in pixels.
 pub const WIDTH: u32 = 900;
+/// The cover's height in pixels (900 / 383 ≈ 2.35:1).
 pub const HEIGHT: u32 = 383;
 
 /// The cover PNG of `title`.

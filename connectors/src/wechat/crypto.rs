@@ -24,12 +24,19 @@ const LENIENT: GeneralPurpose =
 /// Why a message was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CryptoError {
+    /// The configured EncodingAESKey is not 43 base64 characters (a
+    /// 32-byte key).
     #[error("EncodingAESKey must be 43 base64 characters")]
     BadKey,
+    /// The `msg_signature` is not the SHA-1 of the sorted token, timestamp,
+    /// nonce and encrypted message ([`MessageCrypto::signature`]).
     #[error("msg_signature does not match")]
     BadSignature,
+    /// The message does not decrypt to a well-formed payload; what is
+    /// wrong (`not base64`, `padding`, `length`, …).
     #[error("the encrypted message is malformed: {0}")]
     Malformed(&'static str),
+    /// The decrypted message names another AppID (the one given).
     #[error("the message is for appid {0:?}, not ours")]
     WrongAppid(String),
 }

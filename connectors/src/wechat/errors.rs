@@ -12,7 +12,12 @@ use mediaops_proto::error::{ServiceError, UpstreamDetail};
 pub enum WechatError {
     /// WeChat answered `{errcode, errmsg}` with a non-zero code.
     #[error("WeChat error {code}: {message}")]
-    Api { code: i64, message: String },
+    Api {
+        /// WeChat's `errcode` (e.g. 40001 for a stale access token; -1 busy).
+        code: i64,
+        /// WeChat's `errmsg`.
+        message: String,
+    },
     /// No answer, a timeout, an HTTP error status (the text never holds
     /// the query string, which carries the access token).
     #[error(transparent)]

@@ -23,7 +23,9 @@ const WECHAT_IMAGE_HOSTS: &[&str] = &["mmbiz.qpic.cn", "mmbiz.qlogo.cn", "mmecoa
 /// The image formats `uploadimg` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageKind {
+    /// JPEG (`FF D8 FF`).
     Jpeg,
+    /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
     Png,
 }
 
@@ -39,6 +41,7 @@ impl ImageKind {
         }
     }
 
+    /// `image/jpeg` or `image/png`.
     pub fn mime(self) -> &'static str {
         match self {
             ImageKind::Jpeg => "image/jpeg",
@@ -46,6 +49,7 @@ impl ImageKind {
         }
     }
 
+    /// `jpg` or `png`, for the uploaded file's name.
     pub fn extension(self) -> &'static str {
         match self {
             ImageKind::Jpeg => "jpg",
