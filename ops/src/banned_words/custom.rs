@@ -1,7 +1,7 @@
 //! Per-account word lists: the rules they follow (their shapes and the
-//! [`CustomWordStore`] trait are the store's, [`mediaops_store::word_list`],
-//! re-exported here). A scope is `all` (every platform) or one
-//! platform name.
+//! [`CustomWordStore`](mediaops_store::word_list::CustomWordStore) trait
+//! are the store's, [`mediaops_store::word_list`]). A scope is `all`
+//! (every platform) or one platform name.
 //!
 //! The rules of a list (docs/banned-words.md "Per-account lists"), checked by
 //! [`validate`] before anything is stored:
