@@ -25,6 +25,7 @@ pub struct ArticleStudio {
 }
 
 impl ArticleStudio {
+    /// The operations over `themes`.
     pub fn new(themes: ThemeCatalog) -> ArticleStudio {
         ArticleStudio { themes }
     }

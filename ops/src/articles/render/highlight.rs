@@ -89,6 +89,9 @@ pub struct CodeBlock {
     /// [`LINE_BREAK`]s. Every element in it already carries its style, so it
     /// can skip the inliner (the renderer puts it back afterwards).
     pub body: String,
+    /// Why the block is shown without colours or as code (an unknown
+    /// language, a diagram WeChat cannot draw, a highlighter failure);
+    /// `None` when it was highlighted.
     pub warning: Option<String>,
 }
 

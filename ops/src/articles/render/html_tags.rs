@@ -11,7 +11,9 @@ use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, TokenSin
 /// One start tag: lower-cased name and attributes in source order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StartTag {
+    /// The tag name, lower-cased (`img`).
     pub name: String,
+    /// The attributes as `(name, value)`, names lower-cased, in source order.
     pub attrs: Vec<(String, String)>,
 }
 
@@ -25,6 +27,7 @@ impl StartTag {
 /// What [`scan`] found.
 #[derive(Debug, Default)]
 pub struct Scan {
+    /// Every start tag, in document order.
     pub start_tags: Vec<StartTag>,
     /// Number of `<!-- … -->` comments.
     pub comments: usize,

@@ -33,6 +33,7 @@ pub const MAX_DEPTH: usize = 100;
 /// A document the renderer refuses, with the reason for the 400.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TooDeep {
+    /// The nesting depth reached when the check stopped: [`MAX_DEPTH`] + 1.
     pub depth: usize,
 }
 

@@ -34,7 +34,9 @@ use warnings::Warnings;
 /// colours.
 #[derive(Clone, Copy)]
 pub struct Look<'t> {
+    /// The base CSS followed by the theme's, inlined into every element.
     pub css: &'t str,
+    /// The syntect theme colouring highlighted code.
     pub code_theme: &'t Theme,
 }
 

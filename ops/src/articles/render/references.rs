@@ -36,11 +36,26 @@ pub enum LinkTreatment {
 /// One entry of the reference list.
 #[derive(Debug)]
 pub enum Reference<'a> {
-    Link { number: u32, text: String, url: String },
-    Footnote { number: u32, definition: &'a AstNode<'a> },
+    /// An external link turned into a reference (one per distinct URL).
+    Link {
+        /// Its number in the shared 1..n sequence.
+        number: u32,
+        /// The link text, trimmed (an image-only link: its alt text).
+        text: String,
+        /// The link target, as written.
+        url: String,
+    },
+    /// A GFM footnote, numbered where its first mark appears.
+    Footnote {
+        /// Its number in the shared 1..n sequence.
+        number: u32,
+        /// The footnote's definition node, rendered into the list.
+        definition: &'a AstNode<'a>,
+    },
 }
 
 impl Reference<'_> {
+    /// The entry's number, `[n]` in the text and the list.
     pub fn number(&self) -> u32 {
         match self {
             Reference::Link { number, .. } | Reference::Footnote { number, .. } => *number,

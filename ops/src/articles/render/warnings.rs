@@ -40,6 +40,7 @@ impl Warnings {
         self.overflow += other.overflow;
     }
 
+    /// Whether no warning was recorded.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -15,6 +15,8 @@ pub struct BuiltinTheme {
     pub id: &'static str,
     /// Display name (Chinese).
     pub name: &'static str,
+    /// One sentence (Chinese) on the look and the articles it suits, shown
+    /// in the theme list.
     pub description: &'static str,
     /// Colours of highlighted code.
     pub code_theme: EmbeddedThemeName,

@@ -26,9 +26,14 @@ const MAX_DESCRIPTION_CHARS: usize = 200;
 
 /// A checked request: id, trimmed name and description, CSS as given.
 pub struct CheckedTheme {
+    /// The theme id: 1-40 of `a-z`, `0-9`, `_`, `-`, starting with a letter
+    /// or digit, not a built-in theme's id.
     pub id: String,
+    /// The display name, trimmed, 1-40 characters.
     pub name: String,
+    /// The description, trimmed, at most 200 characters (may be empty).
     pub description: String,
+    /// The theme's CSS as given, at most [`MAX_CSS_BYTES`] bytes.
     pub css: String,
 }
 

@@ -27,9 +27,14 @@ use mediaops_store::theme::ThemeStore;
 /// Which rule picked the theme of a render (`themeSource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThemeSource {
+    /// `themeId` named a built-in theme (`builtin`).
     Builtin,
+    /// `themeId` named one of the caller's custom themes (`custom`).
     Custom,
+    /// No `themeId`: the account's saved default (`account_default`).
     AccountDefault,
+    /// No `themeId` and no saved default (or it no longer exists): the
+    /// service default `neutral` (`service_default`).
     ServiceDefault,
 }
 
@@ -47,14 +52,19 @@ impl ThemeSource {
 
 /// The theme a render uses.
 pub struct ChosenTheme {
+    /// The theme's id, built-in or custom: the response's `themeId`.
     pub id: String,
+    /// Which rule picked it: the response's `themeSource`.
     pub source: ThemeSource,
     /// Base CSS followed by the theme's CSS.
     pub css: Cow<'static, str>,
+    /// Colours of highlighted code (a custom theme keeps the service
+    /// default's).
     pub code_theme: &'static CodeTheme,
 }
 
 impl ChosenTheme {
+    /// What the renderer needs of the theme: its CSS and code colours.
     pub fn look(&self) -> Look<'_> {
         Look { css: &self.css, code_theme: self.code_theme }
     }
