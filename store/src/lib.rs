@@ -38,9 +38,6 @@
 //! `(source, captured_at, rank)` for hot-list entries. An upsert never clears
 //! a known value with an unknown one (`None` keeps what is stored).
 //! Schema and formats: docs/store.md.
-//!
-//! `missing_docs` (workspace lints) is still allowed on the modules marked
-//! below: some of their public fields and variants are not documented yet.
 
 pub mod backend;
 pub mod bulk;
@@ -55,7 +52,6 @@ mod history;
 pub mod import;
 pub mod legacy;
 pub(crate) mod listing;
-#[allow(missing_docs)] // documentation debt, see the note above
 pub mod model;
 pub mod offload;
 pub mod plans;

@@ -17,12 +17,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountIds {
+    /// The spec's `accountId`: the display id or handle (lifestyle,
+    /// shortvideo, articles).
     pub account_id: Option<String>,
+    /// The spec's `secUid`: shortvideo's encrypted user id (spec 4.4
+    /// `query-account`).
     pub sec_uid: Option<String>,
+    /// The spec's `uid`: a user id as the platform's search or lookup
+    /// answers it (shortvideo's numeric UID; articles, videosite).
     pub uid: Option<String>,
+    /// The spec's `mid`: videosite's uploader id, also its `platform_id`.
     pub mid: Option<String>,
+    /// The spec's `redId`: lifestyle's public account number (spec 4.3).
     pub red_id: Option<String>,
+    /// The spec's `kwaiId`: clipapp's account id (spec 4.10), which may be
+    /// empty upstream.
     pub kwai_id: Option<String>,
+    /// The spec's `uniqueId`: intlshort's handle (spec 4.8).
     pub unique_id: Option<String>,
     /// WeChat official-account English id.
     pub wechat_id: Option<String>,
@@ -36,15 +47,24 @@ pub struct Account {
     pub platform: String,
     /// The platform's primary id; with `platform`, the natural key.
     pub platform_id: String,
+    /// The other id forms the account is found by.
     pub ids: AccountIds,
+    /// The name the platform shows (`accountName`, `nickname`); an empty one
+    /// on upsert keeps the stored name.
     pub nickname: String,
+    /// The profile's self-description (bio, intro).
     pub signature: Option<String>,
+    /// Followers.
     pub fans: Option<i64>,
+    /// Accounts it follows.
     pub following: Option<i64>,
     /// Number of works published.
     pub works: Option<i64>,
+    /// Likes received over all its works, as the platform counts them.
     pub likes: Option<i64>,
+    /// Collects (favorites) received over all its works.
     pub collects: Option<i64>,
+    /// Region the platform shows (e.g. the IP location 北京).
     pub region: Option<String>,
     /// Category or track (赛道).
     pub category: Option<String>,
@@ -55,10 +75,15 @@ pub struct Account {
 /// An account's counters at one moment; one row per (account, captured_at).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AccountSnapshot {
+    /// When the counters were read (UTC); with the account, the key.
     pub captured_at: DateTime<Utc>,
+    /// Followers at that moment.
     pub fans: Option<i64>,
+    /// Likes received over all its works at that moment.
     pub likes: Option<i64>,
+    /// Works published by then.
     pub works: Option<i64>,
+    /// Reads over all its works (articles) at that moment.
     pub reads: Option<i64>,
 }
 
@@ -66,11 +91,20 @@ pub struct AccountSnapshot {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkIds {
+    /// The spec's `workId`: the platform's generic work id (shortvideo's
+    /// numeric id; videosite: the `aid`).
     pub work_id: Option<String>,
+    /// The spec's `noteId`: lifestyle's note id (spec 4.3).
     pub note_id: Option<String>,
+    /// The spec's `videoId`: shortvideo's numeric work id or channels'
+    /// encrypted one (spec 4.4, 4.9).
     pub video_id: Option<String>,
+    /// The spec's `bvId`: videosite's `BV…` id, also its `platform_id`
+    /// (spec 4.7).
     pub bv_id: Option<String>,
+    /// The spec's `photoId`: clipapp's encrypted work id (spec 4.10).
     pub photo_id: Option<String>,
+    /// The spec's `workUuid`: an article's id (spec 4.5).
     pub work_uuid: Option<String>,
 }
 
@@ -81,19 +115,28 @@ pub struct Work {
     pub platform: String,
     /// The platform's primary id; with `platform`, the natural key.
     pub platform_id: String,
+    /// The other id forms the work is found by.
     pub ids: WorkIds,
+    /// The title; an empty one on upsert keeps the stored title.
     pub title: String,
     /// Description or caption.
     pub description: Option<String>,
     /// The author's `platform_id` (an [`Account`] of the same platform,
     /// which need not be stored yet).
     pub author_id: Option<String>,
+    /// When it was published (UTC; shown as `YYYY-MM-DD HH:mm:ss`
+    /// Asia/Shanghai).
     pub published_at: Option<DateTime<Utc>>,
+    /// Its page on the platform.
     pub url: Option<String>,
+    /// Cover image URL.
     pub cover: Option<String>,
+    /// URL of the video file or player, for video works.
     pub video_url: Option<String>,
     /// `video`, `note`, `article`, … as the platform says.
     pub work_type: Option<String>,
+    /// Category as the platform files it (videosite `tname`; the spec 4.2
+    /// lists for the boards).
     pub category: Option<String>,
     /// Tags or topics, in the platform's order.
     pub tags: Vec<String>,
@@ -104,10 +147,15 @@ pub struct Work {
 /// A work's counters at one moment; one row per (work, captured_at).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkSnapshot {
+    /// When the counters were read (UTC); with the work, the key.
     pub captured_at: DateTime<Utc>,
+    /// Likes at that moment.
     pub likes: Option<i64>,
+    /// Collects (favorites) at that moment.
     pub collects: Option<i64>,
+    /// Comments at that moment.
     pub comments: Option<i64>,
+    /// Shares (forwards) at that moment.
     pub shares: Option<i64>,
     /// Plays, reads or views, whichever the platform counts.
     pub views: Option<i64>,
@@ -120,14 +168,21 @@ pub struct WorkSnapshot {
 /// A comment on a work.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Comment {
+    /// Platform token (spec part 1) of the work.
     pub platform: String,
+    /// The platform's id of the comment; with `platform`, the natural key.
     pub platform_id: String,
     /// The work's `platform_id`.
     pub work_id: String,
+    /// The comment's text.
     pub text: String,
+    /// Likes of the comment.
     pub likes: Option<i64>,
+    /// The commenter's `platform_id` (an account that need not be stored).
     pub author_id: Option<String>,
+    /// The commenter's name as shown with the comment.
     pub author_name: Option<String>,
+    /// When it was posted (UTC).
     pub published_at: Option<DateTime<Utc>>,
     /// The parent comment's `platform_id` for replies.
     pub parent_id: Option<String>,
@@ -138,11 +193,15 @@ pub struct Comment {
 pub struct HotListEntry {
     /// Which list, e.g. `microblog-hot`.
     pub source: String,
+    /// When the list was read (UTC); with `source` and `rank`, the key.
     pub captured_at: DateTime<Utc>,
     /// 1-based.
     pub rank: i64,
+    /// The entry's text (a search word, a topic, a video's title).
     pub title: String,
+    /// The heat the list shows for it; `None` when it shows none.
     pub hot_value: Option<i64>,
+    /// The entry's page.
     pub url: Option<String>,
     /// Anything else the list carries, a JSON object.
     pub extra: Option<serde_json::Value>,
@@ -151,7 +210,9 @@ pub struct HotListEntry {
 /// A stored account with its most recent snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountRecord {
+    /// The stored account.
     pub account: Account,
+    /// Its newest snapshot; `None` when it has none.
     pub latest: Option<AccountSnapshot>,
 }
 
@@ -159,16 +220,22 @@ pub struct AccountRecord {
 /// of its author (the account `(platform, author_id)`, when stored).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkRecord {
+    /// The stored work.
     pub work: Work,
+    /// Its newest snapshot; `None` when it has none.
     pub latest: Option<WorkSnapshot>,
+    /// Its author's columns; `None` when the author is not stored.
     pub author: Option<AuthorBrief>,
 }
 
 /// The author columns a work listing carries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthorBrief {
+    /// The author account's [`Account::nickname`].
     pub nickname: String,
+    /// Its [`Account::fans`] (the account row's, not a snapshot's).
     pub fans: Option<i64>,
+    /// Its [`Account::avatar`].
     pub avatar: Option<String>,
 }
 
@@ -176,11 +243,17 @@ pub struct AuthorBrief {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
+    /// Rows of `accounts`.
     pub accounts: u64,
+    /// Rows of `account_snapshots`.
     pub account_snapshots: u64,
+    /// Rows of `works`.
     pub works: u64,
+    /// Rows of `work_snapshots`.
     pub work_snapshots: u64,
+    /// Rows of `comments`.
     pub comments: u64,
+    /// Rows of `hot_list_entries`.
     pub hot_list_entries: u64,
 }
 
@@ -193,6 +266,7 @@ pub struct SearchPage<T> {
     pub total: u64,
     /// `total` is the cap and more rows match (docs/data-apis.md "Totals").
     pub total_is_lower_bound: bool,
+    /// This page's items, in the query's order (at most its page size).
     pub items: Vec<T>,
 }
 
@@ -207,23 +281,33 @@ impl<T> SearchPage<T> {
 /// of them in one transaction.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
+    /// An account upsert.
     Account(Account),
     /// An account's counters; the account (`platform`, `platform_id`) must be
     /// stored (earlier in the batch is enough).
     AccountSnapshot {
+        /// The account's platform token.
         platform: String,
+        /// The account's `platform_id` (not another id form).
         platform_id: String,
+        /// The counters.
         snapshot: AccountSnapshot,
     },
+    /// A work upsert.
     Work(Work),
     /// A work's counters; the work must be stored (earlier in the batch is
     /// enough).
     WorkSnapshot {
+        /// The work's platform token.
         platform: String,
+        /// The work's `platform_id` (not another id form).
         platform_id: String,
+        /// The counters.
         snapshot: WorkSnapshot,
     },
+    /// A comment upsert.
     Comment(Comment),
+    /// A hot-list entry, replacing the one at `(source, captured_at, rank)`.
     HotListEntry(HotListEntry),
 }
 
@@ -269,6 +353,7 @@ pub struct WorkQuery {
     /// Only works the topic classifier put in this topic
     /// ([`crate::topic`]).
     pub topic: Option<crate::topic::Topic>,
+    /// The order of the results.
     pub order: WorkOrder,
     /// 1-based.
     pub page: u32,
@@ -294,6 +379,7 @@ pub enum AccountOrder {
 /// What [`crate::ContentStore::find_accounts`] looks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AccountQuery {
+    /// Platform token.
     pub platform: String,
     /// Full-text query over nickname (weighted), signature and category.
     pub text: Option<String>,
@@ -301,6 +387,7 @@ pub struct AccountQuery {
     pub nickname: Option<String>,
     /// Exact category or track.
     pub category: Option<String>,
+    /// The order of the results.
     pub order: AccountOrder,
     /// 1-based.
     pub page: u32,
@@ -315,8 +402,11 @@ pub struct AccountQuery {
 /// empty), ordered by capture time then rank.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HotListQuery {
+    /// The lists ([`HotListEntry::source`]); empty = every list.
     pub sources: Vec<String>,
+    /// Earliest capture time (UTC, included); `None` = no lower bound.
     pub from: Option<DateTime<Utc>>,
+    /// Latest capture time (UTC, included); `None` = no upper bound.
     pub to: Option<DateTime<Utc>>,
     /// Only each source's newest capture within the window.
     pub latest_only: bool,
@@ -339,11 +429,17 @@ impl crate::rules::window::HotWindow {
 /// unknown counters count as 0, `works` counts every stored work).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WorkTotals {
+    /// Stored works of the author.
     pub works: i64,
+    /// Sum of their newest views (plays, reads).
     pub views: i64,
+    /// Sum of their newest likes.
     pub likes: i64,
+    /// Sum of their newest comments.
     pub comments: i64,
+    /// Sum of their newest collects.
     pub collects: i64,
+    /// Sum of their newest shares.
     pub shares: i64,
 }
 
@@ -379,15 +475,20 @@ pub struct SeriesQuery {
 /// A work with its snapshots in a window, oldest first, and its author.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkSeries {
+    /// The stored work.
     pub work: Work,
+    /// Its author's columns; `None` when the author is not stored.
     pub author: Option<AuthorBrief>,
+    /// Its snapshots captured in the window, oldest first (at least one).
     pub snapshots: Vec<WorkSnapshot>,
 }
 
 /// An account with its snapshots in a window, oldest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountSeries {
+    /// The stored account.
     pub account: Account,
+    /// Its snapshots captured in the window, oldest first (at least one).
     pub snapshots: Vec<AccountSnapshot>,
 }
 
@@ -396,9 +497,12 @@ pub struct AccountSeries {
 /// (store/days.rs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Counter {
+    /// Likes (works and accounts).
     #[default]
     Likes,
+    /// Works only: views (plays, reads).
     Views,
+    /// Accounts only: followers.
     Fans,
     /// Works only: likes + collects + comments + shares of a snapshot,
     /// unknown parts counting 0, unknown when all four are (docs/rankings.md
@@ -449,7 +553,9 @@ pub struct BoardQuery {
     pub first: NaiveDate,
     /// Last Shanghai day of the window (included).
     pub last: NaiveDate,
+    /// The counter ranked by.
     pub counter: Counter,
+    /// Its level or its gain over the window.
     pub measure: Measure,
     /// Only values of at least this.
     pub at_least: Option<i64>,
@@ -485,8 +591,11 @@ pub type KeywordMatches = std::sync::Arc<[i64]>;
 /// A work on a board, with its stored author and the value it ranks by.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoardWork {
+    /// The stored work.
     pub work: Work,
+    /// Its author's columns; `None` when the author is not stored.
     pub author: Option<AuthorBrief>,
+    /// The level or gain of the board's counter, as ranked.
     pub value: i64,
 }
 
@@ -494,8 +603,11 @@ pub struct BoardWork {
 /// over the window (`None` when unknown), for scores that combine both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardAccount {
+    /// The stored account.
     pub account: Account,
+    /// The level or gain of the board's counter, as ranked.
     pub value: i64,
+    /// Likes gained over the window (last snapshot minus the baseline).
     pub likes_gained: Option<i64>,
 }
 
@@ -504,9 +616,12 @@ pub struct BoardAccount {
 /// above 0 ([`crate::ContentStore::author_gains`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorGains {
+    /// The author's `platform_id`; empty for works without an author.
     pub author_id: String,
     /// The stored account's nickname, else `author_id`.
     pub name: String,
+    /// Views (plays, reads) its works gained, summed.
     pub views: i64,
+    /// Likes its works gained, summed.
     pub likes: i64,
 }
