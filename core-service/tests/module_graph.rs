@@ -27,7 +27,7 @@
 //! meant to stack in, and `crates_depend_only_on_lower_layers` fails on a manifest that names a
 //! crate of its own layer or above (e.g. `mediaops-connectors` depending on `mediaops-ops`).
 
-#![allow(clippy::unwrap_used, missing_docs)]
+#![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -191,7 +191,9 @@ pub struct Comment {
 /// One entry of a hot list as captured at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HotListEntry {
-    /// Which list, e.g. `microblog-hot`.
+    /// Which hot list, by the source's stored name (docs/hotlists.md):
+    /// `weibo`, `douyin`, `bilibili`, `kuaishou`, `zhihu`, `toutiao` or
+    /// `baidu`; it never changes (the trend operations and imports rely on it).
     pub source: String,
     /// When the list was read (UTC); with `source` and `rank`, the key.
     pub captured_at: DateTime<Utc>,
