@@ -12,9 +12,11 @@ pub mod operations;
 pub mod sources;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use core_service::{Core, CoreSettings};
 use mediaops_platform::bootstrap::Bootstrap;
+use mediaops_platform::dispatch::Pipeline;
 use rest_gateway::GatewaySettings;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -68,7 +70,8 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
         .await?
         .with_notice(std::time::Duration::ZERO)
         .counting_from(on_stop(gateway_stopped.clone()));
-    let client = rest_gateway::CoreClient::in_process(serving.service());
+    let local = Arc::new(InProcessCore(serving.pipeline()));
+    let client = rest_gateway::CoreClient::in_process(serving.service(), local);
     let draining = mediaops_listener::Draining::new();
     let router = rest_gateway::router(client, gateway, draining.clone())?;
 
@@ -79,6 +82,25 @@ pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Re
     });
     let servers = vec![(stop_gateway, gateway_task), (stop_core, core_task)];
     Ok(Running { grpc_addr, rest_addr, wechat_callback_addr, bootstrap, servers })
+}
+
+/// The core's call pipeline as the gateway in this process calls it
+/// ([`rest_gateway::core_client::LocalCore`]): no gRPC framing between them.
+struct InProcessCore(Arc<Pipeline>);
+
+impl rest_gateway::core_client::LocalCore for InProcessCore {
+    fn call<'a>(
+        &'a self,
+        grpc_path: &'a str,
+        request: tonic::Request<bytes::Bytes>,
+    ) -> rest_gateway::core_client::LocalCall<'a> {
+        Box::pin(async move {
+            let answer = self.0.call_in_process(grpc_path, request).await?;
+            let delivery = answer.delivery;
+            let settle = Box::new(move |delivered| delivery.settle(delivered));
+            Ok(rest_gateway::core_client::LocalAnswer { response: answer.response, settle })
+        })
+    }
 }
 
 impl Running {

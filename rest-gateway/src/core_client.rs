@@ -1,6 +1,7 @@
-//! The gateway's gRPC client to the core: raw protobuf bytes in and out
-//! ([`BytesCodec`]), the caller's `authorization` and the request id in the
-//! metadata.
+//! The gateway's client to the core: raw protobuf bytes in and out, over
+//! gRPC ([`BytesCodec`]) or, in one process, straight to the core's call
+//! pipeline ([`LocalCore`]); the caller's `authorization` and the request id
+//! in the metadata.
 
 use bytes::Bytes;
 use http::uri::PathAndQuery;
@@ -8,7 +9,10 @@ use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::delivery::{ACK_METADATA, ACK_VALUE};
 
 use crate::delivery::{AckGate, Delivery};
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
+use std::sync::Arc;
 use tonic::metadata::MetadataValue;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
@@ -54,12 +58,47 @@ impl std::error::Error for TransportError {
 }
 
 /// The gateway's way to the core; cheap to clone. Either a lazily
-/// connected gRPC channel (split deployments) or the core's own service in
-/// the same process (the one-process `mediaops`: no connection that one
-/// call could break for another, no loopback hop).
+/// connected gRPC channel (split deployments) or the core in the same
+/// process (the one-process `mediaops`: no connection that one call could
+/// break for another, no loopback hop, and the operations' calls made
+/// without gRPC framing through [`LocalCore`]).
 #[derive(Clone)]
 pub struct CoreClient {
+    /// The core's gRPC service: health checks, and the calls of a split
+    /// gateway.
     service: CoreService,
+    /// The core's call pipeline in this process, if it is here.
+    local: Option<Arc<dyn LocalCore>>,
+}
+
+/// The core's call pipeline in this process (the one-process `mediaops`),
+/// called with the encoded request message and its metadata as they are:
+/// no gRPC framing, no HTTP/2 body, no acknowledgement stream, one
+/// transcoding per direction (docs/performance.md "The call in process").
+/// It runs every step a gRPC call runs (authentication, rate limit,
+/// validation, pricing, idempotency, reservation, the operation) and
+/// answers what a gRPC client would get.
+pub trait LocalCore: Send + Sync + 'static {
+    /// Runs the RPC at `grpc_path` with `request` (the input message,
+    /// encoded, and the metadata of [`CallMetadata`]).
+    ///
+    /// # Errors
+    /// The [`tonic::Status`] a gRPC client of the core would get.
+    fn call<'a>(&'a self, grpc_path: &'a str, request: tonic::Request<Bytes>) -> LocalCall<'a>;
+}
+
+/// The future of one [`LocalCore::call`].
+pub type LocalCall<'a> = Pin<Box<dyn Future<Output = Result<LocalAnswer, tonic::Status>> + Send + 'a>>;
+
+/// A successful [`LocalCore::call`]: the encoded answer with its metadata,
+/// and the call's settlement, to be told whether the answer reached the
+/// client (`true`: commit; `false` or dropped: released at once;
+/// docs/billing.md "When a call is charged").
+pub struct LocalAnswer {
+    /// The answer (the RPC's output message, encoded) and its metadata.
+    pub response: tonic::Response<Bytes>,
+    /// Settles the call: delivered or not.
+    pub settle: Box<dyn FnOnce(bool) + Send>,
 }
 
 impl CoreClient {
@@ -75,13 +114,14 @@ impl CoreClient {
         let targets = crate::core_set::parse_targets(core_addr)?;
         let channel = crate::core_set::balanced_channel(targets, refresh);
         let service = channel.map_request(crate::delivery::gate).map_err(|e| TransportError(e.into()));
-        Ok(CoreClient { service: CoreService::new(service) })
+        Ok(CoreClient { service: CoreService::new(service), local: None })
     }
 
-    /// A client that hands each call straight to `service`, the core's gRPC
-    /// service in this process: the same encoding, metadata and pipeline
-    /// as over a connection, without the connection.
-    pub fn in_process<S, B>(service: S) -> CoreClient
+    /// A client of the core in this process: each operation's call goes
+    /// straight to `local`, the core's call pipeline (the same metadata and
+    /// pipeline as over a connection, without the transport); health checks
+    /// go to `service`, the core's gRPC service.
+    pub fn in_process<S, B>(service: S, local: Arc<dyn LocalCore>) -> CoreClient
     where
         S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<B>>
             + Clone
@@ -97,7 +137,7 @@ impl CoreClient {
             .map_request(crate::delivery::gate)
             .map_response(|response| response.map(tonic::body::Body::new))
             .map_err(|e| TransportError(e.into()));
-        CoreClient { service: CoreService::new(service) }
+        CoreClient { service: CoreService::new(service), local: Some(local) }
     }
 
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
@@ -113,9 +153,6 @@ impl CoreClient {
         body: Bytes,
         call: &CallMetadata<'_>,
     ) -> Result<(Bytes, AnswerNotes, Delivery), tonic::Status> {
-        let mut grpc = tonic::client::Grpc::new(self.service.clone());
-        grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
-        let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
         let mut request = tonic::Request::new(body);
         let metadata = request.metadata_mut();
         let pairs = [
@@ -129,25 +166,23 @@ impl CoreClient {
                 metadata.insert(name, value);
             }
         }
+        if let Some(local) = &self.local {
+            let LocalAnswer { response, settle } = local.call(grpc_path, request).await?;
+            let notes = AnswerNotes::from_metadata(response.metadata());
+            return Ok((response.into_inner(), notes, Delivery::local(settle, call.request_id)));
+        }
+        let mut grpc = tonic::client::Grpc::new(self.service.clone());
+        grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
+        let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
         request.metadata_mut().insert(ACK_METADATA, MetadataValue::from_static(ACK_VALUE));
         let (ack, gate) = tokio::sync::oneshot::channel();
         request.extensions_mut().insert(AckGate::new(gate));
         let response = grpc.server_streaming(request, path, BytesCodec).await?;
-        let warnings = response
-            .metadata()
-            .get_all_bin(mediaops_proto::warnings::METADATA)
-            .iter()
-            .filter_map(|v| v.to_bytes().ok())
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .collect();
-        let task_id =
-            response.metadata().get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let replayed = response.metadata().get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
-        let rate_limit = mediaops_proto::rate_limit::from_metadata(response.metadata());
+        let notes = AnswerNotes::from_metadata(response.metadata());
         let mut stream = response.into_inner();
         let answer = stream.message().await?.ok_or_else(|| tonic::Status::internal("the core answered no message"))?;
         let delivery = Delivery::new(ack, stream, call.request_id);
-        Ok((answer, AnswerNotes { warnings, task_id, replayed, rate_limit }, delivery))
+        Ok((answer, notes, delivery))
     }
 
     /// The core's overall `grpc.health.v1` status.
@@ -180,4 +215,20 @@ pub struct AnswerNotes {
     /// The `RateLimit-Policy` and `RateLimit` headers of a limited account
     /// ([`mediaops_proto::rate_limit::from_metadata`]; docs/rate-limits.md).
     pub rate_limit: Vec<(&'static str, String)>,
+}
+
+impl AnswerNotes {
+    /// The notes of an answer's gRPC metadata.
+    fn from_metadata(metadata: &tonic::metadata::MetadataMap) -> AnswerNotes {
+        let warnings = metadata
+            .get_all_bin(mediaops_proto::warnings::METADATA)
+            .iter()
+            .filter_map(|v| v.to_bytes().ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .collect();
+        let task_id = metadata.get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let replayed = metadata.get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
+        let rate_limit = mediaops_proto::rate_limit::from_metadata(metadata);
+        AnswerNotes { warnings, task_id, replayed, rate_limit }
+    }
 }

@@ -5,7 +5,9 @@
 //! until the stream ends. [`Delivery`] ends it once the listener has
 //! written the answer to the client's connection
 //! ([`mediaops_listener::WhenWritten`]), or resets it when it could not,
-//! so the core releases the points at once.
+//! so the core releases the points at once. In one process the gateway
+//! tells the core's settlement itself ([`crate::core_client::LocalCore`]):
+//! no stream.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,36 +26,51 @@ pub const LOG_TARGET: &str = "mediaops::delivery";
 /// the answer reached the client. Dropped without [`Delivery::written`],
 /// the answer counts as not delivered.
 pub struct Delivery {
-    ack: Option<oneshot::Sender<()>>,
-    /// The rest of the core's answer: its trailers, sent after the commit.
-    rest: Option<tonic::Streaming<Bytes>>,
+    way: Option<Way>,
     request_id: String,
+}
+
+/// How the word reaches the core.
+enum Way {
+    /// Over gRPC: the request stream's end (delivered) or reset.
+    Stream {
+        ack: oneshot::Sender<()>,
+        /// The rest of the core's answer: its trailers, sent after the commit.
+        rest: Box<tonic::Streaming<Bytes>>,
+    },
+    /// In one process: the core's settlement itself
+    /// ([`crate::core_client::LocalAnswer::settle`]).
+    Local(Box<dyn FnOnce(bool) + Send>),
 }
 
 impl Delivery {
     pub(crate) fn new(ack: oneshot::Sender<()>, rest: tonic::Streaming<Bytes>, request_id: &str) -> Delivery {
-        Delivery { ack: Some(ack), rest: Some(rest), request_id: request_id.to_owned() }
+        Delivery { way: Some(Way::Stream { ack, rest: Box::new(rest) }), request_id: request_id.to_owned() }
+    }
+
+    pub(crate) fn local(settle: Box<dyn FnOnce(bool) + Send>, request_id: &str) -> Delivery {
+        Delivery { way: Some(Way::Local(settle)), request_id: request_id.to_owned() }
     }
 
     /// The answer was (`true`) or was not written to the client's
     /// connection: the core commits or releases the call.
     pub fn written(mut self, written: bool) {
         tracing::debug!(target: LOG_TARGET, request_id = self.request_id, written, "answer delivery");
-        if !written {
-            return; // dropping the sender resets the stream
-        }
-        if let Some(ack) = self.ack.take() {
-            let _ = ack.send(());
-        }
-        if let Some(mut rest) = self.rest.take() {
-            let request_id = std::mem::take(&mut self.request_id);
-            // The stream stays open until the core's trailers: dropping it
-            // earlier would reset it and release the call.
-            tokio::spawn(async move {
-                if let Err(status) = rest.message().await {
-                    tracing::warn!(request_id, error = %status.message(), "the core did not confirm the charge of a delivered answer");
-                }
-            });
+        match self.way.take() {
+            Some(Way::Local(settle)) => settle(written),
+            // Not written: dropping the sender resets the stream.
+            Some(Way::Stream { ack, mut rest }) if written => {
+                let _ = ack.send(());
+                let request_id = std::mem::take(&mut self.request_id);
+                // The stream stays open until the core's trailers: dropping it
+                // earlier would reset it and release the call.
+                tokio::spawn(async move {
+                    if let Err(status) = rest.message().await {
+                        tracing::warn!(request_id, error = %status.message(), "the core did not confirm the charge of a delivered answer");
+                    }
+                });
+            }
+            Some(Way::Stream { .. }) | None => {}
         }
     }
 

@@ -188,9 +188,11 @@ impl Core {
             tokio::spawn(callback.serve(async move { draining.started().await }))
         });
         let in_flight = self.pipeline.metrics.in_flight.clone();
+        let pipeline = self.pipeline.clone();
         let router = routes::router(self.pipeline, health)?;
         Ok(Serving {
             router,
+            pipeline,
             tasks: self.tasks,
             sync: self.sync,
             watch,

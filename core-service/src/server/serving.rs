@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 /// A started core: its gRPC service and what runs beside it.
 pub struct Serving {
     pub(super) router: axum::Router,
+    pub(super) pipeline: Arc<mediaops_platform::dispatch::Pipeline>,
     pub(super) tasks: Arc<mediaops_platform::tasks::TaskRunner>,
     pub(super) sync: Arc<mediaops_ops::sync::SyncService>,
     /// The watch-list scheduler's loop, when it runs.
@@ -43,6 +44,13 @@ impl Serving {
     /// process; cheap to clone.
     pub fn service(&self) -> axum::Router {
         self.router.clone()
+    }
+
+    /// The core's call pipeline, for a gateway in this process to call
+    /// without the transport
+    /// ([`mediaops_platform::dispatch::Pipeline::call_in_process`]).
+    pub fn pipeline(&self) -> Arc<mediaops_platform::dispatch::Pipeline> {
+        self.pipeline.clone()
     }
 
     /// Sets the notice period of [`Serving::serve`] (the settings'

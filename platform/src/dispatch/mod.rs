@@ -52,6 +52,7 @@ use mediaops_proto::error::ServiceError;
 
 mod acknowledgement;
 mod delivery;
+pub mod in_process;
 pub mod inside;
 pub mod pricing;
 pub use crate::metrics::in_flight;
