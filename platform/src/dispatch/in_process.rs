@@ -1,8 +1,8 @@
 //! Calls of a gateway in the same process (the one-process `mediaops`):
 //! the whole pipeline of a gRPC call (every step of the module docs of
 //! [`super`]), handed the request message and its metadata as they are,
-//! without gRPC framing, HTTP/2 bodies or the acknowledgement stream of
-//! [`super::acknowledgement`].
+//! without gRPC framing, HTTP/2 bodies or the acknowledgement stream
+//! (`dispatch/acknowledgement.rs`).
 //!
 //! "Charged only when delivered" (docs/billing.md "When a call is charged")
 //! holds as over a connection: a success comes back with its
