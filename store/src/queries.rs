@@ -306,11 +306,19 @@ where
         if query.text.is_none() || !DB::DIALECT.matches_keywords_once() {
             return Ok(None);
         }
+        // The list of one of its terms, most liked first, read to the cap
+        // (docs/rankings.md "Keyword boards").
+        if let Some((statement, params)) =
+            DB::DIALECT.term_list_matches(query).filter(|_| crate::plans::index_ordered())
+        {
+            let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
+            let ids = rows.iter().map(|row| row.try_get::<i64, _>(0)).collect::<Result<Vec<i64>, _>>()?;
+            return Ok(Some(ids.into()));
+        }
         // Many matches: walk the platform's works most liked first instead
         // of looking up every match (docs/rankings.md "Index-ordered boards").
         let mut by_likes = false;
-        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query).filter(|_| crate::plans::index_ordered())
-        {
+        if let Some((count, params)) = DB::DIALECT.keyword_match_count(query) {
             let counted: i64 = bind_params(sqlx::query(&count), &params).fetch_one(&self.pool).await?.try_get(0)?;
             by_likes = counted >= crate::plans::KEYWORD_WALK_FROM;
         }
