@@ -311,7 +311,19 @@ where
         if let Some((statement, params)) =
             DB::DIALECT.term_list_matches(query).filter(|_| crate::plans::index_ordered())
         {
-            let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
+            let walk = bind_params(sqlx::query(&statement), &params).persistent(false);
+            let rows = match DB::DIALECT.serial_plan() {
+                // In a transaction of its own, planned without parallel
+                // workers (`Dialect::serial_plan`).
+                Some(setting) => {
+                    let mut tx = self.pool.begin().await?;
+                    sqlx::query(setting).execute(&mut *tx).await?;
+                    let rows = walk.fetch_all(&mut *tx).await?;
+                    tx.commit().await?;
+                    rows
+                }
+                None => walk.fetch_all(&self.pool).await?,
+            };
             let ids = rows.iter().map(|row| row.try_get::<i64, _>(0)).collect::<Result<Vec<i64>, _>>()?;
             return Ok(Some(ids.into()));
         }

@@ -133,6 +133,19 @@ impl Dialect {
         [delete.to_owned(), insert_term_rows(self, only)]
     }
 
+    /// The setting run before [`Dialect::term_list_matches`], in its
+    /// transaction: PostgreSQL without parallel workers. Its planner put
+    /// the walk of a keyword of several terms under a `Gather Merge` with one
+    /// or two workers, whose start cost more than they saved on 2,000 rows
+    /// (18–25 ms against 11–17 ms at 1,000,000 works, docs/rankings.md
+    /// "This turn at 1,000,000 works"). `None` on SQLite.
+    pub fn serial_plan(self) -> Option<&'static str> {
+        match self {
+            Dialect::Postgres => Some("SET LOCAL max_parallel_workers_per_gather = 0"),
+            Dialect::Sqlite => None,
+        }
+    }
+
     /// The statement of [`crate::ContentStore::keyword_matches`] read from
     /// the term lists: the row ids of the works of `q`'s platform matching
     /// `q.text` (with its category and publish-time filters), at most
