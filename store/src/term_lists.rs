@@ -237,7 +237,8 @@ mod tests {
 
     #[test]
     fn a_query_with_a_folded_term_is_matched_as_before_on_sqlite() {
-        let q = BoardQuery { platform: "lifestyle".into(), text: Some("𠀀𠀁 美食".into()), ..BoardQuery::default() };
+        let q =
+            BoardQuery { platform: "lifestyle".into(), text: Some("𠀀𠀁 美食".into()), ..BoardQuery::default() };
         assert!(Dialect::Sqlite.term_list_matches(&q).is_none());
         assert!(Dialect::Postgres.term_list_matches(&q).is_some());
         let none = BoardQuery { text: Some("，。".into()), ..q };
