@@ -33,7 +33,7 @@ use crate::rankings::board_tables::{BoardSql, BoardTables};
 /// ([`Listing::counted_page`]) with the index-ordered shapes.
 async fn run_listing<DB, T, F>(pool: &Pool<DB>, listing: Listing, decode: F) -> StoreResult<SearchPage<T>>
 where
-    DB: Database,
+    DB: Database + sqlx::database::HasStatementCache,
     F: Fn(&DB::Row) -> Result<T, sqlx::Error>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
