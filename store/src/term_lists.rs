@@ -18,7 +18,8 @@
 //!   it changes (the write path, the bulk snapshot path, imports);
 //! - the migration backfills every stored work the same way.
 //!
-//! Works are never deleted (docs/store.md), so rows are never orphaned.
+//! The store never deletes a work (no statement of it does; retention prunes
+//! snapshots only), so rows are never orphaned.
 //!
 //! **SQLite's folding.** FTS5's `unicode61` tokenizer folds diacritics and
 //! some compatibility forms (`café` matches `cafe`, `Ａｂ` matches `ａｂ`),
