@@ -790,7 +790,15 @@ async fn main() {
             if !reused {
                 // as autovacuum would (the test server runs with it off)
                 let started = Instant::now();
-                for table in ["works", "work_snapshots", "work_days", "accounts", "account_snapshots", "account_days"] {
+                for table in [
+                    "works",
+                    "work_terms",
+                    "work_snapshots",
+                    "work_days",
+                    "accounts",
+                    "account_snapshots",
+                    "account_days",
+                ] {
                     sqlx::raw_sql(&format!("VACUUM ANALYZE {schema}.{table}")).execute(&mut conn).await.unwrap();
                 }
                 println!("postgres: VACUUM ANALYZE in {:.0} s", started.elapsed().as_secs_f64());

@@ -68,6 +68,7 @@ mod sql;
 pub mod sqlite;
 pub mod sync_job;
 pub mod task;
+pub(crate) mod term_lists;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 pub mod text;

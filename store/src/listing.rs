@@ -517,6 +517,18 @@ impl Dialect {
         if let Some(category) = &q.category {
             c.compare("w.category =", Param::Text(category.clone()));
         }
+        if self == Dialect::Postgres
+            && q.order == WorkOrder::Relevance
+            && rank.is_some()
+            && super::plans::index_ordered()
+        {
+            // Always true; it starts PostgreSQL's backward walk of the
+            // newest matches at its platform's newest row instead of at
+            // the newest row of any platform (docs/data-apis.md "Search at
+            // scale").
+            let ph = c.bind(Param::Text(q.platform.clone()));
+            c.push(format!("w.id <= (SELECT max(x.id) FROM works x WHERE x.platform = {ph})"));
+        }
         let key = |expr: &str, direction| (expr.to_owned(), direction);
         let mut window = None;
         let newest = key("w.published_at", " DESC NULLS LAST");
@@ -757,8 +769,12 @@ mod tests {
         assert!(
             listing.page.contains("w.search_vector @@ $1::tsquery AND w.platform = 'videosite' AND w.author_id = $2")
         );
-        assert!(listing.page.contains("LIMIT $3 OFFSET $4) p JOIN works w ON w.id = p.page_id"));
-        assert_eq!(listing.params[2..], [Param::Int(10), Param::Int(10)]);
+        assert!(
+            listing.page.contains("w.author_id = $2 AND w.id <= (SELECT max(x.id) FROM works x WHERE x.platform = $3)"),
+            "a relevance search starts at its platform's newest row"
+        );
+        assert!(listing.page.contains("LIMIT $4 OFFSET $5) p JOIN works w ON w.id = p.page_id"));
+        assert_eq!(listing.params[3..], [Param::Int(10), Param::Int(10)]);
         let unlisted =
             Dialect::Postgres.find_works(&WorkQuery { platform: "x'y".into(), ..q.clone() }).unwrap().unwrap();
         assert!(unlisted.page.contains("w.platform = $2 AND w.author_id = $3"), "an unlisted platform is bound");

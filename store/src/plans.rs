@@ -25,5 +25,7 @@ pub fn index_ordered() -> bool {
 /// keyword board's capped matches ([`crate::KEYWORD_MATCH_CAP`]) by
 /// walking the platform's works most liked first (index `works_likes`)
 /// and keeping the matches, instead of looking up and sorting every match
-/// (docs/rankings.md "Index-ordered boards").
+/// (docs/rankings.md "Index-ordered boards"). Since the term lists
+/// (migration 0018, docs/rankings.md "Keyword boards") this is the
+/// replaced shape, and the shape of a keyword with a term FTS5 may fold.
 pub const KEYWORD_WALK_FROM: i64 = 20_000;

@@ -41,6 +41,7 @@ fn migrator() -> Migrator {
         (15, "vendor calls", include_str!("migrations/postgres/0015_vendor_calls.sql")),
         (16, "tracking", include_str!("migrations/postgres/0016_tracking.sql")),
         (17, "search newest", include_str!("migrations/postgres/0017_search_newest.sql")),
+        (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
     ])
 }
 
@@ -51,6 +52,10 @@ static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(||
 /// transactions (built by [`super::days`]; PostgreSQL only).
 static BULK_DAYS_MIGRATION: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| DIALECT.day_triggers_switch_migration().unwrap_or_default());
+
+/// Migration 0018, the per-term lists of works by likes (built by
+/// [`super::term_lists`]).
+static TERM_LISTS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.term_lists_migration());
 
 /// The PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
@@ -94,9 +99,15 @@ async fn index(conn: &mut PgConnection, table: &str, id: i64, head: &[String], b
     Ok(())
 }
 
+/// Rewrites a work's tsvector, then its term-list rows from it
+/// (docs/rankings.md "Keyword boards").
 async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
     let (title, body) = segment::work_terms_async(work).await;
-    index(conn, "works", id, &title, &body).await
+    index(conn, "works", id, &title, &body).await?;
+    for statement in DIALECT.term_rows_of_work() {
+        sqlx::query(&statement).bind(id).execute(&mut *conn).await?;
+    }
+    Ok(())
 }
 
 async fn index_account(conn: &mut PgConnection, id: i64, account: &Account) -> StoreResult<()> {

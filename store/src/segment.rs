@@ -27,7 +27,7 @@ pub const MAX_QUERY_TERMS: usize = 32;
 pub const MAX_INDEX_BYTES: usize = 512 * 1024;
 
 /// The first [`MAX_QUERY_TERMS`] terms of a query.
-fn query_terms(terms: &[String]) -> &[String] {
+pub(crate) fn query_terms(terms: &[String]) -> &[String] {
     &terms[..terms.len().min(MAX_QUERY_TERMS)]
 }
 

@@ -44,11 +44,16 @@ fn migrator() -> Migrator {
         (14, "board order", include_str!("migrations/sqlite/0014_board_order.sql")),
         (15, "vendor calls", include_str!("migrations/sqlite/0015_vendor_calls.sql")),
         (16, "tracking", include_str!("migrations/sqlite/0016_tracking.sql")),
+        (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
     ])
 }
 
 /// Migration 0006, the per-day aggregates (built by [`super::days`]).
 static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.days_migration());
+
+/// Migration 0018, the per-term lists of works by likes (built by
+/// [`super::term_lists`]).
+static TERM_LISTS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.term_lists_migration());
 
 /// The embedded store.
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -76,7 +81,8 @@ impl SqliteStore {
 }
 
 /// Replaces a work's FTS row with its segmented title and body and its
-/// platform's term ([`segment::platform_term`]).
+/// platform's term ([`segment::platform_term`]), then its term-list rows
+/// from that row (docs/rankings.md "Keyword boards").
 async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreResult<()> {
     let (title, body) = segment::work_terms_async(work).await;
     let columns = [
@@ -84,7 +90,11 @@ async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreR
         ("body_terms", body.join(" ")),
         ("platform_terms", segment::platform_term(&work.platform)),
     ];
-    index(conn, "works_fts", id, columns).await
+    index(conn, "works_fts", id, columns).await?;
+    for statement in DIALECT.term_rows_of_work() {
+        sqlx::query(&statement).bind(id).execute(&mut *conn).await?;
+    }
+    Ok(())
 }
 
 /// Replaces an account's FTS row with its segmented nickname and body.

@@ -199,9 +199,9 @@ impl Dialect {
         let author_join = self.work_board_filters(&mut c, q, &value);
         let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
+        let works = self.candidate_works(matches.is_some());
         let inner = format!(
-            "SELECT w.id AS board_id, {value} AS board_value FROM {from} JOIN works w ON w.id = e.work{author_join}{} \
-             ORDER BY {}{limit}",
+            "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
             c.where_sql(),
             order(&value)
         );
@@ -213,6 +213,22 @@ impl Dialect {
             order("p.board_value")
         );
         Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// The join of each candidate row `e` to its work `w`. Over a
+    /// keyword's matches on PostgreSQL with the index-ordered shapes
+    /// ([`crate::plans`]), a lookup per row (`LATERAL … OFFSET 0`, which the
+    /// planner cannot turn into another join): left to itself, given about
+    /// 2,000 rows, it hashed the whole `works` table (`Hash` over a `Seq Scan
+    /// on works`, 120 ms at 100,000 works; docs/rankings.md "Keyword
+    /// boards").
+    fn candidate_works(self, matched: bool) -> &'static str {
+        match self {
+            Dialect::Postgres if matched && crate::plans::index_ordered() => {
+                " CROSS JOIN LATERAL (SELECT * FROM works x WHERE x.id = e.work OFFSET 0) w"
+            }
+            _ => " JOIN works w ON w.id = e.work",
+        }
     }
 
     /// The rows of a board of [`Counter::Interactions`] (`FROM … e`, one
