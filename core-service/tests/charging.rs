@@ -454,3 +454,87 @@ async fn billing_fails_closed_while_redis_is_down_and_recovers() {
     assert_eq!(core.ledger.balance(ACCOUNT).await.unwrap(), Some(92), "two charged calls, none lost");
     server.stop();
 }
+
+/// `search-note` as the one-process gateway calls it: the core's pipeline
+/// without gRPC (`Pipeline::call_in_process`, docs/billing.md "When a call
+/// is charged").
+const SEARCH_NOTE: &str = "/mediaops.lifestyle.v1.LifestyleService/SearchNote";
+
+fn in_process_request(keyword: &str) -> tonic::Request<bytes::Bytes> {
+    use prost::Message;
+    let body = SearchNoteRequest { keyword: keyword.into(), page: 1 }.encode_to_vec();
+    let mut request = tonic::Request::new(bytes::Bytes::from(body));
+    request.metadata_mut().insert("authorization", format!("Bearer {KEY}").parse().unwrap());
+    request
+}
+
+/// Waits (10 s at most) until the account's balance is `points`.
+async fn wait_for_balance(ledger: &Arc<dyn Ledger>, points: i64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let balance = ledger.balance(ACCOUNT).await.unwrap().unwrap();
+        if balance == points {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the balance stayed {balance}, not {points}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_in_process_call_is_charged_only_once_its_answer_is_delivered() {
+    use prost::Message;
+    for (ledger, _dir) in both_ledgers().await {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = CoreSettings {
+            data_dir: dir.path().to_path_buf(),
+            bootstrap_key: Some(KEY.into()),
+            bootstrap_points: 10,
+            ..CoreSettings::default()
+        };
+        let runs = Arc::new(AtomicUsize::new(0));
+        let core = Core::open_with_ledger(&settings, ledger.clone(), stand_ins(fake_upstream().await, runs.clone()))
+            .await
+            .unwrap();
+        let serving = core.start().await.unwrap();
+        let pipeline = serving.pipeline();
+
+        // Delivered: committed, 4 points (spec 4.3).
+        let answer = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
+        let response = SearchNoteResponse::decode(answer.response.get_ref().clone()).unwrap();
+        assert_eq!(response.keyword, "露营");
+        assert!(answer.response.metadata().get("x-request-id").is_some(), "the answer names its request id");
+        assert_eq!(balance_of(&ledger).await, 6, "held while the answer is on its way");
+        answer.delivery.settle(true);
+        wait_for_balance(&ledger, 6).await;
+        assert_eq!(ledger.usage_log(ACCOUNT, 10).await.unwrap().iter().filter(|r| r.outcome == "ok").count(), 1);
+
+        // Not delivered, or its delivery dropped: released at once.
+        let answer = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
+        assert_eq!(balance_of(&ledger).await, 2);
+        answer.delivery.settle(false);
+        wait_for_balance(&ledger, 6).await;
+        let answer = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
+        assert_eq!(balance_of(&ledger).await, 2);
+        drop(answer);
+        wait_for_balance(&ledger, 6).await;
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
+
+        // Failures are the gRPC client's statuses: an upstream failure is
+        // released, an unknown path is unimplemented, a short balance 402.
+        let failed = pipeline.call_in_process(SEARCH_NOTE, in_process_request("upstream-500")).await.err().unwrap();
+        assert_eq!(code_of(&failed), "upstream_unavailable");
+        wait_for_balance(&ledger, 6).await;
+        let unknown = pipeline.call_in_process("/no.such.v1.Service/Method", in_process_request("x")).await.err().unwrap();
+        assert_eq!(unknown.code(), tonic::Code::Unimplemented);
+        let first = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
+        let short = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.err().unwrap();
+        assert_eq!(code_of(&short), "insufficient_points");
+        first.delivery.settle(true);
+        wait_for_balance(&ledger, 2).await;
+    }
+}
+
+async fn balance_of(ledger: &Arc<dyn Ledger>) -> i64 {
+    ledger.balance(ACCOUNT).await.unwrap().unwrap()
+}
