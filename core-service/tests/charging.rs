@@ -506,8 +506,8 @@ async fn an_in_process_call_is_charged_only_once_its_answer_is_delivered() {
         assert!(answer.response.metadata().get("x-request-id").is_some(), "the answer names its request id");
         assert_eq!(balance_of(&ledger).await, 6, "held while the answer is on its way");
         answer.delivery.settle(true);
-        wait_for_balance(&ledger, 6).await;
-        assert_eq!(ledger.usage_log(ACCOUNT, 10).await.unwrap().iter().filter(|r| r.outcome == "ok").count(), 1);
+        wait_for_commits(&ledger, 1).await;
+        assert_eq!(balance_of(&ledger).await, 6, "committed: 4 points charged");
 
         // Not delivered, or its delivery dropped: released at once.
         let answer = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
@@ -525,13 +525,29 @@ async fn an_in_process_call_is_charged_only_once_its_answer_is_delivered() {
         let failed = pipeline.call_in_process(SEARCH_NOTE, in_process_request("upstream-500")).await.err().unwrap();
         assert_eq!(code_of(&failed), "upstream_unavailable");
         wait_for_balance(&ledger, 6).await;
-        let unknown = pipeline.call_in_process("/no.such.v1.Service/Method", in_process_request("x")).await.err().unwrap();
+        let unknown =
+            pipeline.call_in_process("/no.such.v1.Service/Method", in_process_request("x")).await.err().unwrap();
         assert_eq!(unknown.code(), tonic::Code::Unimplemented);
         let first = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.unwrap();
         let short = pipeline.call_in_process(SEARCH_NOTE, in_process_request("露营")).await.err().unwrap();
         assert_eq!(code_of(&short), "insufficient_points");
         first.delivery.settle(true);
-        wait_for_balance(&ledger, 2).await;
+        wait_for_commits(&ledger, 2).await;
+        assert_eq!(balance_of(&ledger).await, 2);
+    }
+}
+
+/// Waits (10 s at most) until `count` calls of the account are committed:
+/// the commit runs behind the answer, and its usage record (`ok`) says when.
+async fn wait_for_commits(ledger: &Arc<dyn Ledger>, count: usize) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let ok = ledger.usage_log(ACCOUNT, 20).await.unwrap().iter().filter(|r| r.outcome == "ok").count();
+        if ok == count {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{ok} calls committed, not {count}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
