@@ -17,7 +17,7 @@ mod store_cli;
 /// mimalloc instead of the system allocator: glibc's malloc and free were a
 /// fifth of a REST call's CPU time under load, with the tonic and hyper
 /// buffers and the boxed call futures of every request
-/// (docs/performance.md "The allocator").
+/// (docs/performance.md "The call in process and the allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

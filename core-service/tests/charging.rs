@@ -121,7 +121,9 @@ struct TestCore {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-async fn start(ledger: Arc<dyn Ledger>, points: i64) -> TestCore {
+/// A core over `ledger` with the stand-ins, its bootstrap key holding
+/// `points`; with the counter of the stand-ins' runs and its data folder.
+async fn open(ledger: Arc<dyn Ledger>, points: i64) -> (Core, Arc<AtomicUsize>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let settings = CoreSettings {
         data_dir: dir.path().to_path_buf(),
@@ -132,9 +134,12 @@ async fn start(ledger: Arc<dyn Ledger>, points: i64) -> TestCore {
         ..CoreSettings::default()
     };
     let runs = Arc::new(AtomicUsize::new(0));
-    let core = Core::open_with_ledger(&settings, ledger.clone(), stand_ins(fake_upstream().await, runs.clone()))
-        .await
-        .unwrap();
+    let core = Core::open_with_ledger(&settings, ledger, stand_ins(fake_upstream().await, runs.clone())).await.unwrap();
+    (core, runs, dir)
+}
+
+async fn start(ledger: Arc<dyn Ledger>, points: i64) -> TestCore {
+    let (core, runs, dir) = open(ledger.clone(), points).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -181,7 +186,11 @@ async fn search(core: &TestCore, keyword: &str) -> Result<SearchNoteResponse, to
 }
 
 async fn balance(core: &TestCore) -> i64 {
-    core.ledger.balance(ACCOUNT).await.unwrap().unwrap()
+    balance_of(&core.ledger).await
+}
+
+async fn balance_of(ledger: &Arc<dyn Ledger>) -> i64 {
+    ledger.balance(ACCOUNT).await.unwrap().unwrap()
 }
 
 async fn both_ledgers() -> Vec<(Arc<dyn Ledger>, Option<tempfile::TempDir>)> {
@@ -468,34 +477,42 @@ fn in_process_request(keyword: &str) -> tonic::Request<bytes::Bytes> {
     request
 }
 
-/// Waits (10 s at most) until the account's balance is `points`.
-async fn wait_for_balance(ledger: &Arc<dyn Ledger>, points: i64) {
+/// Waits (10 s at most) until `seen` answers `wanted`; fails naming `what`
+/// and the last value seen.
+async fn wait_until<T, F>(what: &str, wanted: T, mut seen: impl FnMut() -> F)
+where
+    T: PartialEq + std::fmt::Debug,
+    F: std::future::Future<Output = T>,
+{
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let balance = ledger.balance(ACCOUNT).await.unwrap().unwrap();
-        if balance == points {
+        let value = seen().await;
+        if value == wanted {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the balance stayed {balance}, not {points}");
+        assert!(tokio::time::Instant::now() < deadline, "{what} stayed {value:?}, not {wanted:?}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Waits until the account's balance is `points`.
+async fn wait_for_balance(ledger: &Arc<dyn Ledger>, points: i64) {
+    wait_until("the balance", points, || balance_of(ledger)).await;
+}
+
+/// Waits until `count` calls of the account are committed: the commit runs
+/// behind the answer, and its usage record (`ok`) says when.
+async fn wait_for_commits(ledger: &Arc<dyn Ledger>, count: usize) {
+    let committed =
+        || async { ledger.usage_log(ACCOUNT, 20).await.unwrap().iter().filter(|r| r.outcome == "ok").count() };
+    wait_until("the calls committed", count, committed).await;
 }
 
 #[tokio::test]
 async fn an_in_process_call_is_charged_only_once_its_answer_is_delivered() {
     use prost::Message;
     for (ledger, _dir) in both_ledgers().await {
-        let dir = tempfile::tempdir().unwrap();
-        let settings = CoreSettings {
-            data_dir: dir.path().to_path_buf(),
-            bootstrap_key: Some(KEY.into()),
-            bootstrap_points: 10,
-            ..CoreSettings::default()
-        };
-        let runs = Arc::new(AtomicUsize::new(0));
-        let core = Core::open_with_ledger(&settings, ledger.clone(), stand_ins(fake_upstream().await, runs.clone()))
-            .await
-            .unwrap();
+        let (core, runs, _data) = open(ledger.clone(), 10).await;
         let serving = core.start().await.unwrap();
         let pipeline = serving.pipeline();
 
@@ -535,22 +552,4 @@ async fn an_in_process_call_is_charged_only_once_its_answer_is_delivered() {
         wait_for_commits(&ledger, 2).await;
         assert_eq!(balance_of(&ledger).await, 2);
     }
-}
-
-/// Waits (10 s at most) until `count` calls of the account are committed:
-/// the commit runs behind the answer, and its usage record (`ok`) says when.
-async fn wait_for_commits(ledger: &Arc<dyn Ledger>, count: usize) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let ok = ledger.usage_log(ACCOUNT, 20).await.unwrap().iter().filter(|r| r.outcome == "ok").count();
-        if ok == count {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{ok} calls committed, not {count}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn balance_of(ledger: &Arc<dyn Ledger>) -> i64 {
-    ledger.balance(ACCOUNT).await.unwrap().unwrap()
 }

@@ -74,7 +74,7 @@ pub struct CoreClient {
 /// The core's call pipeline in this process (the one-process `mediaops`),
 /// called with the encoded request message and its metadata as they are:
 /// no gRPC framing, no HTTP/2 body, no acknowledgement stream, one
-/// transcoding per direction (docs/performance.md "The call in process").
+/// transcoding per direction (docs/performance.md "The call in process and the allocator").
 /// It runs every step a gRPC call runs (authentication, rate limit,
 /// validation, pricing, idempotency, reservation, the operation) and
 /// answers what a gRPC client would get.
@@ -133,10 +133,9 @@ impl CoreClient {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<tower::BoxError>,
     {
-        let service = service
-            .map_request(crate::delivery::gate)
-            .map_response(|response| response.map(tonic::body::Body::new))
-            .map_err(|e| TransportError(e.into()));
+        // Only health checks use it: no call here carries an acknowledgement gate.
+        let service =
+            service.map_response(|response| response.map(tonic::body::Body::new)).map_err(|e| TransportError(e.into()));
         CoreClient { service: CoreService::new(service), local: Some(local) }
     }
 
