@@ -57,6 +57,10 @@ static BULK_DAYS_MIGRATION: std::sync::LazyLock<String> =
 /// [`super::term_lists`]).
 static TERM_LISTS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.term_lists_migration());
 
+/// The statements that rewrite a work's term-list rows, built once (every
+/// work write runs them).
+static TERM_ROWS_OF_WORK: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| DIALECT.term_rows_of_work());
+
 /// The PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
 
@@ -104,8 +108,8 @@ async fn index(conn: &mut PgConnection, table: &str, id: i64, head: &[String], b
 async fn index_work(conn: &mut PgConnection, id: i64, work: &Work) -> StoreResult<()> {
     let (title, body) = segment::work_terms_async(work).await;
     index(conn, "works", id, &title, &body).await?;
-    for statement in DIALECT.term_rows_of_work() {
-        sqlx::query(&statement).bind(id).execute(&mut *conn).await?;
+    for statement in TERM_ROWS_OF_WORK.iter() {
+        sqlx::query(statement).bind(id).execute(&mut *conn).await?;
     }
     Ok(())
 }

@@ -55,6 +55,10 @@ static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(||
 /// [`super::term_lists`]).
 static TERM_LISTS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.term_lists_migration());
 
+/// The statements that rewrite a work's term-list rows, built once (every
+/// work write runs them).
+static TERM_ROWS_OF_WORK: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| DIALECT.term_rows_of_work());
+
 /// The embedded store.
 pub type SqliteStore = SqlStore<Sqlite>;
 
@@ -91,8 +95,8 @@ async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreR
         ("platform_terms", segment::platform_term(&work.platform)),
     ];
     index(conn, "works_fts", id, columns).await?;
-    for statement in DIALECT.term_rows_of_work() {
-        sqlx::query(&statement).bind(id).execute(&mut *conn).await?;
+    for statement in TERM_ROWS_OF_WORK.iter() {
+        sqlx::query(statement).bind(id).execute(&mut *conn).await?;
     }
     Ok(())
 }
