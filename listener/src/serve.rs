@@ -51,6 +51,11 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
     draining: &Draining,
 ) -> std::io::Result<()> {
+    // Every handler turned into its route once, here, as axum's own `serve`
+    // does: a `Router` called as a service without it clones and boxes the
+    // matched handler into a route on every request (docs/performance.md
+    // "CPU per call").
+    let router = router.with_state(());
     let notice = settings.shutdown_notice();
     let shutdown = async move {
         shutdown.await;
