@@ -1,6 +1,7 @@
 //! The log every mediaops process writes: `RUST_LOG` filter (default
-//! `info`), to stderr so stdout stays for a command's output, colour only
-//! when stderr is a terminal, one JSON object a line with
+//! `info`), to stderr so stdout stays for a command's output, never in
+//! colour (tracing-subscriber is built without its styling, whose code ran
+//! on every line even when off: docs/performance.md), one JSON object a line with
 //! `MEDIAOPS_LOG_FORMAT=json`, and no line longer than [`MAX_LINE_BYTES`]
 //! (one 3.9 MB input once made a 4.1 MB log line). Values
 //! a log line carries are already cut at their source ([`crate::excerpt`]);
@@ -63,7 +64,7 @@ pub fn init() {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(move || CappedLines::new(io::stderr(), format));
     match format {
-        Format::Text => builder.with_ansi(io::IsTerminal::is_terminal(&io::stderr())).init(),
+        Format::Text => builder.init(),
         // The current span (the gateway's `http{method, path, trace_id}`)
         // as `span`, so every line of a request names its trace.
         Format::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).init(),
