@@ -1,0 +1,58 @@
+# Shared by bench/profile, bench/cpu-per-call and bench/instructions-per-call
+# (sourced, not run): the calls they load a server with, its data, its Redis.
+# Expects KEY (the bootstrap key), LEDGER (redis | embedded) and RUN (the run
+# directory) to be set, and PIDS to be the array its cleanup kills.
+
+BILIBILI_DATA=${BILIBILI_DATA:-$ROOT/../shared/data/works/bilibili}
+
+# The load generator's target line (bench/bound/src/bin/load.rs) of one call
+# on the server at http://127.0.0.1:<port>, labelled <deployment>:
+#   call_target data|banned|free <port> <deployment>
+call_target() {
+  local base=http://127.0.0.1:$2
+  case $1 in
+    data) printf '%s\t%s\tcharged data call\tPOST\t%s\t%s\t%s\n' "$3" "$LEDGER" \
+      "$base/api/apis/videosite/query-work/call" "$KEY" '{"bvId": "BV1cM41197ui"}' ;;
+    banned) printf '%s\t%s\tcharged banned words\tPOST\t%s\t%s\t%s\n' "$3" "$LEDGER" \
+      "$base/api/apis/tool/check-banned-words/call" "$KEY" '{"platform": "公众号", "content": "全网最低价，加微信领取"}' ;;
+    free) printf '%s\t%s\tfree authenticated\tGET\t%s\t%s\t-\n' "$3" "$LEDGER" "$base/api/account/balance" "$KEY" ;;
+    *) echo "a call is data, banned or free, not $1" >&2; exit 1 ;;
+  esac
+}
+
+# Kills what was started (PIDS) when the script exits.
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+
+# With LEDGER=redis and no REDIS_URL: a private redis-server on <port>
+# (no persistence), and REDIS_URL set to it.
+start_redis() {
+  if [[ $LEDGER == redis && -z "${REDIS_URL:-}" ]]; then
+    redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no --dir "$RUN" --logfile "$RUN/redis.log" &
+    PIDS+=($!)
+    REDIS_URL=redis://127.0.0.1:$1
+  fi
+}
+
+# The environment of a `mediaops serve` on <port> (REST; gRPC on port + 1)
+# over <data dir> into which the Bilibili works were imported by <binary>,
+# with the Redis ledger under key prefix <prefix> when LEDGER=redis: the
+# array SERVE_ENV.
+#   prepare_server <binary> <data dir> <port> <prefix>
+prepare_server() {
+  mkdir -p "$2"
+  MEDIAOPS_DATA_DIR="$2" "$1" import bilibili-popular "$BILIBILI_DATA" >"$2.import.json" 2>/dev/null
+  SERVE_ENV=(MEDIAOPS_DATA_DIR="$2" MEDIAOPS_BOOTSTRAP_KEY=$KEY MEDIAOPS_BOOTSTRAP_POINTS=1000000000000000
+    MEDIAOPS_REST_ADDR=127.0.0.1:$3 MEDIAOPS_GRPC_ADDR=127.0.0.1:$(($3 + 1)))
+  if [[ $LEDGER == redis ]]; then
+    SERVE_ENV+=(MEDIAOPS_REDIS_URL="$REDIS_URL" MEDIAOPS_REDIS_PREFIX="$4")
+  fi
+}
+
+# Waits (up to <tries> × 0.1 s, default 300) until the server on <port> is ready.
+#   wait_ready <binary> <port> [tries]
+wait_ready() {
+  for _ in $(seq "${3:-300}"); do "$1" probe "http://127.0.0.1:$2/readyz" >/dev/null 2>&1 && return; sleep 0.1; done
+}
