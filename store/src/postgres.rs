@@ -64,6 +64,17 @@ static TERM_ROWS_OF_WORK: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock
 /// The PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
 
+/// The session setting every store connection starts with: no JIT
+/// compilation of queries. PostgreSQL compiles a statement whose estimated
+/// cost passes `jit_above_cost` (100,000 by default), and the estimates of
+/// the board statements at 1,000,000 works pass it (a partial index's row
+/// estimate alone, `work_days_gaps`, was 991,427 for 0 rows), while what they
+/// run is a bounded index walk of a few thousand rows: `category-time-hot`
+/// took 56 + 65 ms for its two boards with the compilation and 16 + 26 ms
+/// without (docs/rankings.md "This turn at 1,000,000 works"). No statement of
+/// the store is a long scan that compiled code would repay.
+pub const NO_JIT: (&str, &str) = ("jit", "off");
+
 /// The connect options of `url` (`postgres://user@host:port/db`).
 pub fn options(url: &str) -> StoreResult<PgConnectOptions> {
     Ok(PgConnectOptions::from_str(url)?)
@@ -83,7 +94,9 @@ impl PostgresStore {
 
     /// Connects with explicit options and pool limits, and migrates. At most
     /// 8 connections; a call waits at most `pool.acquire_timeout` for one.
+    /// Every connection runs with `jit = off` ([`NO_JIT`]).
     pub async fn connect(options: PgConnectOptions, pool: PoolSettings) -> StoreResult<PostgresStore> {
+        let options = options.options([NO_JIT]);
         let pool =
             PgPoolOptions::new().max_connections(8).acquire_timeout(pool.acquire_timeout).connect_with(options).await?;
         migrator().run(&pool).await?;
