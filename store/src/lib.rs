@@ -56,7 +56,6 @@ pub mod model;
 pub mod offload;
 pub mod plans;
 mod point_cache;
-mod wal_index;
 pub mod postgres;
 mod queries;
 pub mod rankings;
