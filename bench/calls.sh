@@ -1,7 +1,8 @@
 # Shared by bench/profile, bench/cpu-per-call and bench/instructions-per-call
 # (sourced, not run): the calls they load a server with, its data, its Redis.
-# Expects KEY (the bootstrap key), LEDGER (redis | embedded) and RUN (the run
-# directory) to be set, and PIDS to be the array its cleanup kills.
+# Expects ROOT, BENCH_TARGET, KEY (the bootstrap key), LEDGER (redis |
+# embedded) and RUN (the run directory) to be set, and PIDS to be the array
+# its cleanup kills.
 
 BILIBILI_DATA=${BILIBILI_DATA:-$ROOT/../shared/data/works/bilibili}
 
@@ -18,6 +19,23 @@ call_target() {
     free) printf '%s\t%s\tfree authenticated\tGET\t%s\t%s\t-\n' "$3" "$LEDGER" "$base/api/account/balance" "$KEY" ;;
     *) echo "a call is data, banned or free, not $1" >&2; exit 1 ;;
   esac
+}
+
+# Builds mediaops and the bench crate (its load generator) in release,
+# unless SKIP_BUILD=1.
+build_release() {
+  if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    cargo build --release --locked --bin mediaops
+    cargo build --release --locked --manifest-path bench/bound/Cargo.toml --target-dir "$BENCH_TARGET"
+  fi
+}
+
+# The header and rule of a Markdown table with a column per binary of
+# BINARIES after the first column "call".
+table_head() {
+  local header="| call |" rule="|---|" bin
+  for bin in "${BINARIES[@]}"; do header+=" $bin |"; rule+="---:|"; done
+  printf '%s\n%s\n' "$header" "$rule"
 }
 
 # Kills what was started (PIDS) when the script exits.

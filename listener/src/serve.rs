@@ -54,7 +54,7 @@ pub async fn serve(
     // Every handler turned into its route once, here, as axum's own `serve`
     // does: a `Router` called as a service without it clones and boxes the
     // matched handler into a route on every request (docs/performance.md
-    // "CPU per call").
+    // "Instructions per call: the routes, the log line").
     let router = router.with_state(());
     let notice = settings.shutdown_notice();
     let shutdown = async move {

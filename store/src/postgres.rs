@@ -71,7 +71,7 @@ pub type PostgresStore = SqlStore<Postgres>;
 /// estimate alone, `work_days_gaps`, was 991,427 for 0 rows), while what they
 /// run is a bounded index walk of a few thousand rows: `category-time-hot`
 /// took 56 + 65 ms for its two boards with the compilation and 16 + 26 ms
-/// without (docs/rankings.md "This turn at 1,000,000 works"). No statement of
+/// without (docs/rankings.md "PostgreSQL without JIT compilation"). No statement of
 /// the store is a long scan that compiled code would repay.
 pub const NO_JIT: (&str, &str) = ("jit", "off");
 
