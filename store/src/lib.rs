@@ -76,6 +76,7 @@ pub mod theme;
 pub mod topic;
 pub mod tracking;
 pub mod vendor_call;
+mod wal_index;
 pub mod watch;
 pub mod wechat;
 pub mod word_list;
