@@ -128,9 +128,12 @@ fn entity_tags(mut text: &str) -> Option<Vec<&str>> {
     }
 }
 
-/// Outside the compression layer (`axum::middleware::map_response`): a
+/// Outside the compression layer (`tower::ServiceBuilder::map_response`): a
 /// compressed answer's strong tag `"x"` becomes `"x-gzip"` / `"x-br"`.
-pub async fn mark_encoding(mut response: Response) -> Response {
+/// Any body type: the compression layer's, without boxing it; a plain
+/// function, so the layer's future is the inner one mapped, not a boxed
+/// `async` block that moves the inner future into it.
+pub fn mark_encoding<B>(mut response: axum::http::Response<B>) -> axum::http::Response<B> {
     let coding = response.headers().get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let Some(coding) = coding.filter(|c| CODINGS.contains(&c.as_str())) else { return response };
     let headers: &mut HeaderMap = response.headers_mut();

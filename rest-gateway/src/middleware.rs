@@ -105,13 +105,22 @@ pub fn compression() -> CompressionLayer<impl Predicate> {
 /// time gets the 408 `request_timeout` envelope (docs/errors.md), the same
 /// code as a body that arrives too slowly; the handler's future is dropped.
 /// Own code rather than `tower_http::timeout`, whose 408 has no envelope.
-pub async fn timeout(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+pub async fn timeout(State(limit): State<Duration>, mut request: Request, next: Next) -> Response {
+    // One id for the whole request: a request without an acceptable id of
+    // its own gets it here, in its headers, so the handler, the core's
+    // usage record and this layer's 408 all carry the same one.
     let request_id = envelope::request_id(request.headers());
-    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let given = request.headers().get(request_id::HEADER).and_then(|v| v.to_str().ok());
+    if given != Some(request_id.as_str()) {
+        if let Ok(value) = HeaderValue::from_str(&request_id) {
+            request.headers_mut().insert(request_id::HEADER, value);
+        }
+    }
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
         Err(_) => {
-            tracing::warn!(request_id, %method, path, secs = limit.as_secs(), "request timed out");
+            // The request's span (`make_span`) gives the method and path.
+            tracing::warn!(request_id, secs = limit.as_secs(), "request timed out");
             let message = format!(
                 "the request was not answered within MEDIAOPS_REQUEST_TIMEOUT_SECS ({} s); retry with the same \
                  Idempotency-Key to learn its outcome",
@@ -151,5 +160,30 @@ mod tests {
             let error = cors(bad).unwrap_err().to_string();
             assert!(error.contains("MEDIAOPS_CORS_ORIGINS"), "{bad}: {error}");
         }
+    }
+
+    /// The 408 of a request that came without an id carries the id its
+    /// handler saw (and so its log lines and usage record), not another.
+    #[tokio::test]
+    async fn a_timed_out_request_keeps_the_one_id_its_handler_saw() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+        let kept = seen.clone();
+        let router = axum::Router::new()
+            .route(
+                "/slow",
+                axum::routing::get(move |headers: axum::http::HeaderMap| async move {
+                    *kept.lock().unwrap() = Some(envelope::request_id(&headers));
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }),
+            )
+            .layer(axum::middleware::from_fn_with_state(Duration::from_millis(50), timeout));
+        let request = Request::builder().uri("/slow").body(axum::body::Body::empty()).unwrap();
+        let answer = tower::ServiceExt::oneshot(router, request).await.unwrap();
+        assert_eq!(answer.status(), 408);
+        let body = axum::body::to_bytes(answer.into_body(), usize::MAX).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let handler_id = seen.lock().unwrap().clone().expect("the handler ran");
+        assert_eq!(body["requestId"], handler_id.as_str(), "{body}");
+        assert_eq!(body["error"]["code"], "request_timeout");
     }
 }

@@ -63,34 +63,43 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // Only the operation routes are tagged (route_layer: before the
     // probes and fallbacks are added).
     router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
-    // `GET /api/watchlists/{id}.atom` is a feed, served before the watch-list
-    // route (and outside its ETag layer: the feed has its own validators).
-    router = router.layer(axum::middleware::from_fn_with_state(state.clone(), crate::feeds::watchlist));
     router = router.merge(crate::mcp::router(state.clone(), tools));
     // The public document and its docs page (docs/openapi.md).
     router = router.merge(crate::openapi::router(pool)?);
     let ready_state = state.clone();
-    let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
-    let router = router
+    let routed = router
         .merge(workbench)
         .route("/healthz", get(healthz))
         .route("/api/feeds/hotlists/{file}", get(crate::feeds::hotlist).with_state(state.clone()))
         .route("/readyz", get(move || readyz(ready_state.clone())))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::extract::DefaultBodyLimit::disable())
-        // Layers added later wrap the earlier ones: compression is inside
-        // the ETag marking, all inside the timeout, CORS and the span.
+        // Handlers turned into routes once (as `mediaops_listener::serve`
+        // does for the outer router): called as a service, a router would
+        // otherwise box the matched handler on every request.
+        .with_state(());
+    let timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
+    // The layers wrap the router once, outermost first, rather than each
+    // route (`Router::layer` boxes every layer around every route, and a
+    // call then clones and boxes each of them again: docs/performance.md
+    // "The layers around the router"). Compression is inside the ETag
+    // marking, all inside the timeout, CORS and the span.
+    let layered = tower::ServiceBuilder::new()
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http().make_span_with(crate::middleware::make_span).on_failure(()),
+        )
+        .option_layer(crate::middleware::cors(&settings.cors_origins)?)
+        .layer(axum::middleware::from_fn_with_state(timeout, crate::middleware::timeout))
+        .map_response(crate::etag::mark_encoding)
         .layer(crate::middleware::compression())
-        .layer(axum::middleware::map_response(crate::etag::mark_encoding))
-        .layer(axum::middleware::from_fn_with_state(timeout, crate::middleware::timeout));
-    let router = match crate::middleware::cors(&settings.cors_origins)? {
-        Some(cors) => router.layer(cors),
-        None => router,
-    };
-    Ok(router.layer(
-        tower_http::trace::TraceLayer::new_for_http().make_span_with(crate::middleware::make_span).on_failure(()),
-    ))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        // `GET /api/watchlists/{id}.atom` is a feed, served before the
+        // watch-list route (and outside its ETag layer: the feed has its
+        // own validators).
+        .layer(axum::middleware::from_fn_with_state(state, crate::feeds::watchlist))
+        .service(routed);
+    // Still a `Router` for the listener and the tests: one route, the stack.
+    Ok(Router::new().fallback_service(layered))
 }
 
 /// Serves `router` on `listener` with the port limits of `limits`
