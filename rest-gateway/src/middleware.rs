@@ -111,10 +111,10 @@ pub async fn timeout(State(limit): State<Duration>, mut request: Request, next: 
     // usage record and this layer's 408 all carry the same one.
     let request_id = envelope::request_id(request.headers());
     let given = request.headers().get(request_id::HEADER).and_then(|v| v.to_str().ok());
-    if given != Some(request_id.as_str()) {
-        if let Ok(value) = HeaderValue::from_str(&request_id) {
-            request.headers_mut().insert(request_id::HEADER, value);
-        }
+    if given != Some(request_id.as_str())
+        && let Ok(value) = HeaderValue::from_str(&request_id)
+    {
+        request.headers_mut().insert(request_id::HEADER, value);
     }
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
