@@ -105,6 +105,9 @@ pub fn compression() -> CompressionLayer<impl Predicate> {
 /// time gets the 408 `request_timeout` envelope (docs/errors.md), the same
 /// code as a body that arrives too slowly; the handler's future is dropped.
 /// Own code rather than `tower_http::timeout`, whose 408 has no envelope.
+/// It also gives a request without an acceptable `X-Request-Id` its id, in
+/// the request's headers, so everything inside reads the same one
+/// (docs/http.md "Whole-request timeout").
 pub async fn timeout(State(limit): State<Duration>, mut request: Request, next: Next) -> Response {
     // One id for the whole request: a request without an acceptable id of
     // its own gets it here, in its headers, so the handler, the core's

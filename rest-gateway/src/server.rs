@@ -82,8 +82,9 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // The layers wrap the router once, outermost first, rather than each
     // route (`Router::layer` boxes every layer around every route, and a
     // call then clones and boxes each of them again: docs/performance.md
-    // "The layers around the router"). Compression is inside the ETag
-    // marking, all inside the timeout, CORS and the span.
+    // "The point cache's check through SQLite's mapping, the layers around
+    // the router"). Compression is inside the ETag marking, all inside the
+    // timeout, CORS and the span.
     let layered = tower::ServiceBuilder::new()
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(crate::middleware::make_span).on_failure(()),
