@@ -69,7 +69,9 @@ pub enum IdempotencyBegin {
     },
 }
 
-/// One line of an account's usage log.
+/// One line of an account's usage log. The Redis ledger's `lua/commit.lua`
+/// rewrites a line's `,"points":N,"outcome":` to 0 points when the
+/// reservation was gone: keep `points` serialized right before `outcome`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageRecord {

@@ -6,14 +6,17 @@
 -- (billing/redis/usage_queue.rs).
 -- KEYS[1] balance, KEYS[2] reservations hash, KEYS[3] reservation expiry
 -- zset, KEYS[4] the account's usage log, KEYS[5] its usage counts.
--- ARGV[1] the log's limit, then five per call: the reservation id ('' for
+-- ARGV[1] the log's limit, then four per call: the reservation id ('' for
 -- a call that held nothing: only its usage is logged), the usage line when
--- charged (or the only line), the line when the reservation was gone
--- (0 points), the operation key, '1' to count the call.
+-- charged (or the only line), the operation key, '1' to count the call.
+-- When the reservation was gone, the line is logged with 0 points: its
+-- `,"points":N,"outcome":` member set to 0 (a JSON object serialized by
+-- serde in field order; inside a string every quote is escaped, so only
+-- the member itself can match).
 -- Returns one number per call: 1 when it committed, 0 when not (the
 -- reservation was already gone, or there was none).
 local committed = {}
-for i = 2, #ARGV, 5 do
+for i = 2, #ARGV, 4 do
   local id = ARGV[i]
   local line = ARGV[i + 1]
   local done = 0
@@ -22,12 +25,12 @@ for i = 2, #ARGV, 5 do
       redis.call('ZREM', KEYS[3], id)
       done = 1
     else
-      line = ARGV[i + 2]
+      line = (string.gsub(line, ',"points":%-?%d+,"outcome":', ',"points":0,"outcome":', 1))
     end
   end
   redis.call('LPUSH', KEYS[4], line)
-  if ARGV[i + 4] == '1' then
-    redis.call('HINCRBY', KEYS[5], ARGV[i + 3], 1)
+  if ARGV[i + 3] == '1' then
+    redis.call('HINCRBY', KEYS[5], ARGV[i + 2], 1)
   end
   committed[#committed + 1] = done
 end

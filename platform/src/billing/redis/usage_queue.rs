@@ -37,10 +37,9 @@ struct Queued {
     account_id: String,
     /// The reservation to commit; `None` for a call that held nothing.
     reservation_id: Option<String>,
-    /// The usage line when committed (or the only one).
+    /// The usage line when committed (or the only one); `lua/commit.lua`
+    /// logs it with 0 points when the reservation was gone.
     charged: String,
-    /// The line when the reservation was gone: 0 points.
-    free: String,
     operation_key: String,
     counted: bool,
     reply: oneshot::Sender<Result<bool, ServiceError>>,
@@ -75,16 +74,11 @@ impl UsageQueue {
         record: &UsageRecord,
     ) -> Result<bool, ServiceError> {
         let charged = serde_json::to_string(record).map_err(unavailable)?;
-        let free = match reservation_id {
-            Some(_) => serde_json::to_string(&UsageRecord { points: 0, ..record.clone() }).map_err(unavailable)?,
-            None => String::new(),
-        };
         let (reply, answer) = oneshot::channel();
         let queued = Queued {
             account_id: account_id.to_owned(),
             reservation_id: reservation_id.map(str::to_owned),
             charged,
-            free,
             operation_key: record.operation_key.clone(),
             counted: record.outcome == "ok",
             reply,
@@ -140,7 +134,6 @@ async fn write(redis: &Bounded, prefix: &str, script: &Script, batch: &[Queued])
                 args.extend([
                     queued.reservation_id.as_deref().unwrap_or(""),
                     &queued.charged,
-                    &queued.free,
                     &queued.operation_key,
                     if queued.counted { "1" } else { "0" },
                 ]);
