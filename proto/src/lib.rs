@@ -15,6 +15,8 @@ pub mod excerpt;
 pub mod grpc_error;
 pub mod idempotency;
 pub mod json_schema;
+pub mod keys;
+pub mod log_fields;
 pub mod logging;
 pub mod options;
 pub mod rate_limit;

@@ -64,7 +64,7 @@ pub fn init() {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(move || CappedLines::new(io::stderr(), format));
     match format {
-        Format::Text => builder.init(),
+        Format::Text => builder.fmt_fields(crate::log_fields::PlainFields).init(),
         // The current span (the gateway's `http{method, path, trace_id}`)
         // as `span`, so every line of a request names its trace.
         Format::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).init(),

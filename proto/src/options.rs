@@ -153,10 +153,10 @@ pub const URL_MAX_CHARS: usize = 4_096;
 #[derive(Debug, Clone, Default)]
 pub struct FieldRules {
     /// Required fields by message full name.
-    required: std::collections::HashMap<String, Vec<RequiredField>>,
+    required: foldhash::HashMap<String, Vec<RequiredField>>,
     /// Most characters by field full name, for string fields whose limit
     /// is not [`DEFAULT_MAX_CHARS`].
-    max_chars: std::collections::HashMap<String, usize>,
+    max_chars: foldhash::HashMap<String, usize>,
 }
 
 impl FieldRules {

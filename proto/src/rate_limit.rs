@@ -31,8 +31,9 @@ pub const POLICY_NAME: &str = "default";
 pub fn from_metadata(metadata: &MetadataMap) -> Vec<(&'static str, String)> {
     FIELDS
         .into_iter()
-        .filter_map(|name| {
-            let value = metadata.get(name)?.to_str().ok()?;
+        .zip(crate::keys::metadata::RATE_LIMIT.iter())
+        .filter_map(|(name, key)| {
+            let value = metadata.get(key)?.to_str().ok()?;
             value.bytes().all(|b| b == b' ' || b.is_ascii_graphic()).then(|| (name, value.to_owned()))
         })
         .collect()

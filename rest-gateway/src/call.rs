@@ -87,7 +87,9 @@ async fn run(
         let bytes = read_body(body, state.max_body_bytes).await?;
         let upload = route.upload.as_ref().filter(|_| multipart::is_multipart(&parts.headers));
         if let Some(upload) = upload {
-            object = multipart::to_object(upload, &route.input, &parts.headers, bytes).await?;
+            // Boxed: its future is larger than the rest of this one, and
+            // every JSON call would carry (and move) its space otherwise.
+            object = Box::pin(multipart::to_object(upload, &route.input, &parts.headers, bytes)).await?;
         } else if !bytes.iter().all(u8::is_ascii_whitespace) {
             require_json(&parts.headers, route.upload.is_some())?;
             let json: Json = serde_json::from_slice(&bytes)
@@ -175,8 +177,8 @@ pub async fn invoke(
 /// The `Idempotency-Key` header, if it keeps the rule
 /// ([`mediaops_proto::idempotency::is_well_formed`]); else a 400 naming it.
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
-    use mediaops_proto::idempotency::{HEADER, RULE, is_well_formed};
-    let Some(value) = headers.get(HEADER) else { return Ok(None) };
+    use mediaops_proto::idempotency::{RULE, is_well_formed};
+    let Some(value) = headers.get(mediaops_proto::keys::header::IDEMPOTENCY_KEY) else { return Ok(None) };
     match value.to_str() {
         Ok(key) if is_well_formed(key) => Ok(Some(key)),
         _ => Err(ServiceError::invalid_field("Idempotency-Key", format!("{RULE}; got {} bytes", value.len())).into()),

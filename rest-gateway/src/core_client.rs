@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
-use mediaops_proto::delivery::{ACK_METADATA, ACK_VALUE};
+use mediaops_proto::delivery::ACK_VALUE;
 
 use crate::delivery::{AckGate, Delivery};
 use std::future::Future;
@@ -154,15 +154,16 @@ impl CoreClient {
     ) -> Result<(Bytes, AnswerNotes, Delivery), tonic::Status> {
         let mut request = tonic::Request::new(body);
         let metadata = request.metadata_mut();
+        use mediaops_proto::keys::metadata as key;
         let pairs = [
-            ("authorization", Some(call.authorization)),
-            ("x-request-id", Some(call.request_id)),
-            (mediaops_proto::idempotency::HEADER, call.idempotency_key),
-            (crate::traceparent::HEADER, call.traceparent),
+            (&key::AUTHORIZATION, Some(call.authorization)),
+            (&key::REQUEST_ID, Some(call.request_id)),
+            (&key::IDEMPOTENCY_KEY, call.idempotency_key),
+            (&key::TRACEPARENT, call.traceparent),
         ];
         for (name, value) in pairs {
             if let Some(value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {
-                metadata.insert(name, value);
+                metadata.insert(&**name, value);
             }
         }
         if let Some(local) = &self.local {
@@ -173,7 +174,9 @@ impl CoreClient {
         let mut grpc = tonic::client::Grpc::new(self.service.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let path = PathAndQuery::from_str(grpc_path).map_err(|e| tonic::Status::internal(e.to_string()))?;
-        request.metadata_mut().insert(ACK_METADATA, MetadataValue::from_static(ACK_VALUE));
+        request
+            .metadata_mut()
+            .insert(&*mediaops_proto::keys::metadata::DELIVERY_ACK, MetadataValue::from_static(ACK_VALUE));
         let (ack, gate) = tokio::sync::oneshot::channel();
         request.extensions_mut().insert(AckGate::new(gate));
         let response = grpc.server_streaming(request, path, BytesCodec).await?;
@@ -220,13 +223,14 @@ impl AnswerNotes {
     /// The notes of an answer's gRPC metadata.
     fn from_metadata(metadata: &tonic::metadata::MetadataMap) -> AnswerNotes {
         let warnings = metadata
-            .get_all_bin(mediaops_proto::warnings::METADATA)
+            .get_all_bin(&*mediaops_proto::keys::metadata::WARNINGS)
             .iter()
             .filter_map(|v| v.to_bytes().ok())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .collect();
-        let task_id = metadata.get(mediaops_proto::task_id::METADATA).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let replayed = metadata.get(mediaops_proto::idempotency::REPLAYED_METADATA).is_some();
+        let task_id =
+            metadata.get(&*mediaops_proto::keys::metadata::TASK_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let replayed = metadata.get(&*mediaops_proto::keys::metadata::IDEMPOTENT_REPLAYED).is_some();
         let rate_limit = mediaops_proto::rate_limit::from_metadata(metadata);
         AnswerNotes { warnings, task_id, replayed, rate_limit }
     }

@@ -120,8 +120,9 @@ pub fn success(request_id: &str, data: impl serde::Serialize, notes: &AnswerNote
         Ok(body) => {
             let mut response = respond(StatusCode::OK, request_id, body);
             if notes.replayed {
-                use mediaops_proto::idempotency::{REPLAYED_METADATA, REPLAYED_VALUE};
-                response.headers_mut().insert(REPLAYED_METADATA, HeaderValue::from_static(REPLAYED_VALUE));
+                use mediaops_proto::idempotency::REPLAYED_VALUE;
+                let name = mediaops_proto::keys::header::IDEMPOTENT_REPLAYED;
+                response.headers_mut().insert(name, HeaderValue::from_static(REPLAYED_VALUE));
             }
             insert_all(&mut response, &notes.rate_limit);
             response
@@ -177,14 +178,16 @@ fn insert_all(response: &mut Response, fields: &[(&'static str, String)]) {
 fn respond(status: StatusCode, request_id: &str, body: String) -> Response {
     let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     if let Ok(value) = HeaderValue::from_str(request_id) {
-        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+        response.headers_mut().insert(mediaops_proto::keys::header::REQUEST_ID, value);
     }
     response
 }
 
 /// The client's `X-Request-Id` when acceptable, else a new UUID.
 pub fn request_id(headers: &axum::http::HeaderMap) -> String {
-    mediaops_proto::request_id::accept_or_new(headers.get(REQUEST_ID_HEADER).and_then(|v| v.to_str().ok()))
+    mediaops_proto::request_id::accept_or_new(
+        headers.get(mediaops_proto::keys::header::REQUEST_ID).and_then(|v| v.to_str().ok()),
+    )
 }
 
 #[cfg(test)]

@@ -17,11 +17,15 @@
 //! (`"…-gzip"`, `"…-br"`; RFC 9110 8.8.3: a strong tag names one
 //! representation), which [`matches()`] takes back to the identity tag.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::Response;
+use futures_util::future::Either;
 use sha2::{Digest, Sha256};
 
 /// The `Cache-Control` of a tagged answer.
@@ -30,14 +34,58 @@ pub const CACHE_CONTROL: &str = "private, max-age=0, must-revalidate";
 /// Content codings whose answers get a suffixed tag ([`mark_encoding`]).
 const CODINGS: [&str; 2] = ["gzip", "br"];
 
-/// The middleware (`axum::middleware::from_fn`): tags a GET `200` answer
-/// and answers `304` when the client's `If-None-Match` matches.
-pub async fn etag(request: Request, next: Next) -> Response {
-    if request.method() != Method::GET {
-        return next.run(request).await;
+/// The layer (`Router::route_layer` of the operation routes): tags a GET
+/// `200` answer and answers `304` when the client's `If-None-Match`
+/// matches. A plain tower service: any other method goes to the route as
+/// it is, with no boxed future (docs/performance.md "Plain tower layers").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ETagLayer;
+
+impl<S> tower::Layer<S> for ETagLayer {
+    type Service = ETag<S>;
+
+    fn layer(&self, inner: S) -> ETag<S> {
+        ETag { inner }
     }
-    let if_none_match: Vec<HeaderValue> = request.headers().get_all(header::IF_NONE_MATCH).iter().cloned().collect();
-    let response = next.run(request).await;
+}
+
+/// The service of [`ETagLayer`] around `S`.
+#[derive(Clone, Debug)]
+pub struct ETag<S> {
+    inner: S,
+}
+
+/// A tagged answer's boxed future.
+type TaggedFuture<E> = Pin<Box<dyn Future<Output = Result<Response, E>> + Send>>;
+
+impl<S> tower::Service<Request> for ETag<S>
+where
+    S: tower::Service<Request, Response = Response>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<TaggedFuture<S::Error>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        if request.method() != Method::GET {
+            return Either::Right(self.inner.call(request));
+        }
+        let if_none_match: Vec<HeaderValue> =
+            request.headers().get_all(header::IF_NONE_MATCH).iter().cloned().collect();
+        let answer = self.inner.call(request);
+        Either::Left(Box::pin(async move { Ok(tag(answer.await?, &if_none_match).await) }))
+    }
+}
+
+/// `response` tagged, or `304` when `if_none_match` (the request's values)
+/// holds its tag; any answer but `200` as it is.
+async fn tag(response: Response, if_none_match: &[HeaderValue]) -> Response {
     if response.status() != StatusCode::OK {
         return response;
     }
@@ -57,7 +105,7 @@ pub async fn etag(request: Request, next: Next) -> Response {
     let headers = &mut parts.headers;
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL));
     headers.append(header::VARY, HeaderValue::from_static("authorization"));
-    if let Some(sent) = matches(&if_none_match, &tag) {
+    if let Some(sent) = matches(if_none_match, &tag) {
         // The tag the client holds: with its coding suffix, if any.
         headers.insert(header::ETAG, sent);
         headers.remove(header::CONTENT_TYPE);

@@ -8,15 +8,18 @@
 //! `If-None-Match` (or, without one, `If-Modified-Since`) says it has it.
 //! Errors are the JSON envelope, as everywhere.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::SystemTime;
 
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use futures_util::future::Either;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::mediaops::feeds::v1::{FeedDocument, ReadFeedRequest};
@@ -44,20 +47,72 @@ pub async fn hotlist(
     }
 }
 
-/// Middleware before routing: `GET /api/watchlists/{id}.atom` is a feed,
-/// not the watch-list operation at `/api/watchlists/{id}`.
-pub async fn watchlist(state: axum::extract::State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let id = request
-        .uri()
-        .path()
-        .strip_prefix("/api/watchlists/")
-        .and_then(|rest| rest.strip_suffix(".atom"))
-        .filter(|id| !id.contains('/'))
-        .map(str::to_owned);
-    match id {
-        Some(id) if request.method() == Method::GET => serve(&state, format!("watchlists/{id}"), request).await,
-        _ => next.run(request).await,
+/// The layer before routing that serves `GET /api/watchlists/{id}.atom`,
+/// a feed, rather than the watch-list operation at `/api/watchlists/{id}`
+/// (the router's `{id}` would take `x.atom` as an id). A plain tower
+/// service: any other request goes to the inner service as it is, with no
+/// boxed future (docs/performance.md "Plain tower layers").
+#[derive(Clone)]
+pub struct WatchlistFeedLayer {
+    state: Arc<AppState>,
+}
+
+impl WatchlistFeedLayer {
+    /// The feeds are read from `state`'s core.
+    pub fn new(state: Arc<AppState>) -> Self {
+        Self { state }
     }
+}
+
+impl<S> tower::Layer<S> for WatchlistFeedLayer {
+    type Service = WatchlistFeed<S>;
+
+    fn layer(&self, inner: S) -> WatchlistFeed<S> {
+        WatchlistFeed { inner, state: self.state.clone() }
+    }
+}
+
+/// The service of [`WatchlistFeedLayer`] around `S`.
+#[derive(Clone)]
+pub struct WatchlistFeed<S> {
+    inner: S,
+    state: Arc<AppState>,
+}
+
+/// A feed's boxed answer.
+type FeedFuture<E> = Pin<Box<dyn Future<Output = Result<Response, E>> + Send>>;
+
+impl<S> tower::Service<Request> for WatchlistFeed<S>
+where
+    S: tower::Service<Request, Response = Response>,
+    S::Error: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<FeedFuture<S::Error>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match watchlist_feed(&request) {
+            Some(feed) => {
+                let state = self.state.clone();
+                Either::Left(Box::pin(async move { Ok(serve(&state, feed, request).await) }))
+            }
+            None => Either::Right(self.inner.call(request)),
+        }
+    }
+}
+
+/// `watchlists/<id>` when `request` is `GET /api/watchlists/<id>.atom`.
+fn watchlist_feed(request: &Request) -> Option<String> {
+    if request.method() != Method::GET {
+        return None;
+    }
+    let id = request.uri().path().strip_prefix("/api/watchlists/")?.strip_suffix(".atom")?;
+    (!id.contains('/')).then(|| format!("watchlists/{id}"))
 }
 
 /// Reads the feed from the core and answers it (or 304, or the error

@@ -2,13 +2,16 @@
 //! trace id), CORS, the whole-request timeout, [`crate::etag::mark_encoding`],
 //! gzip/br compression; the ETag layer sits inside, on the operation routes.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method};
-use axum::middleware::Next;
 use axum::response::Response;
 use mediaops_proto::error_code::ErrorCode;
+use mediaops_proto::keys::header as keys;
 use mediaops_proto::{idempotency, rate_limit, request_id};
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
@@ -100,53 +103,130 @@ pub fn compression() -> CompressionLayer<impl Predicate> {
     CompressionLayer::new().compress_when(DefaultPredicate::new().and(SizeAbove::new(COMPRESS_ABOVE_BYTES)))
 }
 
-/// The whole-request timeout (`axum::middleware::from_fn_with_state`, the
-/// state being `MEDIAOPS_REQUEST_TIMEOUT_SECS`): a request not answered in
-/// time gets the 408 `request_timeout` envelope (docs/errors.md), the same
-/// code as a body that arrives too slowly; the handler's future is dropped.
-/// Own code rather than `tower_http::timeout`, whose 408 has no envelope.
-/// It also gives a request without an acceptable `X-Request-Id` its id, in
-/// the request's headers, so everything inside reads the same one
-/// (docs/http.md "Whole-request timeout").
-pub async fn timeout(State(limit): State<Duration>, mut request: Request, next: Next) -> Response {
-    // One id for the whole request: a request without an acceptable id of
-    // its own gets it here, in its headers, so the handler, the core's
-    // usage record and this layer's 408 all carry the same one.
-    let request_id = envelope::request_id(request.headers());
-    let given = request.headers().get(request_id::HEADER).and_then(|v| v.to_str().ok());
-    if given != Some(request_id.as_str())
-        && let Ok(value) = HeaderValue::from_str(&request_id)
-    {
-        request.headers_mut().insert(request_id::HEADER, value);
+/// The whole-request timeout layer (the limit being
+/// `MEDIAOPS_REQUEST_TIMEOUT_SECS`): a request not answered in time gets the
+/// 408 `request_timeout` envelope (docs/errors.md), the same code as a body
+/// that arrives too slowly; the inner future is dropped. Own code rather
+/// than `tower_http::timeout`, whose 408 has no envelope. It also gives a
+/// request without an acceptable `X-Request-Id` its id, in the request's
+/// headers, so everything inside reads the same one (docs/http.md
+/// "Whole-request timeout").
+///
+/// A plain tower service: its future is the inner one beside a timer, not
+/// a boxed `async` block (docs/performance.md "Plain tower layers").
+#[derive(Clone, Copy, Debug)]
+pub struct TimeoutLayer {
+    limit: Duration,
+}
+
+impl TimeoutLayer {
+    /// A request gets `limit` to be answered (its body streamed after that
+    /// is not timed here: the listener's idle timeout covers it).
+    pub fn new(limit: Duration) -> Self {
+        Self { limit }
     }
-    match tokio::time::timeout(limit, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => {
-            // The request's span (`make_span`) gives the method and path.
-            tracing::warn!(request_id, secs = limit.as_secs(), "request timed out");
-            let message = format!(
-                "the request was not answered within MEDIAOPS_REQUEST_TIMEOUT_SECS ({} s); retry with the same \
-                 Idempotency-Key to learn its outcome",
-                limit.as_secs()
-            );
-            envelope::failure(&request_id, &ApiError::new(ErrorCode::RequestTimeout, message))
+}
+
+impl<S> tower::Layer<S> for TimeoutLayer {
+    type Service = Timeout<S>;
+
+    fn layer(&self, inner: S) -> Timeout<S> {
+        Timeout { inner, limit: self.limit }
+    }
+}
+
+/// The service of [`TimeoutLayer`] around `S`.
+#[derive(Clone, Debug)]
+pub struct Timeout<S> {
+    inner: S,
+    limit: Duration,
+}
+
+impl<S, B> tower::Service<axum::http::Request<B>> for Timeout<S>
+where
+    S: tower::Service<axum::http::Request<B>, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = TimeoutFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: axum::http::Request<B>) -> Self::Future {
+        // One id for the whole request: a request without an acceptable id
+        // of its own gets it here, in its headers, so the handler, the
+        // core's usage record and this layer's 408 all carry the same one.
+        let request_id = envelope::request_id(request.headers());
+        let given = request.headers().get(keys::REQUEST_ID).and_then(|v| v.to_str().ok());
+        if given != Some(request_id.as_str())
+            && let Ok(value) = HeaderValue::from_str(&request_id)
+        {
+            request.headers_mut().insert(keys::REQUEST_ID, value);
         }
+        TimeoutFuture {
+            inner: self.inner.call(request),
+            timer: tokio::time::sleep(self.limit),
+            limit: self.limit,
+            request_id,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Timeout`]: the inner answer, or the 408 envelope
+    /// once `timer` fires first.
+    pub struct TimeoutFuture<F> {
+        #[pin]
+        inner: F,
+        #[pin]
+        timer: tokio::time::Sleep,
+        limit: Duration,
+        request_id: String,
+    }
+}
+
+impl<F, E> Future for TimeoutFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(answer) = this.inner.poll(cx) {
+            return Poll::Ready(answer);
+        }
+        if this.timer.poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        let (request_id, secs) = (this.request_id.as_str(), this.limit.as_secs());
+        // The request's span (`make_span`) gives the method and path.
+        tracing::warn!(request_id, secs, "request timed out");
+        let message = format!(
+            "the request was not answered within MEDIAOPS_REQUEST_TIMEOUT_SECS ({secs} s); retry with the same \
+             Idempotency-Key to learn its outcome"
+        );
+        Poll::Ready(Ok(envelope::failure(request_id, &ApiError::new(ErrorCode::RequestTimeout, message))))
     }
 }
 
 /// The span of one request (`TraceLayer::make_span_with`): method, path,
 /// and the client's W3C trace id when its `traceparent` is well-formed
-/// ([`crate::traceparent`]); a malformed one is ignored.
+/// ([`crate::traceparent`]); a request without one (or with a malformed
+/// one) has no `trace_id` field in its span, rather than an empty one.
 pub fn make_span(request: &Request) -> tracing::Span {
-    let trace_id = crate::traceparent::from_headers(request.headers())
-        .and_then(crate::traceparent::parse)
-        .map(|parent| parent.trace_id);
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "http",
         method = %request.method(),
         path = request.uri().path(),
-        trace_id = trace_id.unwrap_or_default(),
-    )
+        trace_id = tracing::field::Empty,
+    );
+    if let Some(parent) = crate::traceparent::from_headers(request.headers()).and_then(crate::traceparent::parse) {
+        span.record("trace_id", parent.trace_id);
+    }
+    span
 }
 
 #[cfg(test)]
@@ -179,7 +259,7 @@ mod tests {
                     tokio::time::sleep(Duration::from_secs(5)).await;
                 }),
             )
-            .layer(axum::middleware::from_fn_with_state(Duration::from_millis(50), timeout));
+            .layer(TimeoutLayer::new(Duration::from_millis(50)));
         let request = Request::builder().uri("/slow").body(axum::body::Body::empty()).unwrap();
         let answer = tower::ServiceExt::oneshot(router, request).await.unwrap();
         assert_eq!(answer.status(), 408);

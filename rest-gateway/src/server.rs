@@ -62,7 +62,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     }
     // Only the operation routes are tagged (route_layer: before the
     // probes and fallbacks are added).
-    router = router.route_layer(axum::middleware::from_fn(crate::etag::etag));
+    router = router.route_layer(crate::etag::ETagLayer);
     router = router.merge(crate::mcp::router(state.clone(), tools));
     // The public document and its docs page (docs/openapi.md).
     router = router.merge(crate::openapi::router(pool)?);
@@ -83,21 +83,24 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
     // route (`Router::layer` boxes every layer around every route, and a
     // call then clones and boxes each of them again: docs/performance.md
     // "The point cache's check through SQLite's mapping, the layers around
-    // the router"). Compression is inside the ETag marking, all inside the
-    // timeout, CORS and the span.
+    // the router"), each a plain tower service ("Plain tower layers").
+    // Compression is inside the ETag marking, the timeout inside both (its
+    // 408 is the router's body type then, and answers are compressed after
+    // their future resolves, so the timeout covers the same work), all
+    // inside CORS and the span.
     let layered = tower::ServiceBuilder::new()
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(crate::middleware::make_span).on_failure(()),
         )
         .option_layer(crate::middleware::cors(&settings.cors_origins)?)
-        .layer(axum::middleware::from_fn_with_state(timeout, crate::middleware::timeout))
         .map_response(crate::etag::mark_encoding)
         .layer(crate::middleware::compression())
+        .layer(crate::middleware::TimeoutLayer::new(timeout))
         .layer(axum::extract::DefaultBodyLimit::disable())
         // `GET /api/watchlists/{id}.atom` is a feed, served before the
         // watch-list route (and outside its ETag layer: the feed has its
         // own validators).
-        .layer(axum::middleware::from_fn_with_state(state, crate::feeds::watchlist))
+        .layer(crate::feeds::WatchlistFeedLayer::new(state))
         .service(routed);
     // Still a `Router` for the listener and the tests: one route, the stack.
     Ok(Router::new().fallback_service(layered))

@@ -8,7 +8,7 @@ pub use mediaops_proto::traceparent::{HEADER, TraceParent, parse};
 /// `None` when absent, repeated (the spec lets a vendor ignore it) or
 /// malformed.
 pub fn from_headers(headers: &http::HeaderMap) -> Option<&str> {
-    let mut all = headers.get_all(HEADER).iter();
+    let mut all = headers.get_all(mediaops_proto::keys::header::TRACEPARENT).iter();
     let value = all.next()?.to_str().ok()?;
     if all.next().is_some() {
         return None;

@@ -105,7 +105,7 @@ struct Call<'a> {
 /// from a client's well-formed header, or by a gRPC client); `None` when
 /// absent or malformed.
 fn trace_id(metadata: &MetadataMap) -> Option<String> {
-    let value = metadata.get(mediaops_proto::traceparent::HEADER)?.to_str().ok()?;
+    let value = metadata.get(&*mediaops_proto::keys::metadata::TRACEPARENT)?.to_str().ok()?;
     mediaops_proto::traceparent::trace_id(value.trim_matches([' ', '\t'])).map(str::to_owned)
 }
 
@@ -153,17 +153,18 @@ impl Pipeline {
                 let ctx = settlement.context();
                 for warning in ctx.warnings.list() {
                     response.metadata_mut().append_bin(
-                        crate::registry::WARNINGS_METADATA,
+                        &*mediaops_proto::keys::metadata::WARNINGS,
                         tonic::metadata::BinaryMetadataValue::from_bytes(warning.as_bytes()),
                     );
                 }
                 if let Some(value) = ctx.task_id.get().and_then(|id| tonic::metadata::MetadataValue::try_from(id).ok())
                 {
-                    response.metadata_mut().insert(crate::registry::TASK_ID_METADATA, value);
+                    response.metadata_mut().insert(&*mediaops_proto::keys::metadata::TASK_ID, value);
                 }
                 if settlement.is_replay() {
-                    use mediaops_proto::idempotency::{REPLAYED_METADATA, REPLAYED_VALUE};
-                    response.metadata_mut().insert(REPLAYED_METADATA, MetadataValue::from_static(REPLAYED_VALUE));
+                    use mediaops_proto::idempotency::REPLAYED_VALUE;
+                    let key = &*mediaops_proto::keys::metadata::IDEMPOTENT_REPLAYED;
+                    response.metadata_mut().insert(key, MetadataValue::from_static(REPLAYED_VALUE));
                 }
                 response.extensions_mut().insert(PendingSettlement::new(settlement, bytes));
                 Ok(response)
@@ -219,7 +220,8 @@ impl Pipeline {
         request: tonic::Request<Bytes>,
     ) -> Result<Answer, ServiceError> {
         let Call { request_id, trace_id, started } = call;
-        let metadata = request.metadata().clone();
+        // Read now (the request is consumed below), answered in its turn.
+        let idempotency = idempotency_key(request.metadata());
         if let Some(note) = self.maintenance.note_if_down(op).await {
             return Err(ServiceError::new(
                 ErrorCode::Maintenance,
@@ -244,7 +246,7 @@ impl Pipeline {
         ctx.trace_id = trace_id.map(str::to_owned);
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
-        let idempotency = idempotency_key(&metadata)?;
+        let idempotency = idempotency?;
         if let Some(key) = &idempotency {
             let fingerprint = hex::encode(Sha256::new().chain_update(op.key()).chain_update(&body).finalize());
             match self.ledger.idempotency_begin(ctx.account_id(), key, &fingerprint, limits.reservation_ttl).await? {
@@ -363,7 +365,7 @@ impl Pipeline {
     /// [`crate::auth::feed_principal_key_id`]; an API key does not open a feed,
     /// a feed token opens nothing else).
     async fn authenticate(&self, op: &OperationInfo, metadata: &MetadataMap) -> Result<Principal, ServiceError> {
-        let authorization = metadata.get("authorization").and_then(|v| v.to_str().ok());
+        let authorization = metadata.get(&*mediaops_proto::keys::metadata::AUTHORIZATION).and_then(|v| v.to_str().ok());
         let token =
             mediaops_proto::bearer::parse_bearer(authorization).map_err(|e| ServiceError::unauthenticated(e.message()));
         if op.meta.kind() == MetadataKind::Feed {
@@ -410,7 +412,7 @@ impl Pipeline {
 /// ([`mediaops_proto::idempotency::is_well_formed`]); else a 400 naming it.
 fn idempotency_key(metadata: &MetadataMap) -> Result<Option<String>, ServiceError> {
     use mediaops_proto::idempotency::{RULE, is_well_formed};
-    let Some(value) = metadata.get(IDEMPOTENCY_KEY) else { return Ok(None) };
+    let Some(value) = metadata.get(&*mediaops_proto::keys::metadata::IDEMPOTENCY_KEY) else { return Ok(None) };
     match value.to_str() {
         Ok(key) if is_well_formed(key) => Ok(Some(key.to_owned())),
         _ => Err(ServiceError::invalid_field("Idempotency-Key", RULE)),
@@ -418,12 +420,14 @@ fn idempotency_key(metadata: &MetadataMap) -> Result<Option<String>, ServiceErro
 }
 
 fn request_id(metadata: &MetadataMap) -> String {
-    mediaops_proto::request_id::accept_or_new(metadata.get(REQUEST_ID).and_then(|v| v.to_str().ok()))
+    mediaops_proto::request_id::accept_or_new(
+        metadata.get(&*mediaops_proto::keys::metadata::REQUEST_ID).and_then(|v| v.to_str().ok()),
+    )
 }
 
 fn insert_request_id(metadata: &mut MetadataMap, request_id: &str) {
     if let Ok(value) = MetadataValue::try_from(request_id) {
-        metadata.insert(REQUEST_ID, value);
+        metadata.insert(&*mediaops_proto::keys::metadata::REQUEST_ID, value);
     }
 }
 
@@ -464,7 +468,7 @@ where
             let unary = UnaryCall { pipeline, op };
             let acknowledging = request
                 .headers()
-                .get(mediaops_proto::delivery::ACK_METADATA)
+                .get(mediaops_proto::keys::header::DELIVERY_ACK)
                 .is_some_and(|v| v == mediaops_proto::delivery::ACK_VALUE);
             let (parts, body) = request.into_parts();
             let (first, ack) = acknowledgement::split(body, acknowledging);

@@ -12,7 +12,8 @@
 //! Draft publish (`billing.charge_on_success_only`) needs no rule of its
 //! own: every price is reserved before the call and kept only on success.
 
-use std::collections::HashMap;
+// Keys from a fixed set (operations, fields): foldhash, not SipHash (docs/performance.md "Header names parsed once").
+use foldhash::HashMap;
 
 use mediaops_proto::mediaops::options::v1::Operation;
 use mediaops_proto::wire::{Records, Scalar, for_each_value};
