@@ -7,7 +7,8 @@
 //! 0) is "not given" and left to the `required` check; each item of a
 //! repeated field is checked. Called by [`crate::validate::FieldChecks`].
 
-// Keys from a fixed set (operations, fields): foldhash, not SipHash (docs/performance.md "Header names parsed once").
+// Keys from a fixed set (operations, fields): foldhash, not SipHash
+// (docs/performance.md "Fixed-key maps with foldhash").
 use foldhash::HashMap;
 
 use mediaops_proto::value_lists::{ValueLists, not_one_of};

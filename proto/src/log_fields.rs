@@ -4,8 +4,8 @@
 //! shortcut: a string of printable ASCII without `"` or `\` is its own
 //! `{:?}` form between quotes, so it is copied rather than escaped a
 //! character at a time through `core::fmt` (request ids, operation keys,
-//! paths: most values of every line; docs/performance.md "Header names
-//! parsed once"). Every other field goes to the default visitor.
+//! paths: most values of every line; docs/performance.md "Plain log
+//! fields"). Every other field goes to the default visitor.
 
 use std::fmt;
 

@@ -13,7 +13,6 @@ use axum::response::Response;
 use mediaops_proto::error_code::ErrorCode;
 use mediaops_proto::keys::header as keys;
 use mediaops_proto::{idempotency, rate_limit, request_id};
-use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -97,10 +96,77 @@ fn origin_value(origin: &str) -> Result<HeaderValue, &'static str> {
 }
 
 /// gzip and br compression of answers above [`COMPRESS_ABOVE_BYTES`], by
-/// the request's `Accept-Encoding` (tower-http's default predicate keeps
-/// images, gRPC and event streams uncompressed).
-pub fn compression() -> CompressionLayer<impl Predicate> {
-    CompressionLayer::new().compress_when(DefaultPredicate::new().and(SizeAbove::new(COMPRESS_ABOVE_BYTES)))
+/// the request's `Accept-Encoding` (tower-http's compression with its
+/// default predicate, which keeps images, gRPC and event streams
+/// uncompressed). A request without `Accept-Encoding` goes past it: the
+/// answer could not be compressed anyway, and tower-http's body type is
+/// 5.8 KB, moved at every layer outside it; a compressed (or compressible)
+/// answer's body is boxed as it leaves, so the layers outside move a
+/// pointer (docs/performance.md "The compression body").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompressionLayer;
+
+impl CompressionLayer {
+    /// The layer.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+/// tower-http's compression with our predicate.
+type Compressing<S> = tower_http::compression::Compression<S, CompressWhen>;
+
+/// The predicate: tower-http's default and [`COMPRESS_ABOVE_BYTES`].
+type CompressWhen = tower_http::compression::predicate::And<DefaultPredicate, SizeAbove>;
+
+impl<S: Clone> tower::Layer<S> for CompressionLayer {
+    type Service = Compression<S>;
+
+    fn layer(&self, inner: S) -> Compression<S> {
+        let when = DefaultPredicate::new().and(SizeAbove::new(COMPRESS_ABOVE_BYTES));
+        let compressing = tower_http::compression::CompressionLayer::new().compress_when(when);
+        Compression { compressing: tower::Layer::layer(&compressing, inner.clone()), inner }
+    }
+}
+
+/// The service of [`CompressionLayer`] around `S`.
+#[derive(Clone)]
+pub struct Compression<S> {
+    /// `S` for requests without `Accept-Encoding`.
+    inner: S,
+    /// `S` behind tower-http's compression.
+    compressing: Compressing<S>,
+}
+
+/// A compressed answer's future, its body boxed.
+type Compressed<S> = futures_util::future::MapOk<
+    <Compressing<S> as tower::Service<Request>>::Future,
+    fn(axum::http::Response<tower_http::compression::CompressionBody<axum::body::Body>>) -> Response,
+>;
+
+impl<S> tower::Service<Request> for Compression<S>
+where
+    S: tower::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = futures_util::future::Either<Compressed<S>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        match self.inner.poll_ready(cx) {
+            Poll::Ready(Ok(())) => self.compressing.poll_ready(cx),
+            other => other,
+        }
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        use futures_util::TryFutureExt;
+        if !request.headers().contains_key(axum::http::header::ACCEPT_ENCODING) {
+            return futures_util::future::Either::Right(self.inner.call(request));
+        }
+        let boxed: fn(axum::http::Response<_>) -> Response = |response| response.map(axum::body::Body::new);
+        futures_util::future::Either::Left(self.compressing.call(request).map_ok(boxed))
+    }
 }
 
 /// The whole-request timeout layer (the limit being

@@ -94,7 +94,7 @@ pub fn router(core: CoreClient, settings: &crate::GatewaySettings, draining: Dra
         )
         .option_layer(crate::middleware::cors(&settings.cors_origins)?)
         .map_response(crate::etag::mark_encoding)
-        .layer(crate::middleware::compression())
+        .layer(crate::middleware::CompressionLayer::new())
         .layer(crate::middleware::TimeoutLayer::new(timeout))
         .layer(axum::extract::DefaultBodyLimit::disable())
         // `GET /api/watchlists/{id}.atom` is a feed, served before the

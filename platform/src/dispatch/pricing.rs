@@ -12,7 +12,8 @@
 //! Draft publish (`billing.charge_on_success_only`) needs no rule of its
 //! own: every price is reserved before the call and kept only on success.
 
-// Keys from a fixed set (operations, fields): foldhash, not SipHash (docs/performance.md "Header names parsed once").
+// Keys from a fixed set (operations, fields): foldhash, not SipHash
+// (docs/performance.md "Fixed-key maps with foldhash").
 use foldhash::HashMap;
 
 use mediaops_proto::mediaops::options::v1::Operation;

@@ -10,7 +10,8 @@ mod sourced;
 
 pub use crate::call::{CallContext, OperationInfo, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
 
-// Keys from a fixed set (operations, fields): foldhash, not SipHash (docs/performance.md "Header names parsed once").
+// Keys from a fixed set (operations, fields): foldhash, not SipHash
+// (docs/performance.md "Fixed-key maps with foldhash").
 use foldhash::{HashMap, HashMapExt};
 use std::future::Future;
 use std::pin::Pin;
