@@ -50,6 +50,28 @@ impl PlainVisitor<'_> {
     }
 }
 
+impl PlainVisitor<'_> {
+    /// Writes `name=<shown>` when the parts of `shown` make the field's
+    /// `{:?}` form and the field is an ordinary one; else lets `record` (the
+    /// default visitor's method for the field's type) write it.
+    fn record_plain(&mut self, field: &Field, shown: &[&str], record: impl FnOnce(&mut DefaultVisitor<'_>, &Field)) {
+        let name = field.name();
+        if name == "message" || name.starts_with("r#") || name.starts_with("log.") || self.result.is_err() {
+            return self.delegate(field, record);
+        }
+        if !self.is_empty && self.writer.write_char(' ').is_err() {
+            self.result = Err(fmt::Error);
+            return;
+        }
+        self.is_empty = false;
+        let mut result = self.writer.write_str(name).and_then(|()| self.writer.write_char('='));
+        for part in shown {
+            result = result.and_then(|()| self.writer.write_str(part));
+        }
+        self.result = result;
+    }
+}
+
 /// Whether `{:?}` of `value` is `value` between quotes.
 fn needs_no_escape(value: &str) -> bool {
     value.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
@@ -57,22 +79,28 @@ fn needs_no_escape(value: &str) -> bool {
 
 impl Visit for PlainVisitor<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        let name = field.name();
-        let plain = name != "message" && !name.starts_with("r#") && !name.starts_with("log.");
-        if !plain || !needs_no_escape(value) || self.result.is_err() {
+        if !needs_no_escape(value) {
             return self.delegate(field, |default, field| default.record_str(field, value));
         }
-        if !self.is_empty && self.writer.write_char(' ').is_err() {
-            self.result = Err(fmt::Error);
-            return;
-        }
-        self.is_empty = false;
-        self.result = self
-            .writer
-            .write_str(name)
-            .and_then(|()| self.writer.write_str("=\""))
-            .and_then(|()| self.writer.write_str(value))
-            .and_then(|()| self.writer.write_char('"'));
+        // `{:?}` of such a string is the string between quotes.
+        self.record_plain(field, &["\"", value, "\""], |default, field| default.record_str(field, value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.record_plain(field, &[itoa::Buffer::new().format(value)], |default, field| {
+            default.record_i64(field, value)
+        });
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.record_plain(field, &[itoa::Buffer::new().format(value)], |default, field| {
+            default.record_u64(field, value)
+        });
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        let text = if value { "true" } else { "false" };
+        self.record_plain(field, &[text], |default, field| default.record_bool(field, value));
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
@@ -149,6 +177,8 @@ mod tests {
                 empty = "",
                 points = 4,
                 negative = -3,
+                count = 7u64,
+                big = u64::MAX,
                 elapsed_ms = 0.19,
                 flag = true,
                 shown = %"display me",

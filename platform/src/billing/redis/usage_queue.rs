@@ -149,7 +149,7 @@ async fn write(redis: &Bounded, prefix: &str, script: &Script, batch: &[Queued])
     let mut pipe = redis::pipe();
     scripts(&mut pipe);
     for (operation_key, n) in &counts {
-        pipe.hincr(format!("{prefix}:usage-counts"), operation_key, *n).ignore();
+        pipe.hincr([prefix, ":usage-counts"].concat(), operation_key, *n).ignore();
     }
     let mut connection = redis.clone();
     let mut replies = pipe.query_async::<Vec<Vec<i64>>>(&mut connection).await;
