@@ -34,7 +34,7 @@ pub struct GatewaySettings {
     /// Seconds one whole request may take, body and core call included
     /// (`MEDIAOPS_REQUEST_TIMEOUT_SECS`, 1-3600, default 330: above the
     /// core's operation timeout); then 408 `request_timeout`
-    /// ([`crate::middleware::timeout`]).
+    /// ([`crate::middleware::TimeoutLayer`]).
     pub request_timeout_secs: u64,
     /// Timeouts and the connection cap of the REST port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
