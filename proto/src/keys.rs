@@ -1,7 +1,8 @@
 //! The HTTP header names and gRPC metadata keys every call reads or writes,
 //! each parsed once: a lookup by `&str` parses and checks the name on every
 //! call before it hashes it (docs/performance.md "Header names parsed
-//! once"). The names are the `&str` constants of their modules.
+//! once"). The names are the `&str` constants of their modules (the
+//! rate-limit fields' keys are [`crate::rate_limit`]'s own).
 
 /// HTTP header names (`http::HeaderMap` lookups of the gateway).
 pub mod header {
@@ -48,9 +49,6 @@ pub mod metadata {
     /// [`crate::warnings::METADATA`] (binary).
     pub static WARNINGS: LazyLock<BinaryMetadataKey> =
         LazyLock::new(|| BinaryMetadataKey::from_static(crate::warnings::METADATA));
-    /// [`crate::rate_limit::FIELDS`], in that order.
-    pub static RATE_LIMIT: LazyLock<[AsciiMetadataKey; 3]> =
-        LazyLock::new(|| crate::rate_limit::FIELDS.map(AsciiMetadataKey::from_static));
 }
 
 #[cfg(test)]
@@ -63,7 +61,5 @@ mod tests {
         assert_eq!(header::TRACEPARENT.as_str(), metadata::TRACEPARENT.as_str());
         assert_eq!(header::IDEMPOTENCY_KEY.as_str(), metadata::IDEMPOTENCY_KEY.as_str());
         assert_eq!(metadata::WARNINGS.as_str(), crate::warnings::METADATA);
-        let names: Vec<&str> = metadata::RATE_LIMIT.iter().map(|k| k.as_str()).collect();
-        assert_eq!(names, crate::rate_limit::FIELDS);
     }
 }

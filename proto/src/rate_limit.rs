@@ -23,6 +23,11 @@ pub const RETRY_AFTER: &str = "retry-after";
 /// Every field, in the order they are copied.
 pub const FIELDS: [&str; 3] = [POLICY, STATE, RETRY_AFTER];
 
+/// [`FIELDS`] as metadata keys, parsed once (docs/performance.md "Header
+/// names parsed once").
+static KEYS: std::sync::LazyLock<[tonic::metadata::AsciiMetadataKey; 3]> =
+    std::sync::LazyLock::new(|| FIELDS.map(tonic::metadata::AsciiMetadataKey::from_static));
+
 /// The one policy's identifier in both fields.
 pub const POLICY_NAME: &str = "default";
 
@@ -31,7 +36,7 @@ pub const POLICY_NAME: &str = "default";
 pub fn from_metadata(metadata: &MetadataMap) -> Vec<(&'static str, String)> {
     FIELDS
         .into_iter()
-        .zip(crate::keys::metadata::RATE_LIMIT.iter())
+        .zip(KEYS.iter())
         .filter_map(|(name, key)| {
             let value = metadata.get(key)?.to_str().ok()?;
             value.bytes().all(|b| b == b' ' || b.is_ascii_graphic()).then(|| (name, value.to_owned()))
