@@ -212,6 +212,6 @@ fn answer(document: FeedDocument, request: &HeaderMap, request_id: &str) -> Resp
     }
     set(header::CACHE_CONTROL, CACHE_CONTROL);
     set(header::REFERRER_POLICY, "no-referrer");
-    set(axum::http::HeaderName::from_static(envelope::REQUEST_ID_HEADER), request_id);
+    set(mediaops_proto::keys::header::REQUEST_ID, request_id);
     response
 }

@@ -1,6 +1,7 @@
 //! The HTTP layers around the gateway's router (docs/http.md), outermost first: the trace span (with a client's W3C
-//! trace id), CORS, the whole-request timeout, [`crate::etag::mark_encoding`],
-//! gzip/br compression; the ETag layer sits inside, on the operation routes.
+//! trace id), CORS, [`crate::etag::mark_encoding`], gzip/br compression, the
+//! whole-request timeout; the watch-list feeds and the ETag layer sit inside
+//! ([`crate::feeds`], [`crate::etag`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -224,8 +225,8 @@ where
         // One id for the whole request: a request without an acceptable id
         // of its own gets it here, in its headers, so the handler, the
         // core's usage record and this layer's 408 all carry the same one.
-        let request_id = envelope::request_id(request.headers());
         let given = request.headers().get(keys::REQUEST_ID).and_then(|v| v.to_str().ok());
+        let request_id = request_id::accept_or_new(given);
         if given != Some(request_id.as_str())
             && let Ok(value) = HeaderValue::from_str(&request_id)
         {

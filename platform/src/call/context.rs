@@ -22,7 +22,8 @@ pub struct CallContext {
     /// empty, …); shared by the clones of one call's context.
     pub warnings: Warnings,
     /// The task this call started, when its answer has no field for the id
-    /// (a sync receipt): sent as the response metadata [`TASK_ID_METADATA`]
+    /// (a sync receipt): sent as the response metadata
+    /// [`mediaops_proto::task_id::METADATA`]
     /// and shown as the envelope's top-level `taskId` (docs/sync.md).
     pub task_id: TaskIdSlot,
     /// The W3C trace id of the call's `traceparent` metadata, when it has a
@@ -57,14 +58,11 @@ impl CallContext {
 
 /// The envelope's optional `warnings` array of one call: filled by the
 /// handler, sent by the pipeline as the response metadata
-/// [`WARNINGS_METADATA`] (one UTF-8 entry per warning), turned into the
+/// [`mediaops_proto::warnings::METADATA`] (one UTF-8 entry per warning), turned into the
 /// envelope's top-level `warnings` by the gateway. Absent when empty; never
 /// changes `data`.
 #[derive(Debug, Clone, Default)]
 pub struct Warnings(Arc<Mutex<Vec<String>>>);
-
-/// The binary gRPC metadata key carrying each warning (UTF-8 bytes).
-pub const WARNINGS_METADATA: &str = mediaops_proto::warnings::METADATA;
 
 /// Warnings an answer carries at most; the last one then says how many
 /// more there were. Warnings travel as response metadata, so an unbounded
@@ -101,9 +99,6 @@ impl Warnings {
 fn more_count(warning: &str) -> Option<usize> {
     warning.strip_prefix("… and ")?.strip_suffix(" more warnings")?.parse().ok()
 }
-
-/// The ASCII gRPC metadata key carrying the id of the task a call started.
-pub const TASK_ID_METADATA: &str = mediaops_proto::task_id::METADATA;
 
 /// The id of the task one call started, if any; shared by the clones of the
 /// call's context.

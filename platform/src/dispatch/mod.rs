@@ -62,12 +62,6 @@ use delivery::{PendingSettlement, SettleOnDelivery};
 use pricing::Pricing;
 use settlement::Settlement;
 
-/// Metadata key of the request id, in both directions.
-pub const REQUEST_ID: &str = mediaops_proto::request_id::HEADER;
-
-/// Metadata key (and HTTP header) of the idempotency key.
-pub const IDEMPOTENCY_KEY: &str = mediaops_proto::idempotency::HEADER;
-
 /// Everything the pipeline needs, shared by all calls.
 pub struct Pipeline {
     /// Every operation and its handler.

@@ -8,7 +8,7 @@
 mod services;
 mod sourced;
 
-pub use crate::call::{CallContext, OperationInfo, TASK_ID_METADATA, TaskIdSlot, WARNINGS_METADATA, Warnings};
+pub use crate::call::{CallContext, OperationInfo, TaskIdSlot, Warnings};
 
 // Keys from a fixed set (operations, fields): foldhash, not SipHash
 // (docs/performance.md "Fixed-key maps with foldhash").
