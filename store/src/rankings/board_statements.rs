@@ -84,14 +84,18 @@ impl Dialect {
                 );
                 return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
             }
-            // Per entity, its rows inside the window (index (entity, day)):
-            // the one holding its last snapshot there is the one whose
-            // next snapshot comes after the window.
-            let rows = format!(
-                "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r{} WHERE r.{key} = m.match_id AND r.platform = {platform} \
-                 AND r.day >= {first} AND r.day <= {last} AND r.next_day > {last})",
-                self.entity_index(days, key)
-            );
+            let rows = if crate::plans::index_ordered() {
+                self.last_row_inside(days, key, matches, [&platform, &first, &last])
+            } else {
+                // Per entity, its rows inside the window (index (entity,
+                // day)): the one holding its last snapshot there is the
+                // one whose next snapshot comes after the window.
+                format!(
+                    "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r{} WHERE r.{key} = m.match_id \
+                     AND r.platform = {platform} AND r.day >= {first} AND r.day <= {last} AND r.next_day > {last})",
+                    self.entity_index(days, key)
+                )
+            };
             if q.first >= q.last {
                 return WindowRows { from: format!("{rows} e"), baseline: Baseline::OneDay { day_before } };
             }
@@ -120,6 +124,33 @@ impl Dialect {
                 "{rows} e LEFT JOIN {days} b ON b.platform = {platform} AND b.day = {day_before} AND b.{key} = e.{key}"
             ),
             baseline: Baseline::Joined { days, key, first },
+        }
+    }
+
+    /// Per entity of `matches` (a statement of ids, `match_id`), its row of
+    /// `days` holding its last snapshot inside the window `[first, last]`
+    /// (placeholders `[platform, first, last]`): the row of its latest day
+    /// there, whose next snapshot is by definition after the window. One
+    /// row read per entity: SQLite takes the latest day from the `(entity,
+    /// day)` index alone (`max`, which the index answers with one seek; in
+    /// a table without row ids the index also holds the key) and probes the
+    /// primary key `(platform, day, entity)`; PostgreSQL walks the same
+    /// index backward and stops at the first row (`LATERAL … LIMIT 1`). The
+    /// replaced shape read every row of the window of each entity (7 for a
+    /// week) to keep the one whose `next_day` is past it (docs/rankings.md
+    /// "Keyword boards").
+    fn last_row_inside(self, days: &str, key: &str, matches: &str, [platform, first, last]: [&str; 3]) -> String {
+        match self {
+            Dialect::Sqlite => format!(
+                "(SELECT r.* FROM ({matches}) m CROSS JOIN {days} r WHERE r.platform = {platform} \
+                 AND r.{key} = m.match_id AND r.day = (SELECT max(x.day) FROM {days} x{} \
+                 WHERE x.{key} = m.match_id AND x.day >= {first} AND x.day <= {last}))",
+                self.entity_index(days, key)
+            ),
+            Dialect::Postgres => format!(
+                "(SELECT r.* FROM ({matches}) m CROSS JOIN LATERAL (SELECT * FROM {days} x WHERE x.{key} = m.match_id \
+                 AND x.platform = {platform} AND x.day >= {first} AND x.day <= {last} ORDER BY x.day DESC LIMIT 1) r)"
+            ),
         }
     }
 
@@ -482,6 +513,15 @@ mod tests {
             sqlite.contains("CROSS JOIN work_days r WHERE r.platform = ?2 AND r.day = ?4 AND r.work = m.match_id"),
             "a one-day keyword board probes the day's row by primary key: {sqlite}"
         );
+        let keyword_week = BoardQuery { first: query(12, 18).first, ..keyword.clone() };
+        let (sqlite, _) = Dialect::Sqlite.work_board(&keyword_week).unwrap().unwrap();
+        assert!(
+            sqlite.contains("AND r.work = m.match_id AND r.day = (SELECT max(x.day) FROM work_days x INDEXED BY work_days_work"),
+            "a week's keyword board reads each work's last row of the window alone: {sqlite}"
+        );
+        let (postgres, _) = Dialect::Postgres.work_board(&keyword_week).unwrap().unwrap();
+        assert!(postgres.contains("CROSS JOIN LATERAL (SELECT * FROM work_days x WHERE x.work = m.match_id"));
+        assert!(postgres.contains("ORDER BY x.day DESC LIMIT 1) r) e LEFT JOIN work_days b"));
         let interactions = BoardQuery { counter: Counter::Interactions, ..keyword };
         let (postgres, params) = Dialect::Postgres.work_board(&interactions).unwrap().unwrap();
         assert!(postgres.contains("FROM work_snapshots s WHERE s.work = k.work AND s.captured_at >= $3"));
