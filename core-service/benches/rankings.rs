@@ -43,6 +43,9 @@
 //!   the series read, a search's count and page as two statements) and then
 //!   with the index-ordered ones, and both answers must be the same bytes;
 //!   `RANKINGS_BENCH_PLANS=new` calls only the index-ordered ones.
+//! - CPU: `cpu p50` is the median CPU time (user + system, every thread
+//!   of the process: on SQLite the database's work too) per call, which
+//!   the machine's other load does not inflate as it does the wall clock.
 //! - Cold start: the first call of each operation is printed apart
 //!   (`first`); the first call of a run is the process's first read of the
 //!   store.
@@ -470,6 +473,22 @@ fn search_requests() -> Vec<(&'static str, Bytes)> {
     entries.into_iter().map(|(method, body)| (method, Bytes::from(body))).collect()
 }
 
+/// CPU time (user + system) of this process so far, every thread: the
+/// service's own work and, on SQLite, the database's (it runs in the
+/// process), not the time spent waiting for a core, which on a shared
+/// machine the wall-clock figures include. PostgreSQL's work runs in its
+/// server and is not in it.
+fn process_cpu() -> Duration {
+    // SAFETY: getrusage writes the struct it is given; zeroed is a valid rusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage owned by this frame.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Duration::ZERO;
+    }
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
@@ -570,22 +589,26 @@ async fn run(backend: &str, store: Arc<dyn ContentStore>, calls: usize) -> Runs 
                 Principal { account_id: "bench".into(), key_id: "bench".into(), key_prefix: "bench".into() };
             let ctx = CallContext::new("bench".into(), principal, info.clone());
             let mut times = Vec::with_capacity(calls);
+            let mut cpu = Vec::with_capacity(calls);
             let mut answer = Bytes::new();
             for _ in 0..calls {
-                let t = Instant::now();
+                let (t, c) = (Instant::now(), process_cpu());
                 answer = handler(ctx.clone(), request.clone()).await.unwrap_or_else(|e| panic!("{method}: {e}"));
                 times.push(t.elapsed());
+                cpu.push(process_cpu().saturating_sub(c));
             }
             let warnings = ctx.warnings.list();
             let first = times.first().copied().unwrap_or_default();
             times.sort();
+            cpu.sort();
             println!(
-                "{backend}{}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  first {:>8.1} ms  ({} bytes){}",
+                "{backend}{}  {:<40} p50 {:>8.1} ms  p99 {:>8.1} ms  first {:>8.1} ms  cpu p50 {:>7.1} ms  ({} bytes){}",
                 if replaced { " before" } else { "" },
                 info.key(),
                 percentile(&times, 0.5).as_secs_f64() * 1e3,
                 percentile(&times, 0.99).as_secs_f64() * 1e3,
                 first.as_secs_f64() * 1e3,
+                percentile(&cpu, 0.5).as_secs_f64() * 1e3,
                 answer.len(),
                 if warnings.is_empty() { String::new() } else { format!("  warnings: {warnings:?}") }
             );

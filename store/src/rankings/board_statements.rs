@@ -516,7 +516,9 @@ mod tests {
         let keyword_week = BoardQuery { first: query(12, 18).first, ..keyword.clone() };
         let (sqlite, _) = Dialect::Sqlite.work_board(&keyword_week).unwrap().unwrap();
         assert!(
-            sqlite.contains("AND r.work = m.match_id AND r.day = (SELECT max(x.day) FROM work_days x INDEXED BY work_days_work"),
+            sqlite.contains(
+                "AND r.work = m.match_id AND r.day = (SELECT max(x.day) FROM work_days x INDEXED BY work_days_work"
+            ),
             "a week's keyword board reads each work's last row of the window alone: {sqlite}"
         );
         let (postgres, _) = Dialect::Postgres.work_board(&keyword_week).unwrap().unwrap();
