@@ -59,21 +59,6 @@ static TERM_LISTS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::
 /// work write runs them).
 static TERM_ROWS_OF_WORK: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| DIALECT.term_rows_of_work());
 
-/// The page cache of each pooled connection (`PRAGMA cache_size`; SQLite's
-/// default is 2 MiB): 64 MiB, allocated as pages are read. At 1,000,000
-/// works the interior pages of the big b-trees (`work_days`,
-/// `work_snapshots`, `works`: thousands each) did not fit in 2 MiB, so
-/// every lookup of a keyword board read them again from the file (half a
-/// board's CPU was system time); with the larger cache a repeated board
-/// reads none (docs/rankings.md "Keyword boards"). At most four times this
-/// per store (the pool's connections).
-pub(crate) const CONNECTION_CACHE_KIB: u32 = 65_536;
-
-/// `CONNECTION_CACHE_KIB` as `PRAGMA cache_size`'s value (negative: KiB).
-pub(crate) fn connection_cache() -> String {
-    format!("-{CONNECTION_CACHE_KIB}")
-}
-
 /// The embedded store.
 pub type SqliteStore = SqlStore<Sqlite>;
 
@@ -91,7 +76,6 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .pragma("cache_size", connection_cache())
             .busy_timeout(std::time::Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         migrator().run(&pool).await?;
@@ -217,39 +201,4 @@ fn restrict(path: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     let _ = path;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test (clippy.toml)
-
-    use super::*;
-    use crate::ContentStore;
-
-    /// `PRAGMA cache_size` of as many pooled connections as the pool holds
-    /// (each held at once, so that each is a different one).
-    async fn caches(store: &SqliteStore) -> Vec<i64> {
-        let mut held = Vec::new();
-        let mut sizes = Vec::new();
-        for _ in 0..4 {
-            let mut conn = store.pool.acquire().await.unwrap();
-            sizes.push(sqlx::query_scalar("PRAGMA cache_size").fetch_one(&mut *conn).await.unwrap());
-            held.push(conn);
-        }
-        sizes
-    }
-
-    #[tokio::test]
-    async fn every_connection_keeps_the_larger_page_cache_also_after_a_bulk_call() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join(FILE_NAME)).await.unwrap();
-        let expected = -i64::from(CONNECTION_CACHE_KIB);
-        assert_eq!(caches(&store).await, vec![expected; 4]);
-        let work = Work { platform: "shortvideo".into(), platform_id: "w1".into(), ..Work::default() };
-        store.write(&[crate::model::Record::Work(work)]).await.unwrap();
-        let snapshot = WorkSnapshot { likes: Some(1), ..WorkSnapshot::default() };
-        let report = store.bulk_work_snapshots("shortvideo", &[("w1".to_owned(), snapshot)]).await.unwrap();
-        assert_eq!(report.written, 1, "{report:?}");
-        assert_eq!(caches(&store).await, vec![expected; 4], "a bulk call sets its connection's cache back");
-    }
 }

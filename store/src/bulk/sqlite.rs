@@ -44,7 +44,7 @@ pub async fn load<S: BulkSnapshot>(
         tx.commit().await
     }
     .await;
-    sqlx::query(&connection_cache()).execute(&mut *conn).await?;
+    sqlx::query(DEFAULT_CACHE).execute(&mut *conn).await?;
     written?;
     Ok(report)
 }
@@ -53,11 +53,9 @@ pub async fn load<S: BulkSnapshot>(
 /// is 2 MiB, a few thousand index pages).
 const BULK_CACHE: &str = "PRAGMA cache_size = -262144";
 
-/// The pooled connections' page cache ([`crate::sqlite::CONNECTION_CACHE_KIB`]),
-/// set again after a bulk call (which frees the pages above it).
-fn connection_cache() -> String {
-    format!("PRAGMA cache_size = {}", crate::sqlite::connection_cache())
-}
+/// SQLite's default page cache, set again after a bulk call (which frees
+/// the pages above it).
+const DEFAULT_CACHE: &str = "PRAGMA cache_size = -2000";
 
 /// `platform_id → id` of the stored entities among `platform_ids`.
 async fn resolve(
