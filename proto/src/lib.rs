@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod json_schema;
 pub mod keys;
 pub mod log_fields;
+pub mod log_time;
 pub mod logging;
 pub mod options;
 pub mod rate_limit;

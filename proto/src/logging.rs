@@ -61,6 +61,7 @@ pub fn init() {
         eprintln!("{FORMAT_VARIABLE}={value:?} is not one of text, json: logging as text");
     }
     let builder = tracing_subscriber::fmt()
+        .with_timer(crate::log_time::SecondCachedTime)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(move || CappedLines::new(io::stderr(), format));
     match format {
