@@ -9,7 +9,7 @@
 //! while the second is the same.
 
 use std::cell::RefCell;
-use std::fmt;
+use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
@@ -28,35 +28,34 @@ thread_local! {
 
 impl FormatTime for SecondCachedTime {
     fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
-        let mut line = String::with_capacity(27);
-        write_instant(SystemTime::now(), &mut line);
-        w.write_str(&line)
+        write_instant(SystemTime::now(), w)
     }
 }
 
-/// Appends `at` as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds,
+/// Writes `at` as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds,
 /// truncated) to `out`. An instant before 1970 is written as the epoch's
 /// first second.
-pub fn write_instant(at: SystemTime, out: &mut String) {
+///
+/// # Errors
+/// Only `out`'s own.
+pub fn write_instant(at: SystemTime, out: &mut impl Write) -> fmt::Result {
     let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
     let second = since.as_secs();
     SECOND.with_borrow_mut(|(cached, text)| {
         if *cached != second {
             text.clear();
             let datetime: DateTime<Utc> = (UNIX_EPOCH + std::time::Duration::from_secs(second)).into();
-            use std::fmt::Write;
             // Writing into a String cannot fail.
             let _ = write!(text, "{}.", datetime.format("%Y-%m-%dT%H:%M:%S"));
             *cached = second;
         }
-        out.push_str(text);
-    });
-    let micros = since.subsec_micros();
+        out.write_str(text)
+    })?;
     let mut digits = itoa::Buffer::new();
-    let digits = digits.format(micros);
-    out.extend(std::iter::repeat_n('0', 6 - digits.len()));
-    out.push_str(digits);
-    out.push('Z');
+    let digits = digits.format(since.subsec_micros());
+    out.write_str(&"000000"[digits.len()..])?;
+    out.write_str(digits)?;
+    out.write_char('Z')
 }
 
 #[cfg(test)]
@@ -80,7 +79,7 @@ mod tests {
         instants.push(start + Duration::from_nanos(1_000_000_999));
         for at in instants {
             let mut ours = String::new();
-            write_instant(at, &mut ours);
+            write_instant(at, &mut ours).unwrap();
             assert_eq!(ours, reference(at), "at {at:?}");
         }
     }
@@ -88,7 +87,7 @@ mod tests {
     #[test]
     fn an_instant_before_the_epoch_is_the_epoch() {
         let mut ours = String::new();
-        write_instant(UNIX_EPOCH - Duration::from_secs(5), &mut ours);
+        write_instant(UNIX_EPOCH - Duration::from_secs(5), &mut ours).unwrap();
         assert_eq!(ours, "1970-01-01T00:00:00.000000Z");
     }
 }
