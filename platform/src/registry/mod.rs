@@ -90,17 +90,7 @@ impl Registry {
         F: Fn(CallContext, Req) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Resp, ServiceError>> + Send + 'static,
     {
-        let info = self.named(full_method)?;
-        anyhow::ensure!(
-            info.method.input().full_name() == Req::full_name()
-                && info.method.output().full_name() == Resp::full_name(),
-            "{full_method} takes {} and returns {}, not {} / {}",
-            info.method.input().full_name(),
-            info.method.output().full_name(),
-            Req::full_name(),
-            Resp::full_name()
-        );
-        let grpc_path = info.grpc_path.clone();
+        let grpc_path = self.typed_path::<Req, Resp>(full_method)?.grpc_path.clone();
         anyhow::ensure!(!self.handlers.contains_key(&grpc_path), "{full_method} has two handlers");
         let handler = Arc::new(handler);
         let erased: Handler = Arc::new(move |ctx: CallContext, bytes: Bytes| {
@@ -131,6 +121,25 @@ impl Registry {
         anyhow::ensure!(!self.handlers.contains_key(grpc_path), "{grpc_path} has two handlers");
         self.handlers.insert(grpc_path.to_owned(), handler);
         Ok(())
+    }
+
+    /// The RPC named `full_method` (`package.Service.Method`), checked to
+    /// take `Req` and return `Resp`.
+    fn typed_path<Req: prost::Name, Resp: prost::Name>(
+        &self,
+        full_method: &str,
+    ) -> anyhow::Result<&Arc<OperationInfo>> {
+        let info = self.named(full_method)?;
+        anyhow::ensure!(
+            info.method.input().full_name() == Req::full_name()
+                && info.method.output().full_name() == Resp::full_name(),
+            "{full_method} takes {} and returns {}, not {} / {}",
+            info.method.input().full_name(),
+            info.method.output().full_name(),
+            Req::full_name(),
+            Resp::full_name()
+        );
+        Ok(info)
     }
 
     /// The RPC named `full_method` (`package.Service.Method`).

@@ -24,13 +24,7 @@ impl Registry {
             .find(|op| op.key() == operation_key)
             .map(|op| op.grpc_path.clone())
             .ok_or_else(|| anyhow::anyhow!("no operation {operation_key}"))?;
-        self.handle_encoded(
-            &grpc_path,
-            Arc::new(move |ctx: CallContext, request: Bytes| {
-                let chain = chain.clone();
-                Box::pin(async move { chain.call(&ctx, request).await })
-            }),
-        )
+        self.handle_encoded(&grpc_path, chain_handler(chain))
     }
 
     /// Registers `full_method` (`package.Service.Method`) as answered by a
@@ -51,20 +45,22 @@ impl Registry {
         F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
     {
-        let operation_key = self
-            .operations()
-            .find(|info| info.method.full_name() == full_method)
-            .map(|info| info.key().to_owned())
-            .ok_or_else(|| anyhow::anyhow!("no operation RPC named {full_method}"))?;
-        let chain = Arc::new(fallbacks.typed_chain(&operation_key, name, state, f));
-        self.handle(full_method, move |ctx, request: Req| {
-            let chain = chain.clone();
-            async move {
-                let bytes = chain.call(&ctx, Bytes::from(request.encode_to_vec())).await?;
-                Resp::decode(bytes).map_err(|e| {
-                    ServiceError::internal(format!("a source answered a malformed {}: {e}", Resp::full_name()))
-                })
-            }
-        })
+        let info = self.typed_path::<Req, Resp>(full_method)?;
+        let (grpc_path, operation_key) = (info.grpc_path.clone(), info.key().to_owned());
+        // The chain's first source decodes the request and encodes its
+        // answer, and every source answers the encoded response: its bytes
+        // are the call's answer, without decoding and encoding them again
+        // here (docs/performance.md "One encoding of a stored answer").
+        let chain = Arc::new(fallbacks.typed_chain::<S, Req, Resp, F, Fut>(&operation_key, name, state, f));
+        self.handle_encoded(&grpc_path, chain_handler(chain))
     }
+}
+
+/// The handler answering every call through `chain` (encoded messages in
+/// and out).
+fn chain_handler(chain: Arc<SourceChain>) -> super::Handler {
+    Arc::new(move |ctx: CallContext, request: Bytes| {
+        let chain = chain.clone();
+        Box::pin(async move { chain.call(&ctx, request).await })
+    })
 }
