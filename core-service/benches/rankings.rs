@@ -760,6 +760,17 @@ async fn build_boards(backend: &str, store: Arc<dyn ContentStore>) -> BoardBuild
     }
 }
 
+/// The store's settings, with `RANKINGS_BENCH_SQLITE_MMAP_MIB` (when set)
+/// as the SQLite memory mapping (docs/store.md "Memory mapping").
+fn sqlite_settings() -> mediaops_store::PoolSettings {
+    let mut settings = mediaops_store::PoolSettings::default();
+    if let Ok(mib) = std::env::var("RANKINGS_BENCH_SQLITE_MMAP_MIB") {
+        settings.sqlite_mmap_bytes = mib.parse::<u64>().expect("RANKINGS_BENCH_SQLITE_MMAP_MIB: MiB") << 20;
+    }
+    println!("SQLite memory mapping: {} MiB", settings.sqlite_mmap_bytes >> 20);
+    settings
+}
+
 #[tokio::main]
 async fn main() {
     let days = env("RANKINGS_BENCH_SNAPSHOTS", 10) as u64;
@@ -779,7 +790,7 @@ async fn main() {
                 Some(k) => k.dir.join(format!("sqlite-{works}x{days}.sqlite")),
                 None => temp.path().join("store.sqlite"),
             };
-            let store = Arc::new(SqliteStore::open(&path).await.expect("open SQLite"));
+            let store = Arc::new(SqliteStore::open_with(&path, sqlite_settings()).await.expect("open SQLite"));
             let ingestion = fill_or_reuse("sqlite", store.as_ref(), works, days, kept.as_ref()).await;
             let runs = run("sqlite", store.clone(), calls).await;
             push_runs(&mut outcomes, ("sqlite", "sqlite before"), works, ingestion, runs, None);

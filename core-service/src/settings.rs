@@ -42,6 +42,10 @@ pub struct CoreSettings {
     /// Seconds a call waits for a PostgreSQL connection before it fails
     /// with 503 `store_unavailable` (`MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS`).
     pub store_acquire_timeout_secs: u64,
+    /// MiB of the SQLite file each store connection reads through a memory
+    /// mapping (`MEDIAOPS_SQLITE_MMAP_MIB`, 0..=65536, default 65536 = the whole file; 0 =
+    /// none; docs/store.md "Memory mapping"). Unused with PostgreSQL.
+    pub sqlite_mmap_mib: u64,
     /// Seconds between two readiness checks of the ledger and the store
     /// (`MEDIAOPS_READINESS_INTERVAL_SECS`; docs/errors.md "Liveness and
     /// readiness"); a store whose schema is missing is migrated by them.
@@ -97,6 +101,10 @@ pub struct CoreSettings {
     pub listener: mediaops_listener::ListenerSettings,
 }
 
+/// The largest `MEDIAOPS_SQLITE_MMAP_MIB`: the most the bundled SQLite maps
+/// (it would lower a larger setting silently).
+const MAX_SQLITE_MMAP_MIB: u64 = mediaops_store::sqlite::MAX_MMAP_BYTES >> 20;
+
 impl Default for CoreSettings {
     fn default() -> Self {
         CoreSettings {
@@ -111,6 +119,7 @@ impl Default for CoreSettings {
             operation_timeout_secs: 60,
             database_url: None,
             store_acquire_timeout_secs: 2,
+            sqlite_mmap_mib: mediaops_store::sqlite::DEFAULT_MMAP_BYTES >> 20,
             readiness_interval_secs: 5,
             snapshot_retention_days: mediaops_store::retention::DEFAULT_RETENTION_DAYS,
             now: None,
@@ -196,6 +205,10 @@ impl CoreSettings {
         anyhow::ensure!(
             (1..=300).contains(&self.store_acquire_timeout_secs),
             "MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS must be 1..300"
+        );
+        anyhow::ensure!(
+            self.sqlite_mmap_mib <= MAX_SQLITE_MMAP_MIB,
+            "MEDIAOPS_SQLITE_MMAP_MIB must be 0..={MAX_SQLITE_MMAP_MIB}"
         );
         anyhow::ensure!(
             (1..=300).contains(&self.readiness_interval_secs),
@@ -366,6 +379,8 @@ mod tests {
         assert!(with(|s| s.bootstrap_key = Some("short".into())).is_err());
         assert!(with(|s| s.store_acquire_timeout_secs = 0).is_err());
         assert!(with(|s| s.readiness_interval_secs = 0).is_err());
+        assert!(with(|s| s.sqlite_mmap_mib = 0).is_ok());
+        assert!(with(|s| s.sqlite_mmap_mib = 65_537).is_err());
         assert!(with(|s| s.rate_limit.default_rate = "20/s".into()).is_ok());
         let err = with(|s| s.rate_limit.default_rate = "20 per second".into()).unwrap_err().to_string();
         assert!(err.contains("MEDIAOPS_RATE_LIMIT__DEFAULT_RATE"), "{err}");

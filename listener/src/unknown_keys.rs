@@ -29,6 +29,7 @@ pub const CORE_KEYS: &[&str] = &[
     "operation_timeout_secs",
     "database_url",
     "store_acquire_timeout_secs",
+    "sqlite_mmap_mib",
     "readiness_interval_secs",
     "snapshot_retention_days",
     "now",

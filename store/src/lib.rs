@@ -391,18 +391,27 @@ pub(crate) fn paging(page: u32, page_size: u32) -> StoreResult<(i64, i64)> {
     Ok((i64::from(page_size), i64::from(page - 1) * i64::from(page_size)))
 }
 
-/// Connection pool limits of the PostgreSQL store.
+/// Settings of the store's connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolSettings {
-    /// Longest wait for a connection (from the pool or a new one) before a
-    /// call fails with 503 `store_unavailable` instead of hanging
-    /// (`MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS`, default 2 s).
+    /// Longest wait for a PostgreSQL connection (from the pool or a new
+    /// one) before a call fails with 503 `store_unavailable` instead of
+    /// hanging (`MEDIAOPS_STORE_ACQUIRE_TIMEOUT_SECS`, default 2 s).
     pub acquire_timeout: std::time::Duration,
+    /// Bytes of the SQLite file each connection reads through a memory
+    /// mapping instead of `read` calls into its own page cache
+    /// (`PRAGMA mmap_size`; `MEDIAOPS_SQLITE_MMAP_MIB`, default
+    /// [`sqlite::DEFAULT_MMAP_BYTES`]; 0 = none; docs/store.md "Memory
+    /// mapping"). Unused by PostgreSQL.
+    pub sqlite_mmap_bytes: u64,
 }
 
 impl Default for PoolSettings {
     fn default() -> Self {
-        PoolSettings { acquire_timeout: std::time::Duration::from_secs(2) }
+        PoolSettings {
+            acquire_timeout: std::time::Duration::from_secs(2),
+            sqlite_mmap_bytes: sqlite::DEFAULT_MMAP_BYTES,
+        }
     }
 }
 
@@ -494,6 +503,6 @@ impl Opened {
 async fn connect(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
     Ok(match database_url {
         Some(url) => Opened::of(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
-        None => Opened::of(sqlite::SqliteStore::open(&data_dir.join(sqlite::FILE_NAME)).await?),
+        None => Opened::of(sqlite::SqliteStore::open_with(&data_dir.join(sqlite::FILE_NAME), pool).await?),
     })
 }

@@ -20,7 +20,7 @@ use super::listing::Dialect;
 use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
 use super::point_cache::PointCache;
 use super::retention::{self, PruneReport};
-use super::{StoreError, StoreResult, segment, sql};
+use super::{PoolSettings, StoreError, StoreResult, segment, sql};
 
 const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -62,9 +62,25 @@ static TERM_ROWS_OF_WORK: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock
 /// The embedded store.
 pub type SqliteStore = SqlStore<Sqlite>;
 
+/// The most of a file the bundled SQLite maps: 64 GiB, its
+/// `SQLITE_MAX_MMAP_SIZE` as this workspace compiles it (`.cargo/config.toml`;
+/// SQLite lowers a larger `mmap_size` to it silently).
+pub const MAX_MMAP_BYTES: u64 = 64 << 30;
+
+/// The default of [`PoolSettings::sqlite_mmap_bytes`]: [`MAX_MMAP_BYTES`], so
+/// the whole file is mapped (SQLite maps no more than the file's size;
+/// docs/store.md "Memory mapping").
+pub const DEFAULT_MMAP_BYTES: u64 = MAX_MMAP_BYTES;
+
 impl SqliteStore {
-    /// Opens (creating the file and its directory if absent) and migrates.
+    /// Opens (creating the file and its directory if absent) and migrates,
+    /// with the default [`PoolSettings`].
     pub async fn open(path: &Path) -> StoreResult<SqliteStore> {
+        Self::open_with(path, PoolSettings::default()).await
+    }
+
+    /// Opens as [`SqliteStore::open`] with `settings`' memory mapping.
+    pub async fn open_with(path: &Path, settings: PoolSettings) -> StoreResult<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::invalid("dataDir", format!("cannot create {}: {e}", dir.display())))?;
@@ -76,7 +92,8 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .busy_timeout(std::time::Duration::from_secs(10));
+            .busy_timeout(std::time::Duration::from_secs(10))
+            .pragma("mmap_size", settings.sqlite_mmap_bytes.to_string());
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         migrator().run(&pool).await?;
         let points = PointCache::open(path).map(Arc::new);
@@ -201,4 +218,26 @@ fn restrict(path: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     let _ = path;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mapping size each pool connection reports.
+    async fn mmap_size(store: &SqliteStore) -> i64 {
+        sqlx::query_scalar("PRAGMA mmap_size").fetch_one(&store.pool).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn connections_map_the_file_as_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let default = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(mmap_size(&default).await, DEFAULT_MMAP_BYTES as i64);
+        default.pool.close().await;
+        let none = PoolSettings { sqlite_mmap_bytes: 0, ..PoolSettings::default() };
+        let unmapped = SqliteStore::open_with(&path, none).await.unwrap();
+        assert_eq!(mmap_size(&unmapped).await, 0);
+    }
 }
