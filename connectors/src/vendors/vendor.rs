@@ -857,8 +857,21 @@ fn placeholders(path: &str) -> Vec<String> {
 /// Our encoded request as proto3 JSON with every field present.
 fn request_json(op: &MappedOperation, request: &Bytes) -> Result<Value, ServiceError> {
     let input = op.input.clone().ok_or_else(|| ServiceError::internal("a route is called with our request"))?;
+    request_json_of(input, request)
+}
+
+/// The JSON of `request` as a message of type `input`, every field with
+/// its default.
+///
+/// # Errors
+/// 400 `invalid_input` when the bytes are not such a message: the chain
+/// hands a vendor the caller's bytes as they came (a chain without the
+/// store has decoded them nowhere else), as the store's source would refuse
+/// them.
+fn request_json_of(input: MessageDescriptor, request: &Bytes) -> Result<Value, ServiceError> {
+    let name = input.full_name().to_owned();
     let message = DynamicMessage::decode(input, request.clone())
-        .map_err(|e| ServiceError::internal(format!("request not decodable: {e}")))?;
+        .map_err(|e| ServiceError::new(ErrorCode::InvalidInput, format!("the request is not a valid {name}: {e}")))?;
     message
         .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new().skip_default_fields(false))
         .map_err(|e| ServiceError::internal(format!("request not serializable: {e}")))
@@ -914,6 +927,19 @@ mod tests {
         let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         // In the filter's key order (serde_json keeps it).
         assert_eq!(pairs, [("q", "露营"), ("page", "2"), ("tag", "a"), ("tag", "b")]);
+    }
+
+    #[test]
+    fn a_request_that_is_not_the_message_is_the_callers_400() {
+        let input = mediaops_proto::descriptor_pool()
+            .get_message_by_name("mediaops.videosite.v1.SearchWorkRequest")
+            .expect("SearchWorkRequest");
+        // Field 1 (`keyword`), length 1, a byte that is not UTF-8.
+        let error = request_json_of(input.clone(), &Bytes::from_static(&[0x0a, 0x01, 0xff])).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidInput, "{}", error.message);
+        assert!(error.message.contains("SearchWorkRequest"), "{}", error.message);
+        let good = request_json_of(input, &Bytes::from_static(&[0x0a, 0x02, b'h', b'i'])).unwrap();
+        assert_eq!(good["keyword"], "hi");
     }
 
     #[test]
