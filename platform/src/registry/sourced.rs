@@ -41,7 +41,7 @@ impl Registry {
     where
         S: Send + Sync + ?Sized + 'static,
         Req: prost::Message + prost::Name + Default + 'static,
-        Resp: prost::Message + prost::Name + Default + 'static,
+        Resp: prost::Message + prost::Name + 'static,
         F: Fn(Arc<S>, CallContext, Req) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Answer<Resp>, ServiceError>> + Send + 'static,
     {
