@@ -50,6 +50,7 @@ start_redis() {
   if [[ $LEDGER == redis && -z "${REDIS_URL:-}" ]]; then
     redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no --dir "$RUN" --logfile "$RUN/redis.log" &
     PIDS+=($!)
+    REDIS_PID=$!
     REDIS_URL=redis://127.0.0.1:$1
   fi
 }

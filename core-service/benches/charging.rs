@@ -43,8 +43,10 @@ async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
         .map(|t| {
             let client = client.clone();
             let script = script.clone();
-            let keys: Vec<String> =
-                ["balance", "res", "resexp"].iter().map(|k| format!("{prefix}:{{bare{t}}}:{k}")).collect();
+            let keys: Vec<String> = ["balance", "res", "resexp", "res-cancelled"]
+                .iter()
+                .map(|k| format!("{prefix}:{{bare{t}}}:{k}"))
+                .collect();
             tokio::spawn(async move {
                 let mut conn = client.get_multiplexed_async_connection().await.unwrap();
                 let _: () = redis::cmd("SET").arg(&keys[0]).arg(i64::MAX / 2).query_async(&mut conn).await.unwrap();
@@ -53,8 +55,9 @@ async fn bare(url: &str, prefix: &str, parallel: usize) -> Duration {
                     for key in &keys {
                         invocation.key(key);
                     }
+                    // `lua/reserve.lua`: the clock, then points, id and expiry.
                     let _: (i64, i64) =
-                        invocation.arg(1).arg(i).arg(0).arg(i64::MAX).invoke_async(&mut conn).await.unwrap();
+                        invocation.arg(0).arg(1).arg(i).arg(i64::MAX).invoke_async(&mut conn).await.unwrap();
                 }
             })
         })

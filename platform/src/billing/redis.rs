@@ -28,7 +28,9 @@
 //! one round trip is under way share the next.
 //!
 //! Every command is answered within 2 s or fails
-//! ([`crate::redis_connection::Bounded`]); a reserve is one round trip. A
+//! ([`crate::redis_connection::Bounded`]); a reserve is one round trip,
+//! shared with the reserves made while the one before it was under way
+//! (`billing/redis/reserve_queue.rs`, whose 2 s count from the queueing). A
 //! reservation whose fate is unknown (its reserve, commit or release timed
 //! out: Redis may still run it when it resumes) is released again in the
 //! background, every second, until Redis answers or the reservation's time
@@ -43,8 +45,11 @@ use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
+use reserve_queue::{Reservation, ReserveQueue};
 use usage_queue::UsageQueue;
 
+mod group_commit;
+mod reserve_queue;
 mod usage_queue;
 use crate::auth::Principal;
 use crate::auth::keys::{display_prefix, hash_key};
@@ -60,7 +65,6 @@ pub const LIMIT: &str = "rate-limit";
 pub struct RedisLedger {
     redis: Bounded,
     prefix: String,
-    reserve: Script,
     settle: Script,
     sweep: Script,
     idempotency_begin: Script,
@@ -75,6 +79,10 @@ pub struct RedisLedger {
     /// the task that writes them.
     usage: UsageQueue,
     writing: tokio::task::AbortHandle,
+    /// Reserves, written in groups (`billing/redis/reserve_queue.rs`), and
+    /// the task that writes them.
+    reserves: ReserveQueue,
+    reserving: tokio::task::AbortHandle,
 }
 
 impl Drop for RedisLedger {
@@ -82,6 +90,7 @@ impl Drop for RedisLedger {
         self.subscription.abort();
         self.retrying.abort();
         self.writing.abort();
+        self.reserving.abort();
     }
 }
 
@@ -195,6 +204,7 @@ impl RedisLedger {
         let unsettled = Unsettled::default();
         let retrying = unsettled.retry(redis.clone(), prefix.to_owned()).abort_handle();
         let (usage, writing) = UsageQueue::start(redis.clone(), prefix.to_owned());
+        let (reserves, reserving) = ReserveQueue::start(redis.clone(), prefix.to_owned());
         Ok(RedisLedger {
             redis,
             caches,
@@ -203,8 +213,9 @@ impl RedisLedger {
             retrying,
             usage,
             writing: writing.abort_handle(),
+            reserves,
+            reserving: reserving.abort_handle(),
             prefix: prefix.to_owned(),
-            reserve: Script::new(include_str!("lua/reserve.lua")),
             settle: Script::new(include_str!("lua/settle.lua")),
             sweep: Script::new(include_str!("lua/sweep.lua")),
             idempotency_begin: Script::new(include_str!("lua/idempotency_begin.lua")),
@@ -373,45 +384,28 @@ impl Ledger for RedisLedger {
         Ok(known.then(|| balance.unwrap_or(0)))
     }
 
-    /// One round trip: the sweeper's index and the reserve script in one
-    /// pipeline (again through the script, which loads it, after a Redis
-    /// that lost its scripts). A reserve without an answer may still run
-    /// when Redis resumes: it is released again later (`Unsettled`).
+    /// One round trip, shared with the reserves made while the one before
+    /// it was under way (`billing/redis/reserve_queue.rs`): the sweeper's
+    /// index and the reserve script. A reserve without an answer may still
+    /// run when Redis resumes: it is released again later (`Unsettled`).
     async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
-        let mut redis = self.redis.clone();
-        let now = now_ms();
-        let expires = now + ttl.as_millis() as i64;
-        let [balance, held, expiry] = self.reservation_keys(account_id);
-        let keys = [balance, held, expiry, self.account(account_id, "res-cancelled")];
-        let mut pipe = redis::pipe();
-        pipe.sadd(self.res_accounts(), account_id).ignore();
-        pipe.cmd("EVALSHA")
-            .arg(self.reserve.get_hash())
-            .arg(keys.len())
-            .arg(&keys)
-            .arg(points)
-            .arg(id)
-            .arg(now)
-            .arg(expires);
-        let reply = match pipe.query_async::<((i64, i64),)>(&mut redis).await {
-            Ok((reply,)) => Ok(reply),
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                let mut invocation = self.reserve.prepare_invoke();
-                for key in keys {
-                    invocation.key(key);
-                }
-                invocation.arg(points).arg(id).arg(now).arg(expires).invoke_async(&mut redis).await
-            }
-            Err(e) => Err(e),
+        let expires_ms = now_ms() + ttl.as_millis() as i64;
+        let reservation = Reservation {
+            account_id: account_id.to_owned(),
+            id: id.to_owned(),
+            points,
+            expires_ms,
+            queued_at: tokio::time::Instant::now(),
         };
+        let reply = self.reserves.reserve(reservation).await;
         match reply {
             Ok((1, balance)) => Ok(Reserved::Held { balance }),
             Ok((0, balance)) => Ok(Reserved::Insufficient { balance }),
             // Only a reserve whose caller gave up on it is cancelled first.
             Ok((_, _)) => Err(unavailable("this reservation was cancelled before Redis ran it")),
             Err(e) => {
-                self.unsettled.push(account_id, id, expires);
-                Err(failed(e))
+                self.unsettled.push(account_id, id, expires_ms);
+                Err(e)
             }
         }
     }
@@ -591,6 +585,74 @@ mod tests {
             outcome: outcome.to_owned(),
             at: "2026-11-28T00:00:00.000Z".to_owned(),
         }
+    }
+
+    /// Reserves made at once share round trips, and each is still one
+    /// atomic step: of 150 one-point reserves on a balance of 100 (and 20
+    /// on another account), exactly 100 hold, each leaves a balance of its
+    /// own, and the sweeper's index names both accounts.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reserves_made_together_each_hold_once() {
+        let prefix = format!("mediaops-test-reserve-queue-{}", uuid::Uuid::new_v4());
+        let ledger = Arc::new(RedisLedger::connect(&redis_url(), &prefix).await.unwrap());
+        ledger.grant("team-a", 100).await.unwrap();
+        ledger.grant("team-b", 100).await.unwrap();
+        let reserving = (0..170).map(|n| {
+            let ledger = ledger.clone();
+            let account = if n < 150 { "team-a" } else { "team-b" };
+            tokio::spawn(async move { ledger.reserve(account, &format!("r{n}"), 1, Duration::from_secs(60)).await })
+        });
+        let answers: Vec<Reserved> =
+            futures::future::try_join_all(reserving).await.unwrap().into_iter().collect::<Result<_, _>>().unwrap();
+        let mut left: Vec<i64> = answers[..150]
+            .iter()
+            .filter_map(|answer| match answer {
+                Reserved::Held { balance } => Some(*balance),
+                Reserved::Insufficient { balance } => {
+                    assert_eq!(*balance, 0, "refused only once the balance is gone");
+                    None
+                }
+            })
+            .collect();
+        left.sort_unstable();
+        assert_eq!(left, (0..100).collect::<Vec<i64>>(), "each hold leaves a balance of its own");
+        assert!(answers[150..].iter().all(|answer| matches!(answer, Reserved::Held { .. })));
+        assert_eq!(ledger.balance("team-a").await.unwrap(), Some(0));
+        assert_eq!(ledger.balance("team-b").await.unwrap(), Some(80));
+        let mut redis = ledger.redis.clone();
+        let mut indexed: Vec<String> = redis.smembers(ledger.res_accounts()).await.unwrap();
+        indexed.sort();
+        assert_eq!(indexed, ["team-a", "team-b"]);
+        let keys: Vec<String> = redis.keys(format!("{prefix}:*")).await.unwrap();
+        let _: () = redis.del(keys).await.unwrap();
+    }
+
+    /// A reserve that arrives after its reservation was released again
+    /// (`lua/cancel.lua`: its caller gave up on it) holds nothing, and does
+    /// not stop the reserves beside it in its account's run.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reserve_cancelled_before_it_arrives_holds_nothing() {
+        let prefix = format!("mediaops-test-reserve-cancelled-{}", uuid::Uuid::new_v4());
+        let ledger = Arc::new(RedisLedger::connect(&redis_url(), &prefix).await.unwrap());
+        ledger.grant("team-a", 10).await.unwrap();
+        let script = Script::new(include_str!("lua/cancel.lua"));
+        let mut cancel = script.prepare_invoke();
+        for key in reservation_keys(&prefix, "team-a") {
+            cancel.key(key);
+        }
+        cancel.key(account_key(&prefix, "team-a", "res-cancelled"));
+        let until_ms = now_ms() + 60_000;
+        let _: i64 = cancel.arg("late").arg(until_ms).invoke_async(&mut ledger.redis.clone()).await.unwrap();
+        let (late, other) = tokio::join!(
+            ledger.reserve("team-a", "late", 4, Duration::from_secs(60)),
+            ledger.reserve("team-a", "other", 4, Duration::from_secs(60)),
+        );
+        assert_eq!(late.unwrap_err().code, mediaops_proto::error_code::ErrorCode::BillingUnavailable);
+        assert_eq!(other.unwrap(), Reserved::Held { balance: 6 });
+        assert_eq!(ledger.balance("team-a").await.unwrap(), Some(6));
+        let mut redis = ledger.redis.clone();
+        let keys: Vec<String> = redis.keys(format!("{prefix}:*")).await.unwrap();
+        let _: () = redis.del(keys).await.unwrap();
     }
 
     /// Many calls of two accounts settled at once share round trips: each

@@ -1,0 +1,163 @@
+//! Group commit for the Redis ledger (docs/performance.md "Redis round
+//! trips"): callers queue an item and wait for its answer; one task takes
+//! everything queued (up to [`MAX_BATCH`]) and writes it in one round trip
+//! through a [`GroupWrite`]. While that round trip is under way the next
+//! items queue up, so under load many calls share a round trip, and an idle
+//! queue sends a lone item at once (no timer, no added wait).
+//!
+//! Used for the reserves (`reserve_queue.rs`) and for the commits and usage
+//! lines (`usage_queue.rs`). Nothing about the money depends on the
+//! grouping: each item is still one atomic step of its script in Redis.
+
+use std::future::Future;
+
+use tokio::sync::{mpsc, oneshot};
+
+/// Items written by one round trip at most (a bound on one pipeline's run
+/// time in Redis: a few commands per item).
+pub(super) const MAX_BATCH: usize = 512;
+
+/// What writes one group: one round trip for `batch`.
+pub(super) trait GroupWrite: Send + Sync + 'static {
+    /// One queued item.
+    type Item: Send + 'static;
+    /// The answer of one item.
+    type Answer: Send + 'static;
+
+    /// Writes `batch` and answers each item, in `batch`'s order (exactly
+    /// `batch.len()` answers).
+    fn write(&self, batch: &[Self::Item]) -> impl Future<Output = Vec<Self::Answer>> + Send;
+}
+
+/// An item and where its answer goes.
+struct Queued<W: GroupWrite> {
+    item: W::Item,
+    reply: oneshot::Sender<W::Answer>,
+}
+
+/// The sending side of a group-committed queue; the task that drains it
+/// ends when this is dropped (or is aborted with its owner).
+pub(super) struct GroupQueue<W: GroupWrite> {
+    sender: mpsc::UnboundedSender<Queued<W>>,
+}
+
+impl<W: GroupWrite> GroupQueue<W> {
+    /// The queue and the task that writes it with `writer`.
+    pub(super) fn start(writer: W) -> (GroupQueue<W>, tokio::task::JoinHandle<()>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let task = tokio::spawn(drain(receiver, writer));
+        (GroupQueue { sender }, task)
+    }
+
+    /// Queues `item` and waits for its answer; `None` when the queue is
+    /// closing or its task ended before answering (the item may have been
+    /// written).
+    pub(super) async fn submit(&self, item: W::Item) -> Option<W::Answer> {
+        let (reply, answer) = oneshot::channel();
+        self.sender.send(Queued { item, reply }).ok()?;
+        answer.await.ok()
+    }
+}
+
+/// Writes what is queued, one round trip at a time, until the queue closes.
+async fn drain<W: GroupWrite>(mut receiver: mpsc::UnboundedReceiver<Queued<W>>, writer: W) {
+    let mut queued = Vec::new();
+    let (mut items, mut replies) = (Vec::new(), Vec::new());
+    while receiver.recv_many(&mut queued, MAX_BATCH).await > 0 {
+        for Queued { item, reply } in queued.drain(..) {
+            items.push(item);
+            replies.push(reply);
+        }
+        let answers = writer.write(&items).await;
+        debug_assert_eq!(answers.len(), items.len(), "one answer per item");
+        items.clear();
+        for (reply, answer) in replies.drain(..).zip(answers) {
+            // A caller that went away no longer waits for its answer.
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+/// The items of `batch` that are `kept`, by account (`account_of`): each
+/// account once, in the order it first came, with the indexes of its items
+/// in the order they came (one script run per account and group: the keys
+/// of one account share a Cluster slot).
+pub(super) fn by_account<'a, T>(
+    batch: &'a [T],
+    account_of: impl Fn(&'a T) -> &'a str,
+    kept: impl Fn(&T) -> bool,
+) -> Vec<(&'a str, Vec<usize>)> {
+    let mut accounts: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (index, item) in batch.iter().enumerate().filter(|(_, item)| kept(item)) {
+        let account = account_of(item);
+        match accounts.iter_mut().find(|(known, _)| *known == account) {
+            Some((_, items)) => items.push(index),
+            None => accounts.push((account, vec![index])),
+        }
+    }
+    accounts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Records each group it is given and answers every item doubled,
+    /// after a pause that lets the next items queue up.
+    struct Recording(Arc<Mutex<Vec<Vec<u32>>>>);
+
+    impl GroupWrite for Recording {
+        type Item = u32;
+        type Answer = u32;
+
+        async fn write(&self, batch: &[u32]) -> Vec<u32> {
+            self.0.lock().unwrap().push(batch.to_vec());
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            batch.iter().map(|n| n * 2).collect()
+        }
+    }
+
+    /// Items queued while a group is written share the next group, and
+    /// every caller gets its own answer.
+    #[tokio::test]
+    async fn items_queued_during_a_write_share_the_next_one() {
+        let groups = Arc::new(Mutex::new(Vec::new()));
+        let (queue, task) = GroupQueue::start(Recording(groups.clone()));
+        let queue = Arc::new(queue);
+        assert_eq!(queue.submit(1).await, Some(2), "a lone item is written at once");
+        let callers: Vec<_> = (10..20)
+            .map(|n| {
+                let queue = queue.clone();
+                tokio::spawn(async move { queue.submit(n).await })
+            })
+            .collect();
+        let mut answers = Vec::new();
+        for caller in callers {
+            answers.push(caller.await.unwrap());
+        }
+        assert_eq!(answers, (10..20).map(|n| Some(n * 2)).collect::<Vec<_>>());
+        let groups = groups.lock().unwrap().clone();
+        assert_eq!(groups[0], vec![1]);
+        assert!(groups.len() < 11, "ten items queued at once were not grouped: {groups:?}");
+        assert_eq!(groups.concat().len(), 11, "each item written once: {groups:?}");
+        task.abort();
+    }
+
+    #[test]
+    fn items_are_grouped_by_account_in_the_order_they_came() {
+        let batch = ["b", "a", "b", "c", "a", "b"];
+        let grouped = by_account(&batch, |item| item, |item| *item != "c");
+        assert_eq!(grouped, vec![("b", vec![0, 2, 5]), ("a", vec![1, 4])]);
+    }
+
+    /// A queue whose task has ended answers `None` rather than hanging.
+    #[tokio::test]
+    async fn a_stopped_queue_answers_none() {
+        let (queue, task) = GroupQueue::start(Recording(Arc::default()));
+        task.abort();
+        let _ = task.await;
+        assert_eq!(queue.submit(1).await, None);
+    }
+}
