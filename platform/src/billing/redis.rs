@@ -572,11 +572,11 @@ mod tests {
 
     /// The real Redis of the tests (`MEDIAOPS_TEST_REDIS_URL`, else the
     /// local one).
-    fn redis_url() -> String {
+    pub(super) fn redis_url() -> String {
         std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
     }
 
-    fn usage(account_id: &str, request_id: &str, points: i64, outcome: &str) -> UsageRecord {
+    pub(super) fn usage(account_id: &str, request_id: &str, points: i64, outcome: &str) -> UsageRecord {
         UsageRecord {
             request_id: request_id.to_owned(),
             account_id: account_id.to_owned(),

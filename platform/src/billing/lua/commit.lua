@@ -14,25 +14,55 @@
 -- serde in field order; inside a string every quote is escaped, so only
 -- the member itself can match).
 -- Returns one number per call: 1 when it committed, 0 when not (the
--- reservation was already gone, or there was none).
-local committed = {}
+-- reservation was already gone, or there was none, or an earlier call of
+-- the same run committed it).
+-- Each call is decided on its own, in order, but the writes are made once
+-- for the whole run (one HMGET, HDEL, ZREM and LPUSH, one HINCRBY per
+-- operation): Redis's work per call is Lua's, not a command's.
+local ids = {}
+for i = 2, #ARGV, 4 do
+  if ARGV[i] ~= '' then
+    ids[#ids + 1] = ARGV[i]
+  end
+end
+local held = {}
+if #ids > 0 then
+  local points = redis.call('HMGET', KEYS[2], unpack(ids))
+  for j, id in ipairs(ids) do
+    if points[j] then
+      held[id] = true
+    end
+  end
+end
+local committed, done_ids, lines, counts = {}, {}, {}, {}
 for i = 2, #ARGV, 4 do
   local id = ARGV[i]
   local line = ARGV[i + 1]
   local done = 0
   if id ~= '' then
-    if redis.call('HDEL', KEYS[2], id) == 1 then
-      redis.call('ZREM', KEYS[3], id)
+    if held[id] then
+      held[id] = nil
+      done_ids[#done_ids + 1] = id
       done = 1
     else
       line = (string.gsub(line, ',"points":%-?%d+,"outcome":', ',"points":0,"outcome":', 1))
     end
   end
-  redis.call('LPUSH', KEYS[4], line)
+  lines[#lines + 1] = line
   if ARGV[i + 3] == '1' then
-    redis.call('HINCRBY', KEYS[5], ARGV[i + 2], 1)
+    counts[ARGV[i + 2]] = (counts[ARGV[i + 2]] or 0) + 1
   end
   committed[#committed + 1] = done
+end
+if #done_ids > 0 then
+  redis.call('HDEL', KEYS[2], unpack(done_ids))
+  redis.call('ZREM', KEYS[3], unpack(done_ids))
+end
+if #lines > 0 then
+  redis.call('LPUSH', KEYS[4], unpack(lines))
+end
+for operation, n in pairs(counts) do
+  redis.call('HINCRBY', KEYS[5], operation, n)
 end
 redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[1]) - 1)
 return committed

@@ -165,3 +165,47 @@ impl UsageWriter {
         committed.into_iter().map(|done| done.ok_or_else(|| unavailable("no answer from Redis"))).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::billing::Ledger;
+    use crate::billing::redis::RedisLedger;
+    use crate::billing::redis::tests::{redis_url, usage};
+
+    /// Two settlements of one reservation in one run of `lua/commit.lua`:
+    /// the first commits it, the second is logged with 0 points, and both
+    /// are counted.
+    #[tokio::test]
+    async fn a_reservation_settled_twice_in_one_run_is_committed_once() {
+        let prefix = format!("mediaops-test-commit-twice-{}", uuid::Uuid::new_v4());
+        let ledger = RedisLedger::connect(&redis_url(), &prefix).await.unwrap();
+        ledger.grant("team-a", 10).await.unwrap();
+        ledger.reserve("team-a", "r1", 3, Duration::from_secs(60)).await.unwrap();
+        let writer = UsageWriter {
+            redis: crate::redis_connection::connect_bounded(&redis_url()).await.unwrap(),
+            prefix: prefix.clone(),
+            script: Script::new(include_str!("../lua/commit.lua")),
+        };
+        let record = usage("team-a", "r1", 3, "ok");
+        let settlement = || Settlement {
+            account_id: "team-a".to_owned(),
+            reservation_id: Some("r1".to_owned()),
+            charged: serde_json::to_string(&record).unwrap(),
+            operation_key: record.operation_key.clone(),
+            counted: true,
+        };
+        let answers: Vec<bool> =
+            writer.pipeline(&[settlement(), settlement()]).await.into_iter().map(Result::unwrap).collect();
+        assert_eq!(answers, [true, false]);
+        assert_eq!(ledger.balance("team-a").await.unwrap(), Some(7));
+        let log = ledger.usage_log("team-a", 10).await.unwrap();
+        assert_eq!(log.iter().map(|line| line.points).collect::<Vec<_>>(), [0, 3], "newest first");
+        assert_eq!(ledger.account_usage_counts("team-a").await.unwrap()["videosite.query-work"], 2);
+        let mut redis = ledger.redis.clone();
+        let keys: Vec<String> = redis::AsyncCommands::keys(&mut redis, format!("{prefix}:*")).await.unwrap();
+        let _: () = redis::AsyncCommands::del(&mut redis, keys).await.unwrap();
+    }
+}
