@@ -11,7 +11,12 @@
 
 use std::future::Future;
 
+use redis::Script;
 use tokio::sync::{mpsc, oneshot};
+
+use crate::billing::unavailable;
+use crate::redis_connection::Bounded;
+use mediaops_proto::error::ServiceError;
 
 /// Items written by one round trip at most (a bound on one pipeline's run
 /// time in Redis: a few commands per item).
@@ -27,6 +32,14 @@ pub(super) trait GroupWrite: Send + Sync + 'static {
     /// Writes `batch` and answers each item, in `batch`'s order (exactly
     /// `batch.len()` answers).
     fn write(&self, batch: &[Self::Item]) -> impl Future<Output = Vec<Self::Answer>> + Send;
+}
+
+/// Where a [`GroupWrite`] of the ledger writes: its connection, its key
+/// prefix and the script it runs once per account and group.
+pub(super) struct ScriptTarget {
+    pub(super) redis: Bounded,
+    pub(super) prefix: String,
+    pub(super) script: Script,
 }
 
 /// An item and where its answer goes.
@@ -56,6 +69,19 @@ impl<W: GroupWrite> GroupQueue<W> {
         let (reply, answer) = oneshot::channel();
         self.sender.send(Queued { item, reply }).ok()?;
         answer.await.ok()
+    }
+
+    /// [`GroupQueue::submit`] for a writer whose answers are results: a
+    /// closed queue is one more error.
+    ///
+    /// # Errors
+    /// The item's own error, or 503 `billing_unavailable` when the ledger
+    /// closed before Redis answered.
+    pub(super) async fn submit_or_fail<T>(&self, item: W::Item) -> Result<T, ServiceError>
+    where
+        W: GroupWrite<Answer = Result<T, ServiceError>>,
+    {
+        self.submit(item).await.unwrap_or_else(|| Err(unavailable("the ledger closed before Redis answered")))
     }
 }
 

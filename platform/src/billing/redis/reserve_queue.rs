@@ -16,7 +16,7 @@
 use redis::Script;
 use tokio::time::Instant;
 
-use super::group_commit::{GroupQueue, GroupWrite, by_account};
+use super::group_commit::{GroupQueue, GroupWrite, ScriptTarget, by_account};
 use super::{account_key, failed, reservation_keys};
 use crate::billing::{now_ms, unavailable};
 use crate::redis_connection::{Bounded, RESPONSE_TIMEOUT};
@@ -47,7 +47,7 @@ impl ReserveQueue {
     /// `prefix`).
     pub(super) fn start(redis: Bounded, prefix: String) -> (ReserveQueue, tokio::task::JoinHandle<()>) {
         let script = Script::new(include_str!("../lua/reserve.lua"));
-        let (queue, task) = GroupQueue::start(ReserveWriter { redis, prefix, script });
+        let (queue, task) = GroupQueue::start(ReserveWriter(ScriptTarget { redis, prefix, script }));
         (ReserveQueue(queue), task)
     }
 
@@ -58,16 +58,12 @@ impl ReserveQueue {
     /// answer within 2 s of this call (Redis may still run it), or the
     /// ledger is closing.
     pub(super) async fn reserve(&self, reservation: Reservation) -> Result<ReserveReply, ServiceError> {
-        self.0.submit(reservation).await.unwrap_or_else(|| Err(unavailable("the ledger closed before Redis answered")))
+        self.0.submit_or_fail(reservation).await
     }
 }
 
-/// Writes a group of reserves to Redis (keys under `prefix`).
-struct ReserveWriter {
-    redis: Bounded,
-    prefix: String,
-    script: Script,
-}
+/// Writes a group of reserves to Redis.
+struct ReserveWriter(ScriptTarget);
 
 impl GroupWrite for ReserveWriter {
     type Item = Reservation;
@@ -119,13 +115,13 @@ impl ReserveWriter {
         let keys: Vec<[String; 4]> = accounts
             .iter()
             .map(|(account_id, _)| {
-                let [balance, held, expiry] = reservation_keys(&self.prefix, account_id);
-                [balance, held, expiry, account_key(&self.prefix, account_id, "res-cancelled")]
+                let [balance, held, expiry] = reservation_keys(&self.0.prefix, account_id);
+                [balance, held, expiry, account_key(&self.0.prefix, account_id, "res-cancelled")]
             })
             .collect();
         let scripts = |pipe: &mut redis::Pipeline| {
             for (keys, (_, reserves)) in keys.iter().zip(accounts) {
-                let script = pipe.cmd("EVALSHA").arg(self.script.get_hash()).arg(keys.len()).arg(keys).arg(now_ms);
+                let script = pipe.cmd("EVALSHA").arg(self.0.script.get_hash()).arg(keys.len()).arg(keys).arg(now_ms);
                 for &index in reserves {
                     let reservation = &batch[index];
                     script.arg(reservation.points).arg(&reservation.id).arg(reservation.expires_ms);
@@ -134,9 +130,9 @@ impl ReserveWriter {
         };
         let mut pipe = redis::pipe();
         let names: Vec<&str> = accounts.iter().map(|(account_id, _)| *account_id).collect();
-        pipe.sadd([self.prefix.as_str(), ":res-accounts"].concat(), names).ignore();
+        pipe.sadd([self.0.prefix.as_str(), ":res-accounts"].concat(), names).ignore();
         scripts(&mut pipe);
-        let mut connection = self.redis.clone();
+        let mut connection = self.0.redis.clone();
         match pipe.query_async::<Vec<Vec<i64>>>(&mut connection).await {
             Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
                 let mut retry = redis::pipe();

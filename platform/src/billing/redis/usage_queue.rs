@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use redis::Script;
 
-use super::group_commit::{GroupQueue, GroupWrite, by_account};
+use super::group_commit::{GroupQueue, GroupWrite, ScriptTarget, by_account};
 use super::{account_key, failed, reservation_keys};
 use crate::billing::{USAGE_LOG_LIMIT, UsageRecord, unavailable};
 use crate::redis_connection::Bounded;
@@ -46,7 +46,7 @@ impl UsageQueue {
     /// `prefix`).
     pub(super) fn start(redis: Bounded, prefix: String) -> (UsageQueue, tokio::task::JoinHandle<()>) {
         let script = Script::new(include_str!("../lua/commit.lua"));
-        let (queue, task) = GroupQueue::start(UsageWriter { redis, prefix, script });
+        let (queue, task) = GroupQueue::start(UsageWriter(ScriptTarget { redis, prefix, script }));
         (UsageQueue(queue), task)
     }
 
@@ -71,16 +71,12 @@ impl UsageQueue {
             operation_key: record.operation_key.clone(),
             counted: record.outcome == "ok",
         };
-        self.0.submit(settlement).await.unwrap_or_else(|| Err(unavailable("the ledger closed before Redis answered")))
+        self.0.submit_or_fail(settlement).await
     }
 }
 
-/// Writes a group of settlements to Redis (keys under `prefix`).
-struct UsageWriter {
-    redis: Bounded,
-    prefix: String,
-    script: Script,
-}
+/// Writes a group of settlements to Redis.
+struct UsageWriter(ScriptTarget);
 
 impl GroupWrite for UsageWriter {
     type Item = Settlement;
@@ -96,7 +92,7 @@ impl UsageWriter {
     /// the service-wide counts (another Cluster slot). The answer of each
     /// call, in `batch`'s order.
     async fn pipeline(&self, batch: &[Settlement]) -> Vec<Result<bool, ServiceError>> {
-        let (redis, prefix, script) = (&self.redis, self.prefix.as_str(), &self.script);
+        let ScriptTarget { redis, prefix, script } = &self.0;
         let accounts = by_account(batch, |queued| &queued.account_id, |_| true);
         let mut counts: HashMap<&str, i64> = HashMap::new();
         for queued in batch.iter().filter(|queued| queued.counted) {
@@ -184,11 +180,11 @@ mod tests {
         let ledger = RedisLedger::connect(&redis_url(), &prefix).await.unwrap();
         ledger.grant("team-a", 10).await.unwrap();
         ledger.reserve("team-a", "r1", 3, Duration::from_secs(60)).await.unwrap();
-        let writer = UsageWriter {
+        let writer = UsageWriter(ScriptTarget {
             redis: crate::redis_connection::connect_bounded(&redis_url()).await.unwrap(),
             prefix: prefix.clone(),
             script: Script::new(include_str!("../lua/commit.lua")),
-        };
+        });
         let record = usage("team-a", "r1", 3, "ok");
         let settlement = || Settlement {
             account_id: "team-a".to_owned(),
