@@ -54,7 +54,7 @@ pub struct Bounded(ConnectionManager);
 
 impl Bounded {
     /// The error of a command that did not finish within [`RESPONSE_TIMEOUT`].
-    fn timed_out() -> redis::RedisError {
+    pub(crate) fn timed_out() -> redis::RedisError {
         redis::RedisError::from(std::io::Error::new(
             std::io::ErrorKind::TimedOut,
             format!("Redis did not answer within {} s", RESPONSE_TIMEOUT.as_secs()),

@@ -45,7 +45,7 @@ use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
 use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
-use reserve_queue::{Reservation, ReserveQueue};
+use reserve_queue::ReserveQueue;
 use usage_queue::UsageQueue;
 
 mod group_commit;
@@ -390,14 +390,7 @@ impl Ledger for RedisLedger {
     /// run when Redis resumes: it is released again later (`Unsettled`).
     async fn reserve(&self, account_id: &str, id: &str, points: i64, ttl: Duration) -> Result<Reserved, ServiceError> {
         let expires_ms = now_ms() + ttl.as_millis() as i64;
-        let reservation = Reservation {
-            account_id: account_id.to_owned(),
-            id: id.to_owned(),
-            points,
-            expires_ms,
-            queued_at: tokio::time::Instant::now(),
-        };
-        let reply = self.reserves.reserve(reservation).await;
+        let reply = self.reserves.reserve(account_id, id, points, expires_ms).await;
         match reply {
             Ok((1, balance)) => Ok(Reserved::Held { balance }),
             Ok((0, balance)) => Ok(Reserved::Insufficient { balance }),
@@ -623,6 +616,30 @@ mod tests {
         let mut indexed: Vec<String> = redis.smembers(ledger.res_accounts()).await.unwrap();
         indexed.sort();
         assert_eq!(indexed, ["team-a", "team-b"]);
+        let keys: Vec<String> = redis.keys(format!("{prefix}:*")).await.unwrap();
+        let _: () = redis.del(keys).await.unwrap();
+    }
+
+    /// After Redis lost its scripts (a restart, here `SCRIPT FLUSH`) the
+    /// group writers load them again: a reserve still holds, its commit
+    /// still commits and is logged.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reserves_and_commits_survive_a_redis_that_lost_its_scripts() {
+        let prefix = format!("mediaops-test-noscript-{}", uuid::Uuid::new_v4());
+        let ledger = RedisLedger::connect(&redis_url(), &prefix).await.unwrap();
+        ledger.grant("team-a", 10).await.unwrap();
+        let mut redis = ledger.redis.clone();
+        let _: () = redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut redis).await.unwrap();
+        assert_eq!(
+            ledger.reserve("team-a", "r1", 4, Duration::from_secs(60)).await.unwrap(),
+            Reserved::Held { balance: 6 }
+        );
+        let _: () = redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut redis).await.unwrap();
+        assert!(ledger.commit_and_record("team-a", "r1", &usage("team-a", "r1", 4, "ok")).await.unwrap());
+        assert_eq!(ledger.balance("team-a").await.unwrap(), Some(6));
+        assert_eq!(ledger.usage_log("team-a", 10).await.unwrap().len(), 1);
+        let indexed: Vec<String> = redis.smembers(ledger.res_accounts()).await.unwrap();
+        assert_eq!(indexed, ["team-a"], "the sweeper's index went through");
         let keys: Vec<String> = redis.keys(format!("{prefix}:*")).await.unwrap();
         let _: () = redis.del(keys).await.unwrap();
     }

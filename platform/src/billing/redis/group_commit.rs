@@ -40,6 +40,40 @@ pub(super) struct ScriptTarget {
     pub(super) redis: Bounded,
     pub(super) prefix: String,
     pub(super) script: Script,
+    /// The script's text, loaded again when Redis lost its scripts.
+    source: &'static str,
+}
+
+impl ScriptTarget {
+    /// `source` run on `redis`, keys under `prefix`.
+    pub(super) fn new(redis: Bounded, prefix: String, source: &'static str) -> ScriptTarget {
+        ScriptTarget { redis, prefix, script: Script::new(source), source }
+    }
+
+    /// One pipeline: the commands `others` adds (their replies ignored),
+    /// then the script runs `scripts` adds, whose replies are answered.
+    /// When Redis lost its scripts (a restart) the script is loaded and the
+    /// runs sent again, the other commands not (they went through: a
+    /// pipeline is not a transaction).
+    pub(super) async fn query(
+        &self,
+        others: impl FnOnce(&mut redis::Pipeline),
+        scripts: impl Fn(&mut redis::Pipeline),
+    ) -> redis::RedisResult<Vec<Vec<i64>>> {
+        let mut pipe = redis::pipe();
+        others(&mut pipe);
+        scripts(&mut pipe);
+        let mut connection = self.redis.clone();
+        match pipe.query_async::<Vec<Vec<i64>>>(&mut connection).await {
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                let mut retry = redis::pipe();
+                retry.cmd("SCRIPT").arg("LOAD").arg(self.source).ignore();
+                scripts(&mut retry);
+                retry.query_async::<Vec<Vec<i64>>>(&mut connection).await
+            }
+            replies => replies,
+        }
+    }
 }
 
 /// An item and where its answer goes.

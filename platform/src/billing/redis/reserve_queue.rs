@@ -13,7 +13,6 @@
 //! and a reserve that waited out its 2 s behind a frozen Redis fails
 //! without being sent.
 
-use redis::Script;
 use tokio::time::Instant;
 
 use super::group_commit::{GroupQueue, GroupWrite, ScriptTarget, by_account};
@@ -24,14 +23,14 @@ use mediaops_proto::error::ServiceError;
 
 /// One reserve: its part of `lua/reserve.lua`'s arguments.
 pub(super) struct Reservation {
-    pub(super) account_id: String,
-    pub(super) id: String,
+    account_id: String,
+    id: String,
     /// Points to hold.
-    pub(super) points: i64,
+    points: i64,
     /// When the hold expires, ms since the epoch.
-    pub(super) expires_ms: i64,
+    expires_ms: i64,
     /// When it was queued: its 2 s count from here.
-    pub(super) queued_at: Instant,
+    queued_at: Instant,
 }
 
 /// The script's answer: `(1, balance after)` held, `(0, balance)`
@@ -46,18 +45,32 @@ impl ReserveQueue {
     /// The queue and the task that writes it to `redis` (keys under
     /// `prefix`).
     pub(super) fn start(redis: Bounded, prefix: String) -> (ReserveQueue, tokio::task::JoinHandle<()>) {
-        let script = Script::new(include_str!("../lua/reserve.lua"));
-        let (queue, task) = GroupQueue::start(ReserveWriter(ScriptTarget { redis, prefix, script }));
+        let target = ScriptTarget::new(redis, prefix, include_str!("../lua/reserve.lua"));
+        let (queue, task) = GroupQueue::start(ReserveWriter(target));
         (ReserveQueue(queue), task)
     }
 
-    /// Runs `reservation` in the next group.
+    /// Holds `points` of `account_id` for reservation `id` until
+    /// `expires_ms` (ms since the epoch), in the next group.
     ///
     /// # Errors
     /// 503 `billing_unavailable` when its round trip failed or gave no
     /// answer within 2 s of this call (Redis may still run it), or the
     /// ledger is closing.
-    pub(super) async fn reserve(&self, reservation: Reservation) -> Result<ReserveReply, ServiceError> {
+    pub(super) async fn reserve(
+        &self,
+        account_id: &str,
+        id: &str,
+        points: i64,
+        expires_ms: i64,
+    ) -> Result<ReserveReply, ServiceError> {
+        let reservation = Reservation {
+            account_id: account_id.to_owned(),
+            id: id.to_owned(),
+            points,
+            expires_ms,
+            queued_at: Instant::now(),
+        };
         self.0.submit_or_fail(reservation).await
     }
 }
@@ -70,7 +83,7 @@ impl GroupWrite for ReserveWriter {
     type Answer = Result<ReserveReply, ServiceError>;
 
     async fn write(&self, batch: &[Reservation]) -> Vec<Result<ReserveReply, ServiceError>> {
-        let timed_out = || unavailable(format!("Redis: Redis did not answer within {} s", RESPONSE_TIMEOUT.as_secs()));
+        let timed_out = || failed(Bounded::timed_out());
         let now = Instant::now();
         let fresh = |reservation: &Reservation| reservation.queued_at + RESPONSE_TIMEOUT > now;
         let accounts = by_account(batch, |reservation| &reservation.account_id, fresh);
@@ -128,19 +141,10 @@ impl ReserveWriter {
                 }
             }
         };
-        let mut pipe = redis::pipe();
         let names: Vec<&str> = accounts.iter().map(|(account_id, _)| *account_id).collect();
-        pipe.sadd([self.0.prefix.as_str(), ":res-accounts"].concat(), names).ignore();
-        scripts(&mut pipe);
-        let mut connection = self.0.redis.clone();
-        match pipe.query_async::<Vec<Vec<i64>>>(&mut connection).await {
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                let mut retry = redis::pipe();
-                retry.cmd("SCRIPT").arg("LOAD").arg(include_str!("../lua/reserve.lua")).ignore();
-                scripts(&mut retry);
-                retry.query_async::<Vec<Vec<i64>>>(&mut connection).await
-            }
-            replies => replies,
-        }
+        let index = |pipe: &mut redis::Pipeline| {
+            pipe.sadd([self.0.prefix.as_str(), ":res-accounts"].concat(), names).ignore();
+        };
+        self.0.query(index, scripts).await
     }
 }

@@ -17,8 +17,6 @@
 
 use std::collections::HashMap;
 
-use redis::Script;
-
 use super::group_commit::{GroupQueue, GroupWrite, ScriptTarget, by_account};
 use super::{account_key, failed, reservation_keys};
 use crate::billing::{USAGE_LOG_LIMIT, UsageRecord, unavailable};
@@ -45,8 +43,8 @@ impl UsageQueue {
     /// The queue and the task that writes it to `redis` (keys under
     /// `prefix`).
     pub(super) fn start(redis: Bounded, prefix: String) -> (UsageQueue, tokio::task::JoinHandle<()>) {
-        let script = Script::new(include_str!("../lua/commit.lua"));
-        let (queue, task) = GroupQueue::start(UsageWriter(ScriptTarget { redis, prefix, script }));
+        let target = ScriptTarget::new(redis, prefix, include_str!("../lua/commit.lua"));
+        let (queue, task) = GroupQueue::start(UsageWriter(target));
         (UsageQueue(queue), task)
     }
 
@@ -82,17 +80,11 @@ impl GroupWrite for UsageWriter {
     type Item = Settlement;
     type Answer = Result<bool, ServiceError>;
 
-    async fn write(&self, batch: &[Settlement]) -> Vec<Result<bool, ServiceError>> {
-        self.pipeline(batch).await
-    }
-}
-
-impl UsageWriter {
-    /// One pipeline for `batch`: a run of `lua/commit.lua` per account, then
-    /// the service-wide counts (another Cluster slot). The answer of each
+    /// One pipeline for `batch`: the service-wide counts (another Cluster
+    /// slot), then a run of `lua/commit.lua` per account. The answer of each
     /// call, in `batch`'s order.
-    async fn pipeline(&self, batch: &[Settlement]) -> Vec<Result<bool, ServiceError>> {
-        let ScriptTarget { redis, prefix, script } = &self.0;
+    async fn write(&self, batch: &[Settlement]) -> Vec<Result<bool, ServiceError>> {
+        let (prefix, script) = (self.0.prefix.as_str(), &self.0.script);
         let accounts = by_account(batch, |queued| &queued.account_id, |_| true);
         let mut counts: HashMap<&str, i64> = HashMap::new();
         for queued in batch.iter().filter(|queued| queued.counted) {
@@ -128,23 +120,12 @@ impl UsageWriter {
                 pipe.cmd("EVALSHA").arg(script.get_hash()).arg(keys.len()).arg(keys).arg(args);
             }
         };
-        let mut pipe = redis::pipe();
-        scripts(&mut pipe);
-        for (operation_key, n) in &counts {
-            pipe.hincr([prefix, ":usage-counts"].concat(), operation_key, *n).ignore();
-        }
-        let mut connection = redis.clone();
-        let mut replies = pipe.query_async::<Vec<Vec<i64>>>(&mut connection).await;
-        if let Err(e) = &replies
-            && e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
-        {
-            // Redis lost its scripts (a restart): load it and run the scripts
-            // again; the counts went through (a pipeline is not a transaction).
-            let mut retry = redis::pipe();
-            retry.cmd("SCRIPT").arg("LOAD").arg(include_str!("../lua/commit.lua")).ignore();
-            scripts(&mut retry);
-            replies = retry.query_async::<Vec<Vec<i64>>>(&mut connection).await;
-        }
+        let counted = |pipe: &mut redis::Pipeline| {
+            for (operation_key, n) in &counts {
+                pipe.hincr([prefix, ":usage-counts"].concat(), operation_key, *n).ignore();
+            }
+        };
+        let replies = self.0.query(counted, scripts).await;
         let replies = match replies {
             Ok(replies) => replies,
             Err(e) => {
@@ -180,11 +161,8 @@ mod tests {
         let ledger = RedisLedger::connect(&redis_url(), &prefix).await.unwrap();
         ledger.grant("team-a", 10).await.unwrap();
         ledger.reserve("team-a", "r1", 3, Duration::from_secs(60)).await.unwrap();
-        let writer = UsageWriter(ScriptTarget {
-            redis: crate::redis_connection::connect_bounded(&redis_url()).await.unwrap(),
-            prefix: prefix.clone(),
-            script: Script::new(include_str!("../lua/commit.lua")),
-        });
+        let redis = crate::redis_connection::connect_bounded(&redis_url()).await.unwrap();
+        let writer = UsageWriter(ScriptTarget::new(redis, prefix.clone(), include_str!("../lua/commit.lua")));
         let record = usage("team-a", "r1", 3, "ok");
         let settlement = || Settlement {
             account_id: "team-a".to_owned(),
@@ -194,7 +172,7 @@ mod tests {
             counted: true,
         };
         let answers: Vec<bool> =
-            writer.pipeline(&[settlement(), settlement()]).await.into_iter().map(Result::unwrap).collect();
+            writer.write(&[settlement(), settlement()]).await.into_iter().map(Result::unwrap).collect();
         assert_eq!(answers, [true, false]);
         assert_eq!(ledger.balance("team-a").await.unwrap(), Some(7));
         let log = ledger.usage_log("team-a", 10).await.unwrap();
