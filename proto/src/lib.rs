@@ -16,6 +16,7 @@ pub mod grpc_error;
 pub mod idempotency;
 pub mod json_schema;
 pub mod keys;
+pub mod log_buffer;
 pub mod log_fields;
 pub mod log_time;
 pub mod logging;

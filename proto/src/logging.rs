@@ -5,7 +5,8 @@
 //! `MEDIAOPS_LOG_FORMAT=json`, and no line longer than [`MAX_LINE_BYTES`]
 //! (one 3.9 MB input once made a 4.1 MB log line). Values
 //! a log line carries are already cut at their source ([`crate::excerpt`]);
-//! this is the last guard.
+//! this is the last guard. The runtime's workers write their lines in
+//! batches ([`crate::log_buffer`]).
 
 use std::io::{self, Write};
 
@@ -60,10 +61,11 @@ pub fn init() {
     {
         eprintln!("{FORMAT_VARIABLE}={value:?} is not one of text, json: logging as text");
     }
+    crate::log_buffer::configure();
     let builder = tracing_subscriber::fmt()
         .with_timer(crate::log_time::SecondCachedTime)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(move || CappedLines::new(io::stderr(), format));
+        .with_writer(LineWriter { format });
     match format {
         Format::Text => builder.fmt_fields(crate::log_fields::PlainFields).init(),
         // The current span (the gateway's `http{method, path, trace_id}`)
@@ -82,6 +84,25 @@ pub fn exit_status<E: std::fmt::Display>(result: Result<(), E>) -> std::process:
         Format::Text => eprintln!("Error: {error:#}"),
     }
     std::process::ExitCode::FAILURE
+}
+
+/// Makes the writer of one line: capped ([`CappedLines`]) and written to
+/// stderr through the thread's buffer ([`crate::log_buffer`]), at once
+/// for a WARN or ERROR line.
+struct LineWriter {
+    format: Format,
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LineWriter {
+    type Writer = CappedLines<crate::log_buffer::Stderr>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        CappedLines::new(crate::log_buffer::Stderr { urgent: true }, self.format)
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
+        CappedLines::new(crate::log_buffer::Stderr { urgent: *meta.level() <= tracing::Level::WARN }, self.format)
+    }
 }
 
 /// A writer that cuts every write (the formatter writes one event per

@@ -16,10 +16,13 @@ struct Args {
     core_addr: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     mediaops_proto::logging::init();
-    mediaops_proto::logging::exit_status(run().await)
+    // Its workers write their log lines in batches (docs/performance.md).
+    match mediaops_proto::log_buffer::runtime() {
+        Ok(runtime) => mediaops_proto::logging::exit_status(runtime.block_on(run())),
+        Err(e) => mediaops_proto::logging::exit_status(Err(anyhow::anyhow!("the async runtime did not start: {e}"))),
+    }
 }
 
 async fn run() -> anyhow::Result<()> {

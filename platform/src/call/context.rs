@@ -7,8 +7,15 @@ use super::operation::OperationInfo;
 use crate::auth::Principal;
 
 /// The authenticated caller, the request id and the operation of one call.
+/// Cheap to clone: the clones of one call share one [`CallFacts`] (read
+/// through `Deref`: `ctx.request_id`, `ctx.principal.account_id`).
 #[derive(Debug, Clone)]
-pub struct CallContext {
+pub struct CallContext(Arc<CallFacts>);
+
+/// What the clones of a [`CallContext`] share; set when the call starts,
+/// the slots filled as it runs.
+#[derive(Debug)]
+pub struct CallFacts {
     /// Echoed from the client's `x-request-id`, or generated.
     pub request_id: String,
     /// The caller.
@@ -19,7 +26,7 @@ pub struct CallContext {
     /// call takes them over (docs/tasks.md "Billing").
     pub hold: HoldSlot,
     /// Notes for the caller on a successful answer (why a ranking is
-    /// empty, …); shared by the clones of one call's context.
+    /// empty, …).
     pub warnings: Warnings,
     /// The task this call started, when its answer has no field for the id
     /// (a sync receipt): sent as the response metadata
@@ -31,18 +38,36 @@ pub struct CallContext {
     pub trace_id: Option<String>,
 }
 
+impl std::ops::Deref for CallContext {
+    type Target = CallFacts;
+
+    fn deref(&self) -> &CallFacts {
+        &self.0
+    }
+}
+
 impl CallContext {
     /// The context of one call by `principal` to `operation`, holding nothing.
     pub fn new(request_id: String, principal: Principal, operation: Arc<OperationInfo>) -> CallContext {
-        CallContext {
+        CallContext::traced(request_id, principal, operation, None)
+    }
+
+    /// [`CallContext::new`] of a call whose `traceparent` named `trace_id`.
+    pub fn traced(
+        request_id: String,
+        principal: Principal,
+        operation: Arc<OperationInfo>,
+        trace_id: Option<String>,
+    ) -> CallContext {
+        CallContext(Arc::new(CallFacts {
             request_id,
             principal,
             operation,
             hold: HoldSlot::default(),
             warnings: Warnings::default(),
             task_id: TaskIdSlot::default(),
-            trace_id: None,
-        }
+            trace_id,
+        }))
     }
 
     /// The caller's account id.

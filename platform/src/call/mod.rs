@@ -13,7 +13,7 @@ mod hold;
 mod limits;
 mod operation;
 
-pub use context::{CallContext, TaskIdSlot, Warnings};
+pub use context::{CallContext, CallFacts, TaskIdSlot, Warnings};
 pub use hold::{Hold, HoldSlot};
 pub use limits::Limits;
 pub use operation::OperationInfo;

@@ -236,8 +236,7 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&request)?;
-        let mut ctx = CallContext::new(request_id.to_owned(), principal, op.clone());
-        ctx.trace_id = trace_id.map(str::to_owned);
+        let ctx = CallContext::traced(request_id.to_owned(), principal, op.clone(), trace_id.map(str::to_owned));
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
         let idempotency = idempotency?;

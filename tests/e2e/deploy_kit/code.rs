@@ -11,9 +11,10 @@ use serde_json::Value;
 /// Variables that are not settings yet are read by every binary:
 /// `MEDIAOPS_CONFIG` names the settings file
 /// (`listener/src/config_file.rs`), `MEDIAOPS_LOG_FORMAT` picks the log
-/// format (`proto/src/logging.rs`).
-pub fn non_setting_variables() -> [&'static str; 2] {
-    ["MEDIAOPS_CONFIG", mediaops::proto::logging::FORMAT_VARIABLE]
+/// format (`proto/src/logging.rs`), `MEDIAOPS_LOG_BUFFER_KIB` the log
+/// buffer of a worker thread (`proto/src/log_buffer.rs`).
+pub fn non_setting_variables() -> [&'static str; 3] {
+    ["MEDIAOPS_CONFIG", mediaops::proto::logging::FORMAT_VARIABLE, mediaops::proto::log_buffer::BUFFER_BYTES_VARIABLE]
 }
 
 /// What a `mediaops` container runs, by its subcommand.
