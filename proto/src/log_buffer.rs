@@ -119,12 +119,12 @@ pub fn flush() {
 /// when the thread does not buffer. An `urgent` line (WARN, ERROR) is
 /// written at once, after the lines waiting before it.
 #[derive(Debug, Clone, Copy)]
-pub struct Stderr {
+pub struct BufferedStderr {
     /// Write this line and everything before it now.
     pub urgent: bool,
 }
 
-impl Write for Stderr {
+impl Write for BufferedStderr {
     fn write(&mut self, line: &[u8]) -> io::Result<usize> {
         let limit = LIMIT.load(Ordering::Relaxed);
         let buffered = BUFFER.try_with(|lines| {
@@ -167,13 +167,13 @@ mod tests {
     fn a_worker_buffers_from_its_first_idle_moment_until_a_rule_writes() {
         std::thread::spawn(|| {
             LIMIT.store(1024, Ordering::Relaxed);
-            let mut out = Stderr { urgent: false };
+            let mut out = BufferedStderr { urgent: false };
             out.write_all(b"before the first idle moment\n").unwrap();
             assert_eq!(waiting(), 0, "a thread that never idled writes at once");
             idle();
             out.write_all(b"buffered\n").unwrap();
             assert_eq!(waiting(), 9);
-            Stderr { urgent: true }.write_all(b"a warning\n").unwrap();
+            BufferedStderr { urgent: true }.write_all(b"a warning\n").unwrap();
             assert_eq!(waiting(), 0, "an urgent line writes what waits, then itself");
             out.write_all(&[b'x'; 1023]).unwrap();
             assert_eq!(waiting(), 1023);

@@ -94,14 +94,17 @@ struct LineWriter {
 }
 
 impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LineWriter {
-    type Writer = CappedLines<crate::log_buffer::Stderr>;
+    type Writer = CappedLines<crate::log_buffer::BufferedStderr>;
 
     fn make_writer(&'a self) -> Self::Writer {
-        CappedLines::new(crate::log_buffer::Stderr { urgent: true }, self.format)
+        CappedLines::new(crate::log_buffer::BufferedStderr { urgent: true }, self.format)
     }
 
     fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
-        CappedLines::new(crate::log_buffer::Stderr { urgent: *meta.level() <= tracing::Level::WARN }, self.format)
+        CappedLines::new(
+            crate::log_buffer::BufferedStderr { urgent: *meta.level() <= tracing::Level::WARN },
+            self.format,
+        )
     }
 }
 

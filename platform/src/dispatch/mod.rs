@@ -22,8 +22,9 @@
 //!    success only once its answer is delivered (`delivery`), for a
 //!    gateway once it says it wrote the answer to its client
 //!    (`acknowledgement`); release at once when the caller goes away or the
-//!    answer is lost (`settlement`); record usage. The reserve runs in a
-//!    task of its own, so a caller gone mid-reserve leaves no hold. A handler whose work outlives the call
+//!    answer is lost (`settlement`); record usage. A reserve the caller drops
+//!    unfinished is finished in a task of its own (`finish_on_drop`), so
+//!    a caller gone mid-reserve leaves no hold. A handler whose work outlives the call
 //!    (a task) takes the hold over and settles it when the task ends
 //!    (docs/tasks.md "Billing"); such an operation may have its own timing
 //!    ([`Registry::set_limits`]).
@@ -52,6 +53,7 @@ use mediaops_proto::error::ServiceError;
 
 mod acknowledgement;
 mod delivery;
+mod finish_on_drop;
 pub mod in_process;
 pub mod inside;
 pub mod pricing;
@@ -59,6 +61,7 @@ pub use crate::metrics::in_flight;
 mod settlement;
 
 use delivery::{PendingSettlement, SettleOnDelivery};
+use finish_on_drop::FinishOnDrop;
 use pricing::Pricing;
 use settlement::Settlement;
 
@@ -319,14 +322,15 @@ impl Pipeline {
         }
     }
 
-    /// Reserves `hold` and puts it in `ctx.hold`, in a task of its own: a
-    /// caller that goes away while the ledger answers (its connection
-    /// dropped this future) cannot leave the reservation unrecorded. If the
-    /// call was settled meanwhile, the task releases what it reserved at
-    /// once ([`crate::call::HoldSlot::close`]).
+    /// Reserves `hold` and puts it in `ctx.hold`, in this task, but
+    /// finished in a task of its own when this future is dropped first
+    /// ([`FinishOnDrop`]): a caller that goes away while the ledger answers
+    /// (its connection dropped this future) cannot leave the reservation
+    /// unrecorded. If the call was settled meanwhile, what was reserved is
+    /// released at once ([`crate::call::HoldSlot::close`]).
     async fn reserve(&self, ctx: &CallContext, hold: Hold, ttl: std::time::Duration) -> Result<Reserved, ServiceError> {
         let (ledger, slot, request_id) = (self.ledger.clone(), ctx.hold.clone(), ctx.request_id.clone());
-        let reserving = tokio::spawn(async move {
+        FinishOnDrop::new(async move {
             let reserved = ledger.reserve(&hold.account_id, &hold.reservation_id, hold.points, ttl).await;
             if let Ok(Reserved::Held { .. }) = &reserved
                 && let Err(hold) = slot.put(hold)
@@ -335,8 +339,8 @@ impl Pipeline {
                 tracing::warn!(request_id, error = %e, "the release of a call gone away failed; the ledger retries it");
             }
             reserved
-        });
-        reserving.await.map_err(|e| ServiceError::internal(format!("the reservation task failed: {e}")))?
+        })
+        .await
     }
 
     /// Takes one call from the caller's rate-limit cells; `None` for an
