@@ -13,12 +13,7 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
-    mediaops_proto::logging::init();
-    // Its workers write their log lines in batches (docs/performance.md).
-    match mediaops_proto::log_buffer::runtime() {
-        Ok(runtime) => mediaops_proto::logging::exit_status(runtime.block_on(run())),
-        Err(e) => mediaops_proto::logging::exit_status(Err(anyhow::anyhow!("the async runtime did not start: {e}"))),
-    }
+    mediaops_proto::logging::run_main(run)
 }
 
 async fn run() -> anyhow::Result<()> {

@@ -74,6 +74,25 @@ pub fn init() {
     }
 }
 
+/// The whole `main` of a mediaops binary: [`init`], the runtime whose
+/// workers write their log lines in batches ([`crate::log_buffer::runtime`]),
+/// `run` on it, and the exit status of its result ([`exit_status`]),
+/// reported once the runtime has stopped and its workers wrote their lines.
+pub fn run_main<F, E>(run: impl FnOnce() -> F) -> std::process::ExitCode
+where
+    F: std::future::Future<Output = Result<(), E>>,
+    E: std::fmt::Display,
+{
+    init();
+    let runtime = match crate::log_buffer::runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => return exit_status(Err(format!("the async runtime did not start: {e}"))),
+    };
+    let result = runtime.block_on(run());
+    drop(runtime);
+    exit_status(result)
+}
+
 /// Ends a `main` whose work failed: the error and its causes on stderr,
 /// as one `ERROR` log line in the JSON format (so every stderr line stays
 /// JSON), else as `Error: …`; exit status 1.
