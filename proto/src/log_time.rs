@@ -6,7 +6,10 @@
 //! numbers through `core::fmt` on every line (~2,400 instructions of a
 //! charged call). [`SecondCachedTime`] keeps, per thread, the text up to the
 //! whole second (`2026-12-02T20:18:52.`) and writes only the microseconds
-//! while the second is the same.
+//! while the second is the same. [`millis_text`] writes the same instant
+//! with milliseconds from the same cache: the `at` of every usage record,
+//! which chrono's RFC 3339 formatting took ~0.8 % of a charged call's CPU
+//! for (docs/performance.md).
 
 use std::cell::RefCell;
 use std::fmt::{self, Write};
@@ -39,6 +42,27 @@ impl FormatTime for SecondCachedTime {
 /// # Errors
 /// Only `out`'s own.
 pub fn write_instant(at: SystemTime, out: &mut impl Write) -> fmt::Result {
+    write_with_fraction(at, Fraction::Micros, out)
+}
+
+/// `at` as `YYYY-MM-DDTHH:MM:SS.fffZ` (UTC, milliseconds, truncated), the
+/// text of chrono's `to_rfc3339_opts(SecondsFormat::Millis, true)`, from
+/// the same per-thread cache: the `at` of a usage record (docs/billing.md).
+pub fn millis_text(at: SystemTime) -> String {
+    let mut text = String::with_capacity(24);
+    // Writing into a String cannot fail.
+    let _ = write_with_fraction(at, Fraction::Millis, &mut text);
+    text
+}
+
+/// The digits after the second's `.`.
+#[derive(Clone, Copy)]
+enum Fraction {
+    Millis,
+    Micros,
+}
+
+fn write_with_fraction(at: SystemTime, fraction: Fraction, out: &mut impl Write) -> fmt::Result {
     let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
     let second = since.as_secs();
     SECOND.with_borrow_mut(|(cached, text)| {
@@ -51,9 +75,13 @@ pub fn write_instant(at: SystemTime, out: &mut impl Write) -> fmt::Result {
         }
         out.write_str(text)
     })?;
+    let (value, width) = match fraction {
+        Fraction::Millis => (since.subsec_millis(), 3),
+        Fraction::Micros => (since.subsec_micros(), 6),
+    };
     let mut digits = itoa::Buffer::new();
-    let digits = digits.format(since.subsec_micros());
-    out.write_str(&"000000"[digits.len()..])?;
+    let digits = digits.format(value);
+    out.write_str(&"000000"[6 - width + digits.len()..])?;
     out.write_str(digits)?;
     out.write_char('Z')
 }
@@ -81,6 +109,16 @@ mod tests {
             let mut ours = String::new();
             write_instant(at, &mut ours).unwrap();
             assert_eq!(ours, reference(at), "at {at:?}");
+        }
+    }
+
+    #[test]
+    fn millis_are_what_chrono_writes_for_a_usage_record() {
+        let start = UNIX_EPOCH + Duration::from_secs(1_796_255_999); // 2026-12-02T23:59:59Z
+        for step in [0, 1, 999, 1_000, 1_000_999, 300_007_000, 999_999_999, 1_000_000_001] {
+            let at = start + Duration::from_nanos(step);
+            let chrono = DateTime::<Utc>::from(at).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            assert_eq!(millis_text(at), chrono, "at {at:?}");
         }
     }
 

@@ -201,7 +201,7 @@ impl Settlement {
             operation_key: self.ctx.operation.key().to_owned(),
             points,
             outcome: outcome.to_owned(),
-            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            at: mediaops_proto::log_time::millis_text(std::time::SystemTime::now()),
         }
     }
 
