@@ -1,5 +1,5 @@
 //! Log lines of the runtime's worker threads, written to stderr in batches
-//! (docs/performance.md "Log lines in batches"), as nginx's
+//! (docs/performance.md "Log lines in batches and three smaller costs of a call"), as nginx's
 //! `access_log … buffer= flush=` does: a charged call's `ok` line was one
 //! `write` system call of its own, with stderr's lock taken by two workers
 //! at once (about 3 % of the server's CPU per call).

@@ -4,8 +4,7 @@
 //!
 //! The reserve of a charged call used to be spawned, always, so that a
 //! caller going away could not cut it short: a task, its join handle and a
-//! second wake-up per call (docs/performance.md "The reserve in the call's
-//! task"). [`FinishOnDrop`] polls the same future in place, and hands it to
+//! second wake-up per call (docs/performance.md "Log lines in batches and three smaller costs of a call"). [`FinishOnDrop`] polls the same future in place, and hands it to
 //! `tokio::spawn` from its `Drop` only in the rare case it was not done.
 
 use std::future::Future;
