@@ -21,6 +21,7 @@ pub mod ledger_events;
 pub mod redis;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -105,6 +106,11 @@ pub struct KeyInfo {
     pub created_at: String,
 }
 
+/// What runs with the answer of [`Ledger::commit_and_record_then`]: whether
+/// the reservation was committed, or the error of
+/// [`Ledger::commit_and_record`].
+pub type CommitThen = Box<dyn FnOnce(Result<bool, ServiceError>) + Send>;
+
 /// Where keys, points, reservations, idempotency records and usage live.
 /// Every method fails with 503 `billing_unavailable` when the backing store
 /// cannot be reached, so nothing runs for free.
@@ -147,6 +153,17 @@ pub trait Ledger: Send + Sync + 'static {
         let points = if committed { record.points } else { 0 };
         self.record_usage(&UsageRecord { points, ..record.clone() }).await?;
         Ok(committed)
+    }
+    /// [`Ledger::commit_and_record`] for a caller that does not wait:
+    /// `then` gets its answer, on whatever task the ledger has it. The
+    /// Redis ledger hands `then` to its group commit, whose task calls it
+    /// with the group's answer (docs/performance.md "The settlement as the
+    /// group commit's continuation"); this default awaits
+    /// [`Ledger::commit_and_record`] on a task of its own, in the caller's
+    /// span. `then` must be short and must not block.
+    fn commit_and_record_then(self: Arc<Self>, account_id: String, id: String, record: UsageRecord, then: CommitThen) {
+        let settle = async move { then(self.commit_and_record(&account_id, &id, &record).await) };
+        tokio::spawn(tracing::Instrument::in_current_span(settle));
     }
     /// Returns the held points (the call failed). False if already settled.
     async fn release(&self, account_id: &str, id: &str) -> Result<bool, ServiceError>;

@@ -44,7 +44,9 @@ use std::time::Duration;
 use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
-use super::{IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable};
+use super::{
+    CommitThen, IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable,
+};
 use reserve_queue::ReserveQueue;
 use usage_queue::UsageQueue;
 
@@ -499,6 +501,21 @@ impl Ledger for RedisLedger {
             // Redis ran the commit first), never held for its TTL.
             self.unsettled.push(account_id, id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
         })
+    }
+
+    /// Handed to the group commit of [`RedisLedger::commit_and_record`]
+    /// (`billing/redis/usage_queue.rs`), whose task calls `then`; a failed
+    /// round trip puts the reservation up for release as there.
+    fn commit_and_record_then(self: Arc<Self>, account_id: String, id: String, record: UsageRecord, then: CommitThen) {
+        let unsettled = self.unsettled.clone();
+        let reservation = (account_id.clone(), id.clone());
+        self.usage.settle_then(&account_id, Some(&id), &record, move |answer| {
+            if answer.is_err() {
+                let (account_id, id) = reservation;
+                unsettled.push(&account_id, &id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
+            }
+            then(answer);
+        });
     }
 
     async fn usage_counts(&self) -> Result<HashMap<String, i64>, ServiceError> {

@@ -38,19 +38,14 @@ pub struct InProcessDelivery {
 impl InProcessDelivery {
     /// The answer was (`true`) or was not (`false`) written to the client:
     /// commit the hold and record usage `ok`, in the background and in the
-    /// call's span; or release it at once (usage `cancelled`).
+    /// call's span ([`Settlement::delivered_in_background`]); or release it
+    /// at once (usage `cancelled`).
     pub fn settle(mut self, delivered: bool) {
         let Some((settlement, answer)) = self.pending.take() else { return };
         if !delivered {
             return; // dropping the settlement releases the hold
         }
-        let span = settlement.span();
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                settlement.delivered(&answer).await;
-            },
-            span,
-        ));
+        settlement.delivered_in_background(answer);
     }
 }
 

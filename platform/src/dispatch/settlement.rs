@@ -123,38 +123,55 @@ impl Settlement {
         let mut points = 0;
         if let Some(hold) = self.ctx.hold.close() {
             let record = self.usage_record(hold.points, outcome);
-            match self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await {
-                Ok(true) => points = hold.points,
-                Ok(false) => {
-                    tracing::warn!(request_id = self.ctx.request_id, "the reservation had expired: the call is free");
-                }
-                // The work is done; the ledger releases a reservation whose
-                // commit got no answer, so the call ends up free rather
-                // than lost (or charged, if the commit ran after all).
-                Err(e) => {
-                    tracing::error!(request_id = self.ctx.request_id, error = %e, "commit or usage failed; the reservation is released");
-                }
-            }
+            let committed = self.ledger.commit_and_record(&hold.account_id, &hold.reservation_id, &record).await;
+            points = charged(&self.ctx, committed, hold.points);
         } else {
             self.record(points, outcome).await;
         }
         if !self.answer_stored {
             self.finish_idempotency(Some(answer)).await;
         }
-        let elapsed = self.started.elapsed();
-        self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
-        tracing::info!(
-            request_id = self.ctx.request_id,
-            trace_id = self.ctx.trace_id.as_deref(),
-            operation = self.ctx.operation.key(),
-            account = self.ctx.account_id(),
-            code = outcome,
-            status = 200,
-            points,
-            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
-            "ok"
-        );
+        self.done().log_delivered(outcome, points);
         points
+    }
+
+    /// [`Settlement::delivered`] for a caller that cannot wait (the
+    /// in-process gateway, told from its listener that the answer was
+    /// written). A call whose only step left is its commit hands it to the
+    /// ledger with the rest (metrics, the `ok` log line) as its
+    /// continuation ([`Ledger::commit_and_record_then`]): no task of its
+    /// own (docs/performance.md "The settlement as the group commit's
+    /// continuation"). Any other call (a replay, an answer still to store
+    /// under its `Idempotency-Key`, a call that held nothing) is settled by
+    /// [`Settlement::delivered`] on a task of its own, in the call's span.
+    pub fn delivered_in_background(mut self, answer: Bytes) {
+        let only_the_commit = !self.replay && (self.idempotency_key.is_none() || self.answer_stored);
+        let Some(hold) = only_the_commit.then(|| self.ctx.hold.close()).flatten() else {
+            let span = self.span.clone();
+            tokio::spawn(tracing::Instrument::instrument(async move { self.delivered(&answer).await }, span));
+            return;
+        };
+        self.settled = true;
+        let record = self.usage_record(hold.points, "ok");
+        let done = self.done();
+        let then = Box::new(move |committed| {
+            done.span.in_scope(|| {
+                let points = charged(&done.ctx, committed, hold.points);
+                done.log_delivered("ok", points);
+            });
+        });
+        self.ledger.clone().commit_and_record_then(hold.account_id, hold.reservation_id, record, then);
+    }
+
+    /// What is left of a settled call: its counting and its log line.
+    fn done(&mut self) -> Done {
+        Done {
+            metrics: self.metrics.clone(),
+            ctx: self.ctx.clone(),
+            started: self.started,
+            span: self.span.clone(),
+            _in_flight: self.in_flight.take(),
+        }
     }
 
     /// The operation failed with `error`: release the hold, forget the key,
@@ -228,6 +245,55 @@ impl Settlement {
             points = 0,
             elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
             "cancelled: the answer was not delivered; nothing was charged"
+        );
+    }
+}
+
+/// The points a delivered call was charged: the hold's `points` when its
+/// commit went through; 0 when the reservation had expired or the commit
+/// failed (logged here; the ledger releases a reservation whose commit got
+/// no answer, so the call ends up free rather than lost, or charged if the
+/// commit ran after all).
+fn charged(ctx: &CallContext, committed: Result<bool, ServiceError>, points: i64) -> i64 {
+    match committed {
+        Ok(true) => points,
+        Ok(false) => {
+            tracing::warn!(request_id = ctx.request_id, "the reservation had expired: the call is free");
+            0
+        }
+        Err(e) => {
+            tracing::error!(request_id = ctx.request_id, error = %e, "commit or usage failed; the reservation is released");
+            0
+        }
+    }
+}
+
+/// A delivered call once its ledger work is done: what counts and logs it.
+struct Done {
+    metrics: Arc<Metrics>,
+    ctx: CallContext,
+    started: Instant,
+    span: tracing::Span,
+    /// The call is in flight until this is dropped.
+    _in_flight: Option<InFlightGuard>,
+}
+
+impl Done {
+    /// Counts the delivered call and writes its access log line (`ok`),
+    /// in the span the caller entered.
+    fn log_delivered(&self, outcome: &str, points: i64) {
+        let elapsed = self.started.elapsed();
+        self.metrics.observe_call(self.ctx.operation.key(), "ok", elapsed, points);
+        tracing::info!(
+            request_id = self.ctx.request_id,
+            trace_id = self.ctx.trace_id.as_deref(),
+            operation = self.ctx.operation.key(),
+            account = self.ctx.account_id(),
+            code = outcome,
+            status = 200,
+            points,
+            elapsed_ms = mediaops_proto::logging::elapsed_ms(elapsed),
+            "ok"
         );
     }
 }

@@ -8,6 +8,11 @@
 //! Used for the reserves (`reserve_queue.rs`) and for the commits and usage
 //! lines (`usage_queue.rs`). Nothing about the money depends on the
 //! grouping: each item is still one atomic step of its script in Redis.
+//!
+//! A caller either waits for its item's answer ([`GroupQueue::submit`]) or
+//! leaves a continuation that the queue's task runs with it
+//! ([`GroupQueue::submit_then`]: no task and no channel of the caller's;
+//! docs/performance.md "The settlement as the group commit's continuation").
 
 use std::future::Future;
 
@@ -79,7 +84,50 @@ impl ScriptTarget {
 /// An item and where its answer goes.
 struct Queued<W: GroupWrite> {
     item: W::Item,
-    reply: oneshot::Sender<W::Answer>,
+    reply: Reply<W::Answer>,
+}
+
+/// Where an item's answer goes: to a caller waiting for it, or to the
+/// continuation it left.
+enum Reply<A> {
+    Waiting(oneshot::Sender<A>),
+    Then(Box<dyn FnOnce(A) + Send>),
+}
+
+impl<A> Reply<A> {
+    fn send(self, answer: A) {
+        match self {
+            // A caller that went away no longer waits for its answer.
+            Reply::Waiting(sender) => drop(sender.send(answer)),
+            Reply::Then(then) => then(answer),
+        }
+    }
+}
+
+/// A continuation of [`GroupQueue::submit_then`]: called once with the
+/// item's answer, or, dropped uncalled (the queue's task ended with the
+/// item queued), with 503 `billing_unavailable`, as a waiting caller would
+/// get.
+struct Continuation<T, F: FnOnce(Result<T, ServiceError>)>(Option<F>, std::marker::PhantomData<fn(T)>);
+
+impl<T, F: FnOnce(Result<T, ServiceError>)> Continuation<T, F> {
+    fn call(mut self, answer: Result<T, ServiceError>) {
+        if let Some(then) = self.0.take() {
+            then(answer);
+        }
+    }
+}
+
+impl<T, F: FnOnce(Result<T, ServiceError>)> Drop for Continuation<T, F> {
+    fn drop(&mut self) {
+        if let Some(then) = self.0.take() {
+            then(Err(closed()));
+        }
+    }
+}
+
+fn closed() -> ServiceError {
+    unavailable("the ledger closed before Redis answered")
 }
 
 /// The sending side of a group-committed queue; the task that drains it
@@ -101,7 +149,7 @@ impl<W: GroupWrite> GroupQueue<W> {
     /// written).
     pub(super) async fn submit(&self, item: W::Item) -> Option<W::Answer> {
         let (reply, answer) = oneshot::channel();
-        self.sender.send(Queued { item, reply }).ok()?;
+        self.sender.send(Queued { item, reply: Reply::Waiting(reply) }).ok()?;
         answer.await.ok()
     }
 
@@ -115,7 +163,25 @@ impl<W: GroupWrite> GroupQueue<W> {
     where
         W: GroupWrite<Answer = Result<T, ServiceError>>,
     {
-        self.submit(item).await.unwrap_or_else(|| Err(unavailable("the ledger closed before Redis answered")))
+        self.submit(item).await.unwrap_or_else(|| Err(closed()))
+    }
+
+    /// Queues `item` and returns at once; the queue's task calls `then`
+    /// with the item's answer when its group is written, or with 503
+    /// `billing_unavailable` when the queue is closing or its task ends
+    /// first (then at once, or when the task ends). `then` runs on the
+    /// queue's task: it must be short and must not block.
+    pub(super) fn submit_then<T, F>(&self, item: W::Item, then: F)
+    where
+        T: 'static,
+        F: FnOnce(Result<T, ServiceError>) + Send + 'static,
+        W: GroupWrite<Answer = Result<T, ServiceError>>,
+    {
+        let then = Continuation(Some(then), std::marker::PhantomData);
+        let reply = Reply::Then(Box::new(move |answer| then.call(answer)));
+        // Refused: the item and its continuation come back and are
+        // dropped, which answers the continuation.
+        drop(self.sender.send(Queued { item, reply }));
     }
 }
 
@@ -132,8 +198,7 @@ async fn drain<W: GroupWrite>(mut receiver: mpsc::UnboundedReceiver<Queued<W>>, 
         debug_assert_eq!(answers.len(), items.len(), "one answer per item");
         items.clear();
         for (reply, answer) in replies.drain(..).zip(answers) {
-            // A caller that went away no longer waits for its answer.
-            let _ = reply.send(answer);
+            reply.send(answer);
         }
     }
 }
@@ -203,6 +268,70 @@ mod tests {
         assert!(groups.len() < 11, "ten items queued at once were not grouped: {groups:?}");
         assert_eq!(groups.concat().len(), 11, "each item written once: {groups:?}");
         task.abort();
+    }
+
+    /// Answers every item with itself, or a 503 for 0.
+    struct Checked;
+
+    impl GroupWrite for Checked {
+        type Item = u32;
+        type Answer = Result<u32, ServiceError>;
+
+        async fn write(&self, batch: &[u32]) -> Vec<Result<u32, ServiceError>> {
+            batch.iter().map(|&n| if n == 0 { Err(unavailable("zero")) } else { Ok(n) }).collect()
+        }
+    }
+
+    /// The answers `submit_then` continuations got, in the order they ran.
+    fn continuations()
+    -> (Arc<Mutex<Vec<Result<u32, String>>>>, impl Fn() -> Box<dyn FnOnce(Result<u32, ServiceError>) + Send>) {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let kept = got.clone();
+        let then = move || {
+            let kept = kept.clone();
+            Box::new(move |answer: Result<u32, ServiceError>| {
+                kept.lock().unwrap().push(answer.map_err(|e| e.message));
+            }) as Box<dyn FnOnce(Result<u32, ServiceError>) + Send>
+        };
+        (got, then)
+    }
+
+    /// A continuation is called once, by the queue's task, with its own
+    /// item's answer (errors included), in the order the items came.
+    #[tokio::test]
+    async fn a_continuation_gets_its_items_answer() {
+        let (queue, task) = GroupQueue::start(Checked);
+        let (got, then) = continuations();
+        for n in [3, 0, 5] {
+            queue.submit_then(n, then());
+        }
+        assert_eq!(queue.submit_or_fail(7).await.unwrap(), 7, "a waiting caller beside them");
+        assert_eq!(*got.lock().unwrap(), [Ok(3), Err(unavailable("zero").message), Ok(5)]);
+        task.abort();
+    }
+
+    /// A continuation whose queue's task has ended gets 503, whether the
+    /// task ended before the item was queued or with the item still in the
+    /// queue.
+    #[tokio::test]
+    async fn a_stopped_queue_answers_its_continuations() {
+        let (queue, task) = GroupQueue::start(Checked);
+        let (got, then) = continuations();
+        task.abort();
+        let _ = task.await;
+        queue.submit_then(1, then());
+        assert_eq!(got.lock().unwrap().len(), 1, "answered at once");
+
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let queue = GroupQueue::<Checked> { sender };
+        queue.submit_then(2, then());
+        assert_eq!(got.lock().unwrap().len(), 1, "queued, not answered yet");
+        drop(receiver);
+        let answers = got.lock().unwrap().clone();
+        assert_eq!(answers.len(), 2, "answered when the queue went away");
+        for answer in answers {
+            assert_eq!(answer, Err(closed().message));
+        }
     }
 
     #[test]

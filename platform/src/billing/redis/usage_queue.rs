@@ -61,15 +61,39 @@ impl UsageQueue {
         reservation_id: Option<&str>,
         record: &UsageRecord,
     ) -> Result<bool, ServiceError> {
-        let charged = serde_json::to_string(record).map_err(unavailable)?;
-        let settlement = Settlement {
+        self.0.submit_or_fail(Settlement::new(account_id, reservation_id, record)?).await
+    }
+
+    /// [`UsageQueue::settle`] without waiting: the queue's task calls
+    /// `then` with its answer (see `GroupQueue::submit_then`).
+    pub(super) fn settle_then(
+        &self,
+        account_id: &str,
+        reservation_id: Option<&str>,
+        record: &UsageRecord,
+        then: impl FnOnce(Result<bool, ServiceError>) + Send + 'static,
+    ) {
+        match Settlement::new(account_id, reservation_id, record) {
+            Ok(settlement) => self.0.submit_then(settlement, then),
+            Err(e) => then(Err(e)),
+        }
+    }
+}
+
+impl Settlement {
+    /// The settlement of `record`, committing `reservation_id` of
+    /// `account_id` when given.
+    ///
+    /// # Errors
+    /// 503 `billing_unavailable` when `record` cannot be written as JSON.
+    fn new(account_id: &str, reservation_id: Option<&str>, record: &UsageRecord) -> Result<Settlement, ServiceError> {
+        Ok(Settlement {
             account_id: account_id.to_owned(),
             reservation_id: reservation_id.map(str::to_owned),
-            charged,
+            charged: serde_json::to_string(record).map_err(unavailable)?,
             operation_key: record.operation_key.clone(),
             counted: record.outcome == "ok",
-        };
-        self.0.submit_or_fail(settlement).await
+        })
     }
 }
 
