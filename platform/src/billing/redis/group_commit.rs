@@ -282,16 +282,20 @@ mod tests {
         }
     }
 
-    /// The answers `submit_then` continuations got, in the order they ran.
-    fn continuations()
-    -> (Arc<Mutex<Vec<Result<u32, String>>>>, impl Fn() -> Box<dyn FnOnce(Result<u32, ServiceError>) + Send>) {
-        let got = Arc::new(Mutex::new(Vec::new()));
+    /// The answers continuations got, in the order they ran.
+    type Got = Arc<Mutex<Vec<Result<u32, String>>>>;
+    /// A continuation of `submit_then` for [`Checked`].
+    type Then = Box<dyn FnOnce(Result<u32, ServiceError>) + Send>;
+
+    /// Where continuations put their answers, and a maker of continuations.
+    fn continuations() -> (Got, impl Fn() -> Then) {
+        let got = Got::default();
         let kept = got.clone();
         let then = move || {
             let kept = kept.clone();
             Box::new(move |answer: Result<u32, ServiceError>| {
                 kept.lock().unwrap().push(answer.map_err(|e| e.message));
-            }) as Box<dyn FnOnce(Result<u32, ServiceError>) + Send>
+            }) as Then
         };
         (got, then)
     }
