@@ -10,7 +10,8 @@
 
 pub mod in_flight;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use prometheus_client::collector::Collector;
@@ -69,6 +70,23 @@ impl WatchDeliveries {
 
 type LatencyFamily = Family<OperationLabel, Histogram, fn() -> Histogram>;
 
+/// The outcome code of a successful call.
+const OK: &str = "ok";
+
+fn operation_label(operation: &str) -> OperationLabel {
+    OperationLabel { operation: operation.to_owned() }
+}
+
+/// One operation's metrics of its `ok` calls, shared with the families
+/// (a prometheus-client metric's clones count together): the call
+/// counter, the latency histogram, and the points counter once a call
+/// kept points (so `/metrics` shows it only then, as before).
+struct OkHandles {
+    calls: Counter,
+    latency: Histogram,
+    points: OnceLock<Counter>,
+}
+
 /// Latency buckets: 1 ms doubling to about 33 s.
 fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 16))
@@ -80,6 +98,8 @@ pub struct Metrics {
     calls: Family<CallLabels, Counter>,
     latency: LatencyFamily,
     points: Family<OperationLabel, Counter>,
+    /// The handles of each operation's `ok` calls, by operation key.
+    ok: RwLock<HashMap<Box<str>, OkHandles, foldhash::fast::RandomState>>,
     /// Watch-list deliveries by channel type and status.
     pub watch_deliveries: WatchDeliveries,
     /// Unsettled calls (`mediaops_calls_in_flight`); a stopping core waits
@@ -140,7 +160,7 @@ impl Metrics {
             "Watch-list digests sent to a channel, by channel type and delivery status (delivered, failed, insufficient_points)",
             watch_deliveries.0.clone(),
         );
-        Metrics { registry, calls, latency, points, watch_deliveries, in_flight }
+        Metrics { registry, calls, latency, points, ok: RwLock::default(), watch_deliveries, in_flight }
     }
 
     /// Adds a collector read at each scrape; its names get the `mediaops_`
@@ -151,13 +171,48 @@ impl Metrics {
 
     /// Counts one finished call of `operation` with outcome `code` (`ok` or
     /// an error code), its latency and the points it kept.
+    ///
+    /// The handles of an operation's `ok` calls are found in the families
+    /// once and kept ([`OkHandles`]): a successful call counts itself
+    /// without building labels or hashing them (docs/performance.md "The
+    /// settlement as the group commit's continuation"). The families, and
+    /// so `/metrics`, are the same either way.
     pub fn observe_call(&self, operation: &str, code: &str, elapsed: Duration, points: i64) {
+        if code == OK {
+            return self.with_ok_handles(operation, |handles| {
+                handles.calls.inc();
+                handles.latency.observe(elapsed.as_secs_f64());
+                if points > 0 {
+                    let counter =
+                        handles.points.get_or_init(|| self.points.get_or_create(&operation_label(operation)).clone());
+                    counter.inc_by(points.unsigned_abs());
+                }
+            });
+        }
         self.calls.get_or_create(&CallLabels { operation: operation.to_owned(), code: code.to_owned() }).inc();
-        let label = OperationLabel { operation: operation.to_owned() };
+        let label = operation_label(operation);
         self.latency.get_or_create(&label).observe(elapsed.as_secs_f64());
         if points > 0 {
             self.points.get_or_create(&label).inc_by(points.unsigned_abs());
         }
+    }
+
+    /// Runs `count` with the kept handles of `operation`'s `ok` calls,
+    /// finding them in the families the first time.
+    fn with_ok_handles(&self, operation: &str, count: impl FnOnce(&OkHandles)) {
+        if let Some(handles) = self.ok.read().unwrap_or_else(|e| e.into_inner()).get(operation) {
+            return count(handles);
+        }
+        let mut kept = self.ok.write().unwrap_or_else(|e| e.into_inner());
+        let handles = kept.entry(operation.into()).or_insert_with(|| OkHandles {
+            calls: self
+                .calls
+                .get_or_create(&CallLabels { operation: operation.to_owned(), code: OK.to_owned() })
+                .clone(),
+            latency: self.latency.get_or_create(&operation_label(operation)).clone(),
+            points: OnceLock::new(),
+        });
+        count(handles);
     }
 
     /// The OpenMetrics text exposition of every metric.
@@ -201,6 +256,31 @@ mod tests {
         assert!(text.contains(r#"mediaops_operation_points_charged_total{operation="trend.hot-topics"} 12"#));
         assert!(text.contains(r#"mediaops_operation_duration_seconds_count{operation="trend.hot-topics"} 3"#));
         assert!(text.ends_with("# EOF\n"));
+    }
+
+    /// A successful call counts through handles kept per operation; they
+    /// are the families' own, and an operation whose calls kept no points
+    /// has no points line, as before the handles were kept.
+    #[test]
+    fn kept_handles_count_in_the_families() {
+        let metrics = Metrics::new();
+        metrics.observe_call("tool.check-banned-words", "ok", Duration::from_millis(2), 0);
+        let text = metrics.render();
+        assert!(!text.contains(r#"points_charged_total{operation="tool.check-banned-words"}"#), "{text}");
+        metrics.observe_call("tool.check-banned-words", "ok", Duration::from_millis(2), 5);
+        metrics.observe_call("tool.check-banned-words", "ok", Duration::from_millis(2), 0);
+        metrics.observe_call("videosite.query-work", "ok", Duration::from_millis(2), 1);
+        let text = metrics.render();
+        let lines = [
+            r#"mediaops_operation_calls_total{operation="tool.check-banned-words",code="ok"} 3"#,
+            r#"mediaops_operation_points_charged_total{operation="tool.check-banned-words"} 5"#,
+            r#"mediaops_operation_duration_seconds_count{operation="tool.check-banned-words"} 3"#,
+            r#"mediaops_operation_calls_total{operation="videosite.query-work",code="ok"} 1"#,
+            r#"mediaops_operation_points_charged_total{operation="videosite.query-work"} 1"#,
+        ];
+        for line in lines {
+            assert!(text.contains(line), "{line} in {text}");
+        }
     }
 
     #[test]
