@@ -10,9 +10,10 @@
 //! grouping: each item is still one atomic step of its script in Redis.
 //!
 //! A caller either waits for its item's answer ([`GroupQueue::submit`]) or
-//! leaves a continuation that the queue's task runs with it
-//! ([`GroupQueue::submit_then`]: no task and no channel of the caller's;
-//! docs/performance.md "The settlement as the group commit's continuation").
+//! leaves a continuation that runs with it ([`GroupQueue::submit_then`]: no
+//! task and no channel of the caller's; the continuations of one group run
+//! on one task; docs/performance.md "The settlement as the group commit's
+//! continuation").
 
 use std::future::Future;
 
@@ -166,11 +167,11 @@ impl<W: GroupWrite> GroupQueue<W> {
         self.submit(item).await.unwrap_or_else(|| Err(closed()))
     }
 
-    /// Queues `item` and returns at once; the queue's task calls `then`
-    /// with the item's answer when its group is written, or with 503
-    /// `billing_unavailable` when the queue is closing or its task ends
-    /// first (then at once, or when the task ends). `then` runs on the
-    /// queue's task: it must be short and must not block.
+    /// Queues `item` and returns at once; `then` is called with the item's
+    /// answer once its group is written (on a task shared by the group's
+    /// continuations), or with 503 `billing_unavailable` when the queue is
+    /// closing or its task ends first (then at once, or when the task
+    /// ends). `then` must be short and must not block.
     pub(super) fn submit_then<T, F>(&self, item: W::Item, then: F)
     where
         T: 'static,
@@ -197,7 +198,39 @@ async fn drain<W: GroupWrite>(mut receiver: mpsc::UnboundedReceiver<Queued<W>>, 
         let answers = writer.write(&items).await;
         debug_assert_eq!(answers.len(), items.len(), "one answer per item");
         items.clear();
+        let mut continued = Vec::new();
         for (reply, answer) in replies.drain(..).zip(answers) {
+            match reply {
+                Reply::Waiting(_) => reply.send(answer),
+                Reply::Then(_) => continued.push(Answered(Some((reply, answer)))),
+            }
+        }
+        if !continued.is_empty() {
+            // The group's continuations run on a task of their own, so the
+            // next group is written meanwhile and, on many cores, the
+            // groups' continuations (log lines, metrics) spread over the
+            // workers: one task per group, not per call.
+            tokio::spawn(async move { continued.into_iter().for_each(Answered::send) });
+        }
+    }
+}
+
+/// A reply with its answer, sent when dropped unsent (a runtime stopping
+/// before the task that sends it ran): a continuation always gets the
+/// answer Redis gave.
+struct Answered<A>(Option<(Reply<A>, A)>);
+
+impl<A> Answered<A> {
+    fn send(mut self) {
+        if let Some((reply, answer)) = self.0.take() {
+            reply.send(answer);
+        }
+    }
+}
+
+impl<A> Drop for Answered<A> {
+    fn drop(&mut self) {
+        if let Some((reply, answer)) = self.0.take() {
             reply.send(answer);
         }
     }
@@ -310,6 +343,13 @@ mod tests {
             queue.submit_then(n, then());
         }
         assert_eq!(queue.submit_or_fail(7).await.unwrap(), 7, "a waiting caller beside them");
+        // The group's continuations run on a task of their own.
+        let ran = async {
+            while got.lock().unwrap().len() < 3 {
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(5), ran).await.expect("the continuations ran");
         assert_eq!(*got.lock().unwrap(), [Ok(3), Err(unavailable("zero").message), Ok(5)]);
         task.abort();
     }
@@ -336,6 +376,16 @@ mod tests {
         for answer in answers {
             assert_eq!(answer, Err(closed().message));
         }
+    }
+
+    /// A group's answers dropped before their task ran (a runtime
+    /// stopping) still reach the continuations: the answer, not an error.
+    #[test]
+    fn answers_dropped_unsent_are_still_given() {
+        let (got, then) = continuations();
+        let answered = Answered(Some((Reply::Then(then()), Ok(4))));
+        drop(answered);
+        assert_eq!(*got.lock().unwrap(), [Ok(4)]);
     }
 
     #[test]
