@@ -154,15 +154,27 @@ pub trait Ledger: Send + Sync + 'static {
         self.record_usage(&UsageRecord { points, ..record.clone() }).await?;
         Ok(committed)
     }
-    /// [`Ledger::commit_and_record`] for a caller that does not wait:
-    /// `then` gets its answer, on whatever task the ledger has it. The
-    /// Redis ledger hands `then` to its group commit, whose task calls it
-    /// with the group's answer (docs/performance.md "The settlement as the
-    /// group commit's continuation"); this default awaits
-    /// [`Ledger::commit_and_record`] on a task of its own, in the caller's
-    /// span. `then` must be short and must not block.
-    fn commit_and_record_then(self: Arc<Self>, account_id: String, id: String, record: UsageRecord, then: CommitThen) {
-        let settle = async move { then(self.commit_and_record(&account_id, &id, &record).await) };
+    /// [`Ledger::commit_and_record`] of `reservation_id`, or
+    /// [`Ledger::record_usage`] (answering `false`) for a call that held
+    /// nothing, for a caller that does not wait: `then` gets the answer, on
+    /// whatever task the ledger has it. The Redis ledger hands `then` to its
+    /// group commit, which calls it with the group's answer
+    /// (docs/performance.md "The settlement as the group commit's
+    /// continuation"); this default awaits the same on a task of its own, in
+    /// the caller's span. `then` must be short and must not block.
+    fn commit_and_record_then(
+        self: Arc<Self>,
+        account_id: String,
+        reservation_id: Option<String>,
+        record: UsageRecord,
+        then: CommitThen,
+    ) {
+        let settle = async move {
+            then(match reservation_id {
+                Some(id) => self.commit_and_record(&account_id, &id, &record).await,
+                None => self.record_usage(&record).await.map(|()| false),
+            })
+        };
         tokio::spawn(tracing::Instrument::in_current_span(settle));
     }
     /// Returns the held points (the call failed). False if already settled.

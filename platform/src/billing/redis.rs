@@ -504,14 +504,21 @@ impl Ledger for RedisLedger {
     }
 
     /// Handed to the group commit of [`RedisLedger::commit_and_record`]
-    /// (`billing/redis/usage_queue.rs`), whose task calls `then`; a failed
-    /// round trip puts the reservation up for release as there.
-    fn commit_and_record_then(self: Arc<Self>, account_id: String, id: String, record: UsageRecord, then: CommitThen) {
+    /// (`billing/redis/usage_queue.rs`), which calls `then`; a failed round
+    /// trip puts the reservation up for release as there.
+    fn commit_and_record_then(
+        self: Arc<Self>,
+        account_id: String,
+        reservation_id: Option<String>,
+        record: UsageRecord,
+        then: CommitThen,
+    ) {
         let unsettled = self.unsettled.clone();
-        let reservation = (account_id.clone(), id.clone());
-        self.usage.settle_then(&account_id, Some(&id), &record, move |answer| {
-            if answer.is_err() {
-                let (account_id, id) = reservation;
+        let reservation = reservation_id.clone().map(|id| (account_id.clone(), id));
+        self.usage.settle_then(&account_id, reservation_id.as_deref(), &record, move |answer| {
+            if answer.is_err()
+                && let Some((account_id, id)) = reservation
+            {
                 unsettled.push(&account_id, &id, now_ms() + super::RESERVATION_TTL.as_millis() as i64);
             }
             then(answer);

@@ -137,30 +137,44 @@ impl Settlement {
 
     /// [`Settlement::delivered`] for a caller that cannot wait (the
     /// in-process gateway, told from its listener that the answer was
-    /// written). A call whose only step left is its commit hands it to the
-    /// ledger with the rest (metrics, the `ok` log line) as its
+    /// written). The call's commit and usage line go to the ledger with the
+    /// rest of the call (metrics, the access log line) as their
     /// continuation ([`Ledger::commit_and_record_then`]): no task of its
     /// own (docs/performance.md "The settlement as the group commit's
-    /// continuation"). Any other call (a replay, an answer still to store
-    /// under its `Idempotency-Key`, a call that held nothing) is settled by
-    /// [`Settlement::delivered`] on a task of its own, in the call's span.
+    /// continuation"). A call whose answer is still to be stored under its
+    /// `Idempotency-Key` is settled by [`Settlement::delivered`] on a task
+    /// of its own, in the call's span.
     pub fn delivered_in_background(mut self, answer: Bytes) {
-        let only_the_commit = !self.replay && (self.idempotency_key.is_none() || self.answer_stored);
-        let Some(hold) = only_the_commit.then(|| self.ctx.hold.close()).flatten() else {
+        if self.idempotency_key.is_some() && !self.answer_stored {
             let span = self.span.clone();
             tokio::spawn(tracing::Instrument::instrument(async move { self.delivered(&answer).await }, span));
             return;
-        };
+        }
         self.settled = true;
-        let record = self.usage_record(hold.points, "ok");
+        let outcome = if self.replay { "replayed" } else { "ok" };
+        let hold = self.ctx.hold.close();
+        let held = hold.as_ref().map(|hold| hold.points);
+        let record = self.usage_record(held.unwrap_or(0), outcome);
+        let (account_id, reservation_id) = match hold {
+            Some(hold) => (hold.account_id, Some(hold.reservation_id)),
+            None => (record.account_id.clone(), None),
+        };
         let done = self.done();
-        let then = Box::new(move |committed| {
+        let then = Box::new(move |settled: Result<bool, ServiceError>| {
             done.span.in_scope(|| {
-                let points = charged(&done.ctx, committed, hold.points);
-                done.log_delivered("ok", points);
+                let points = match held {
+                    Some(points) => charged(&done.ctx, settled, points),
+                    None => {
+                        if let Err(e) = settled {
+                            unrecorded(&done.ctx, &e);
+                        }
+                        0
+                    }
+                };
+                done.log_delivered(outcome, points);
             });
         });
-        self.ledger.clone().commit_and_record_then(hold.account_id, hold.reservation_id, record, then);
+        self.ledger.clone().commit_and_record_then(account_id, reservation_id, record, then);
     }
 
     /// What is left of a settled call: its counting and its log line.
@@ -225,7 +239,7 @@ impl Settlement {
     async fn record(&self, points: i64, outcome: &str) {
         let record = self.usage_record(points, outcome);
         if let Err(e) = self.ledger.record_usage(&record).await {
-            tracing::warn!(request_id = self.ctx.request_id, error = %e, "usage not recorded");
+            unrecorded(&self.ctx, &e);
         }
     }
 
@@ -266,6 +280,11 @@ fn charged(ctx: &CallContext, committed: Result<bool, ServiceError>, points: i64
             0
         }
     }
+}
+
+/// Logs that the usage record of `ctx` could not be written.
+fn unrecorded(ctx: &CallContext, error: &ServiceError) {
+    tracing::warn!(request_id = ctx.request_id, error = %error, "usage not recorded");
 }
 
 /// A delivered call once its ledger work is done: what counts and logs it.
