@@ -106,6 +106,17 @@ pub struct KeyInfo {
     pub created_at: String,
 }
 
+/// The ledger's work of a delivered call ([`Ledger::commit_and_record_then`]).
+#[derive(Debug, Clone)]
+pub struct DeliveredCall {
+    /// The account the reservation holds points of.
+    pub account_id: String,
+    /// The reservation to commit; `None` for a call that held nothing.
+    pub reservation_id: Option<String>,
+    /// The call's usage record (its points: what the reservation holds).
+    pub record: UsageRecord,
+}
+
 /// What runs with the answer of [`Ledger::commit_and_record_then`]: whether
 /// the reservation was committed, or the error of
 /// [`Ledger::commit_and_record`].
@@ -154,25 +165,19 @@ pub trait Ledger: Send + Sync + 'static {
         self.record_usage(&UsageRecord { points, ..record.clone() }).await?;
         Ok(committed)
     }
-    /// [`Ledger::commit_and_record`] of `reservation_id`, or
+    /// [`Ledger::commit_and_record`] of a delivered call's reservation, or
     /// [`Ledger::record_usage`] (answering `false`) for a call that held
-    /// nothing, for a caller that does not wait: `then` gets the answer, on
-    /// whatever task the ledger has it. The Redis ledger hands `then` to its
-    /// group commit, which calls it with the group's answer
-    /// (docs/performance.md "The settlement as the group commit's
+    /// nothing ([`DeliveredCall`]), for a caller that does not wait: `then`
+    /// gets the answer, on whatever task the ledger has it. The Redis ledger
+    /// hands `then` to its group commit, which calls it with the group's
+    /// answer (docs/performance.md "The settlement as the group commit's
     /// continuation"); this default awaits the same on a task of its own, in
     /// the caller's span. `then` must be short and must not block.
-    fn commit_and_record_then(
-        self: Arc<Self>,
-        account_id: String,
-        reservation_id: Option<String>,
-        record: UsageRecord,
-        then: CommitThen,
-    ) {
+    fn commit_and_record_then(self: Arc<Self>, call: DeliveredCall, then: CommitThen) {
         let settle = async move {
-            then(match reservation_id {
-                Some(id) => self.commit_and_record(&account_id, &id, &record).await,
-                None => self.record_usage(&record).await.map(|()| false),
+            then(match &call.reservation_id {
+                Some(id) => self.commit_and_record(&call.account_id, id, &call.record).await,
+                None => self.record_usage(&call.record).await.map(|()| false),
             })
         };
         tokio::spawn(tracing::Instrument::in_current_span(settle));

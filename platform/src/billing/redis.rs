@@ -45,7 +45,8 @@ use redis::{AsyncCommands, Script, Value};
 
 use super::ledger_events::{Caches, Event};
 use super::{
-    CommitThen, IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms, unavailable,
+    CommitThen, DeliveredCall, IdempotencyBegin, KeyInfo, Ledger, Reserved, USAGE_LOG_LIMIT, UsageRecord, now_ms,
+    unavailable,
 };
 use reserve_queue::ReserveQueue;
 use usage_queue::UsageQueue;
@@ -506,14 +507,9 @@ impl Ledger for RedisLedger {
     /// Handed to the group commit of [`RedisLedger::commit_and_record`]
     /// (`billing/redis/usage_queue.rs`), which calls `then`; a failed round
     /// trip puts the reservation up for release as there.
-    fn commit_and_record_then(
-        self: Arc<Self>,
-        account_id: String,
-        reservation_id: Option<String>,
-        record: UsageRecord,
-        then: CommitThen,
-    ) {
+    fn commit_and_record_then(self: Arc<Self>, call: DeliveredCall, then: CommitThen) {
         let unsettled = self.unsettled.clone();
+        let DeliveredCall { account_id, reservation_id, record } = call;
         let reservation = reservation_id.clone().map(|id| (account_id.clone(), id));
         self.usage.settle_then(&account_id, reservation_id.as_deref(), &record, move |answer| {
             if answer.is_err()

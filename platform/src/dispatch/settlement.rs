@@ -22,7 +22,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::in_flight::InFlightGuard;
-use crate::billing::{Ledger, UsageRecord};
+use crate::billing::{DeliveredCall, Ledger, UsageRecord};
 use crate::metrics::Metrics;
 use crate::registry::CallContext;
 use mediaops_proto::error::ServiceError;
@@ -159,6 +159,7 @@ impl Settlement {
             Some(hold) => (hold.account_id, Some(hold.reservation_id)),
             None => (record.account_id.clone(), None),
         };
+        let call = DeliveredCall { account_id, reservation_id, record };
         let done = self.done();
         let then = Box::new(move |settled: Result<bool, ServiceError>| {
             done.span.in_scope(|| {
@@ -174,7 +175,7 @@ impl Settlement {
                 done.log_delivered(outcome, points);
             });
         });
-        self.ledger.clone().commit_and_record_then(account_id, reservation_id, record, then);
+        self.ledger.clone().commit_and_record_then(call, then);
     }
 
     /// What is left of a settled call: its counting and its log line.
