@@ -239,6 +239,7 @@ impl Pipeline {
             ));
         }
         let price = self.pricing.rule(&op.grpc_path).price(&request)?;
+        drop(request); // its records borrow `body`, which the handler takes
         let ctx = CallContext::traced(request_id.to_owned(), principal, op.clone(), trace_id.map(str::to_owned));
         let limits = self.registry.limits(&op.grpc_path).unwrap_or(self.limits);
 
