@@ -38,7 +38,7 @@ pub struct InProcessDelivery {
 impl InProcessDelivery {
     /// The answer was (`true`) or was not (`false`) written to the client:
     /// commit the hold and record usage `ok`, in the background and in the
-    /// call's span ([`Settlement::delivered_in_background`]); or release it
+    /// call's span (`Settlement::delivered_in_background`); or release it
     /// at once (usage `cancelled`).
     pub fn settle(mut self, delivered: bool) {
         let Some((settlement, answer)) = self.pending.take() else { return };

@@ -173,7 +173,7 @@ impl Metrics {
     /// an error code), its latency and the points it kept.
     ///
     /// The handles of an operation's `ok` calls are found in the families
-    /// once and kept ([`OkHandles`]): a successful call counts itself
+    /// once and kept (`OkHandles`): a successful call counts itself
     /// without building labels or hashing them (docs/performance.md "The
     /// settlement as the group commit's continuation"). The families, and
     /// so `/metrics`, are the same either way.
