@@ -510,8 +510,9 @@ impl Ledger for RedisLedger {
     fn commit_and_record_then(self: Arc<Self>, call: DeliveredCall, then: CommitThen) {
         let unsettled = self.unsettled.clone();
         let DeliveredCall { account_id, reservation_id, record } = call;
+        // Kept for a failed round trip; the queued settlement owns the originals.
         let reservation = reservation_id.clone().map(|id| (account_id.clone(), id));
-        self.usage.settle_then(&account_id, reservation_id.as_deref(), &record, move |answer| {
+        self.usage.settle_then(account_id, reservation_id, &record, move |answer| {
             if answer.is_err()
                 && let Some((account_id, id)) = reservation
             {

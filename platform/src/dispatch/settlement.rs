@@ -175,7 +175,9 @@ impl Settlement {
                 done.log_delivered(outcome, points);
             });
         });
-        self.ledger.clone().commit_and_record_then(call, then);
+        // In the call's span: a ledger that settles on a task of its own
+        // (the default of `commit_and_record_then`) logs there.
+        self.span.in_scope(|| self.ledger.clone().commit_and_record_then(call, then));
     }
 
     /// What is left of a settled call: its counting and its log line.

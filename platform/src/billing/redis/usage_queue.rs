@@ -61,15 +61,16 @@ impl UsageQueue {
         reservation_id: Option<&str>,
         record: &UsageRecord,
     ) -> Result<bool, ServiceError> {
-        self.0.submit_or_fail(Settlement::new(account_id, reservation_id, record)?).await
+        let settlement = Settlement::new(account_id.to_owned(), reservation_id.map(str::to_owned), record)?;
+        self.0.submit_or_fail(settlement).await
     }
 
     /// [`UsageQueue::settle`] without waiting: the queue's task calls
     /// `then` with its answer (see `GroupQueue::submit_then`).
     pub(super) fn settle_then(
         &self,
-        account_id: &str,
-        reservation_id: Option<&str>,
+        account_id: String,
+        reservation_id: Option<String>,
         record: &UsageRecord,
         then: impl FnOnce(Result<bool, ServiceError>) + Send + 'static,
     ) {
@@ -86,10 +87,14 @@ impl Settlement {
     ///
     /// # Errors
     /// 503 `billing_unavailable` when `record` cannot be written as JSON.
-    fn new(account_id: &str, reservation_id: Option<&str>, record: &UsageRecord) -> Result<Settlement, ServiceError> {
+    fn new(
+        account_id: String,
+        reservation_id: Option<String>,
+        record: &UsageRecord,
+    ) -> Result<Settlement, ServiceError> {
         Ok(Settlement {
-            account_id: account_id.to_owned(),
-            reservation_id: reservation_id.map(str::to_owned),
+            account_id,
+            reservation_id,
             charged: serde_json::to_string(record).map_err(unavailable)?,
             operation_key: record.operation_key.clone(),
             counted: record.outcome == "ok",
