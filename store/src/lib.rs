@@ -48,6 +48,7 @@ pub mod days;
 pub mod failure;
 pub mod feed_token;
 pub mod freshness;
+pub mod fts5_bm25;
 mod history;
 pub mod import;
 pub mod legacy;

@@ -162,7 +162,9 @@ impl Dialect {
     /// platform and probes the FTS table once per row. SQLite's works query
     /// names the platform's term too ([`segment::fts5_work_query`]), so the
     /// FTS table yields only that platform's matches; its column weighs 0 in
-    /// `bm25`, so relevance is the title's and body's alone.
+    /// the score, so relevance is the title's and body's alone. SQLite's
+    /// score is `mediaops_bm25` ([`crate::fts5_bm25`]): `bm25` that neither
+    /// counts nor scores the platform's phrase.
     fn text_match(
         self,
         c: &mut Conditions,
@@ -174,13 +176,16 @@ impl Dialect {
             Dialect::Sqlite => {
                 let (query, weights) = match table {
                     "works" => (segment::fts5_work_query(terms, platform), "3.0, 1.0, 0.0"),
-                    _ => (segment::fts5_query(terms), "3.0, 1.0"),
+                    _ => (segment::fts5_account_query(terms, platform), "3.0, 1.0, 0.0"),
                 };
                 let ph = c.bind(Param::Text(query.unwrap_or_default()));
                 c.push(format!("{table}_fts MATCH {ph}"));
+                // The terms' phrases come first; the platform's, last, only
+                // filters ([`crate::fts5_bm25`]).
+                let scored = segment::query_terms(terms).len();
                 (
                     format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
-                    (format!("bm25({table}_fts, {weights})"), ""),
+                    (format!("{}({table}_fts, {scored}, {weights})", crate::fts5_bm25::NAME), ""),
                 )
             }
             Dialect::Postgres => {
@@ -821,7 +826,7 @@ mod tests {
         let postgres = Dialect::Postgres.find_works(&q).unwrap().unwrap();
         assert!(postgres.page_past_cap.unwrap().contains("ORDER BY w.id DESC LIMIT 10000) win"));
         let counted = sqlite.counted_page.as_deref().unwrap();
-        assert!(counted.starts_with("WITH win AS MATERIALIZED (SELECT w.id AS page_id, bm25("), "{counted}");
+        assert!(counted.starts_with("WITH win AS MATERIALIZED (SELECT w.id AS page_id, mediaops_bm25("), "{counted}");
         assert!(counted.contains("works_fts.rowid AS newest FROM works_fts CROSS JOIN works w"), "{counted}");
         assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10001), counted AS"), "{counted}");
         assert!(counted.contains("FROM win ORDER BY newest DESC LIMIT 10000) kept ORDER BY k0, k1 DESC NULLS LAST"));

@@ -108,8 +108,22 @@ pub fn platform_term(platform: &str) -> String {
 /// or the body, and the platform's term ([`platform_term`]) in
 /// `platform_terms`. `None` when the query has no terms.
 pub fn fts5_work_query(terms: &[String], platform: &str) -> Option<String> {
+    fts5_platform_query(terms, "{title_terms body_terms}", platform)
+}
+
+/// The FTS5 query of an accounts search on `platform` (migration 0019): every
+/// term in the nickname or the body, and the platform's term in
+/// `platform_terms`. `None` when the query has no terms.
+pub fn fts5_account_query(terms: &[String], platform: &str) -> Option<String> {
+    fts5_platform_query(terms, "{nickname_terms body_terms}", platform)
+}
+
+/// Every term in `columns` (an FTS5 column filter) and the platform's term
+/// in `platform_terms`: the terms' phrases first, the platform's last
+/// ([`crate::fts5_bm25`] scores the first ones only).
+fn fts5_platform_query(terms: &[String], columns: &str, platform: &str) -> Option<String> {
     let text = fts5_query(terms)?;
-    Some(format!("{{title_terms body_terms}} : ({text}) AND platform_terms : \"{}\"", platform_term(platform)))
+    Some(format!("{columns} : ({text}) AND platform_terms : \"{}\"", platform_term(platform)))
 }
 
 /// A tsvector literal: title terms at positions 1.. weighted A, body terms

@@ -20,7 +20,7 @@ use super::listing::Dialect;
 use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
 use super::point_cache::PointCache;
 use super::retention::{self, PruneReport};
-use super::{PoolSettings, StoreError, StoreResult, segment, sql};
+use super::{PoolSettings, StoreError, StoreResult, fts5_bm25, segment, sql};
 
 const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -45,6 +45,7 @@ fn migrator() -> Migrator {
         (15, "vendor calls", include_str!("migrations/sqlite/0015_vendor_calls.sql")),
         (16, "tracking", include_str!("migrations/sqlite/0016_tracking.sql")),
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
+        (19, "accounts fts platform", include_str!("migrations/sqlite/0019_accounts_fts_platform.sql")),
     ])
 }
 
@@ -94,11 +95,26 @@ impl SqliteStore {
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(10))
             .pragma("mmap_size", settings.sqlite_mmap_bytes.to_string());
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .after_connect(|conn, _| Box::pin(register_functions(conn)))
+            .connect_with(options)
+            .await?;
         migrator().run(&pool).await?;
         let points = PointCache::open(path).map(Arc::new);
         Ok(SqlStore { pool, points })
     }
+}
+
+/// Registers the store's own SQL functions on a new connection of the
+/// pool: the relevance score [`fts5_bm25`] (docs/data-apis.md "Search at
+/// scale").
+async fn register_functions(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    let mut handle = conn.lock_handle().await?;
+    // SAFETY: the handle is locked for this call alone and stays open.
+    unsafe { fts5_bm25::register(handle.as_raw_handle().as_ptr()) }.map_err(|code| {
+        sqlx::Error::Configuration(format!("cannot register {} (SQLite code {code})", fts5_bm25::NAME).into())
+    })
 }
 
 /// Replaces a work's FTS row with its segmented title and body and its
@@ -118,10 +134,16 @@ async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreR
     Ok(())
 }
 
-/// Replaces an account's FTS row with its segmented nickname and body.
+/// Replaces an account's FTS row with its segmented nickname and body and
+/// its platform's term (migration 0019).
 async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) -> StoreResult<()> {
     let (nickname, body) = segment::account_terms_async(account).await;
-    index(conn, "accounts_fts", id, [("nickname_terms", nickname.join(" ")), ("body_terms", body.join(" "))]).await
+    let columns = [
+        ("nickname_terms", nickname.join(" ")),
+        ("body_terms", body.join(" ")),
+        ("platform_terms", segment::platform_term(&account.platform)),
+    ];
+    index(conn, "accounts_fts", id, columns).await
 }
 
 /// Replaces row `id` of the FTS table `table` with `columns` (name, text).

@@ -103,6 +103,7 @@ where
             let statement = placeholders(&sql::UPSERT_ACCOUNT);
             let row = bind_account(sqlx::query(&statement), a, now).fetch_one(&mut *conn).await?;
             let stored = Account {
+                platform: a.platform.clone(),
                 nickname: row.try_get("nickname")?,
                 signature: row.try_get("signature")?,
                 category: row.try_get("category")?,

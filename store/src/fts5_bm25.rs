@@ -1,0 +1,329 @@
+//! `mediaops_bm25`, the embedded store's relevance score: FTS5's own `bm25`
+//! (SQLite 3.46's `fts5Bm25Function`, the same formula, constants and order
+//! of operations, so the same `f64` for every row) without the two parts of
+//! its cost that do not change the order of a search (docs/data-apis.md
+//! "Search at scale"):
+//!
+//! - **Filtering phrases.** A works search on SQLite names its platform's
+//!   term (`platform_terms : "zzplatform<platform>"`, the last phrase of the
+//!   query, [`crate::segment::fts5_work_query`]) so that FTS5 yields only that
+//!   platform's matches; its column weighs 0, so its share of every score is
+//!   exactly `0.0`. `bm25` still counts the rows holding each phrase of the
+//!   query before it scores the first row (one walk of the phrase's whole
+//!   doclist): for the platform's term, a third of the table. Here only the
+//!   first `scored` phrases count and score.
+//! - **One scored phrase.** A phrase's IDF (from the number of rows holding
+//!   it) weighs it against the query's other phrases. With one phrase every
+//!   match holds it, so its IDF multiplies every score by the same positive
+//!   number and cannot reorder them: the score is then the phrase's
+//!   frequency part alone, and its doclist is not walked (a one-term search
+//!   of a term most works hold walked 1,000,000 rows at that scale). With two
+//!   or more, each phrase's IDF is counted as `bm25` counts it.
+//!
+//! Called as `mediaops_bm25(<fts5 table>, scored, weight₀, weight₁, …)`:
+//! `scored` the number of leading phrases that score, then one weight per
+//! column as `bm25`'s (1.0 for a column without one). Lower is more
+//! relevant, as `bm25`. Registered on every connection of the embedded
+//! store's pool ([`register`]).
+
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+use rusqlite::ffi;
+
+/// The SQL name of the function.
+pub const NAME: &str = "mediaops_bm25";
+
+/// BM25's `k1` and `b`, FTS5's constants.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// What a query's first call computes and its later rows reuse (kept as
+/// the query's auxiliary data, freed by SQLite when the query ends).
+struct QueryData {
+    /// The average number of tokens in a row (every column).
+    avgdl: f64,
+    /// The IDF of each scored phrase (`1.0` for a lone phrase).
+    idf: Vec<f64>,
+    /// The current row's weighted frequency of each scored phrase.
+    freq: Vec<f64>,
+}
+
+/// Registers [`NAME`] on the connection `db` (the handle of a connection
+/// that is open and used by no other thread meanwhile). Errors with
+/// SQLite's result code when FTS5 is missing or refuses the function.
+///
+/// # Safety
+/// `db` must be a valid, open SQLite connection handle, not used
+/// concurrently during the call.
+pub unsafe fn register(db: *mut ffi::sqlite3) -> Result<(), c_int> {
+    // SAFETY: `db` is valid (the caller's contract); the statement is
+    // finalized on every path and the pointer bound outlives the step.
+    let api = unsafe { fts5_api(db)? };
+    // SAFETY: `api` is FTS5's own, valid for the connection's lifetime.
+    let create = unsafe { (*api).xCreateFunction }.ok_or(ffi::SQLITE_ERROR)?;
+    let name = c"mediaops_bm25";
+    // SAFETY: the name is NUL-terminated and copied by FTS5; no user data.
+    let code = unsafe { create(api, name.as_ptr(), ptr::null_mut(), Some(score_row), None) };
+    if code == ffi::SQLITE_OK { Ok(()) } else { Err(code) }
+}
+
+/// The connection's `fts5_api` (SQLite's documented way: `SELECT fts5(?1)`
+/// with a pointer bound as `fts5_api_ptr`).
+unsafe fn fts5_api(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api, c_int> {
+    let mut api: *mut ffi::fts5_api = ptr::null_mut();
+    let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
+    let sql = c"SELECT fts5(?1)";
+    // SAFETY: valid handle and NUL-terminated text; `stmt` is finalized below.
+    let mut code = unsafe { ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut()) };
+    if code == ffi::SQLITE_OK {
+        // SAFETY: `api` lives until after the step; the type name is static.
+        code = unsafe {
+            ffi::sqlite3_bind_pointer(stmt, 1, (&raw mut api).cast::<c_void>(), c"fts5_api_ptr".as_ptr(), None)
+        };
+        if code == ffi::SQLITE_OK {
+            // SAFETY: a prepared statement with its one parameter bound.
+            code = unsafe { ffi::sqlite3_step(stmt) };
+            if code == ffi::SQLITE_ROW || code == ffi::SQLITE_DONE {
+                code = ffi::SQLITE_OK;
+            }
+        }
+    }
+    // SAFETY: `stmt` is null or a statement of ours, finalized once.
+    unsafe { ffi::sqlite3_finalize(stmt) };
+    match code {
+        ffi::SQLITE_OK if !api.is_null() => Ok(api),
+        ffi::SQLITE_OK => Err(ffi::SQLITE_ERROR),
+        code => Err(code),
+    }
+}
+
+/// The function's body for one row: [`row_score`], or SQLite's error.
+unsafe extern "C" fn score_row(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) {
+    // A panic must not cross into C: it becomes an error of the query.
+    let outcome = std::panic::catch_unwind(|| {
+        // SAFETY: FTS5 passes its API, the query's context and `argc` values.
+        unsafe { row_score(api, fts, argc, argv) }
+    });
+    // SAFETY: `ctx` is the call's result context.
+    unsafe {
+        match outcome {
+            Ok(Ok(score)) => ffi::sqlite3_result_double(ctx, score),
+            Ok(Err(code)) => ffi::sqlite3_result_error_code(ctx, code),
+            Err(_) => ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_INTERNAL),
+        }
+    }
+}
+
+/// `-score` of the current row ([`bm25`'s sign](self)); `Err` with SQLite's
+/// code when an API call fails or the arguments are wrong.
+unsafe fn row_score(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) -> Result<f64, c_int> {
+    // SAFETY: FTS5's API table, valid during the call.
+    let api = unsafe { &*api };
+    let args: &[*mut ffi::sqlite3_value] = match usize::try_from(argc) {
+        // SAFETY: SQLite passes `argc` values.
+        Ok(n) if n > 0 && !argv.is_null() => unsafe { std::slice::from_raw_parts(argv, n) },
+        _ => return Err(ffi::SQLITE_MISUSE),
+    };
+    // SAFETY: the query's context, valid during the call.
+    let data = unsafe { query_data(api, fts, args[0])? };
+    data.freq.fill(0.0);
+    let mut instances = 0;
+    // SAFETY: the API's calls on the query's context (below too).
+    check(unsafe { call(api.xInstCount)?(fts, &mut instances) })?;
+    for i in 0..instances {
+        let (mut phrase, mut column, mut offset) = (0, 0, 0);
+        check(unsafe { call(api.xInst)?(fts, i, &mut phrase, &mut column, &mut offset) })?;
+        let Some(freq) = usize::try_from(phrase).ok().and_then(|p| data.freq.get_mut(p)) else { continue };
+        let weight = usize::try_from(column)
+            .ok()
+            .and_then(|c| args.get(c + 1))
+            // SAFETY: a value SQLite passed to this call.
+            .map_or(1.0, |v| unsafe { ffi::sqlite3_value_double(*v) });
+        *freq += weight;
+    }
+    let mut tokens = 0;
+    check(unsafe { call(api.xColumnSize)?(fts, -1, &mut tokens) })?;
+    let d = f64::from(tokens);
+    let mut score = 0.0;
+    for (idf, freq) in data.idf.iter().zip(&data.freq) {
+        score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / data.avgdl)));
+    }
+    Ok(-score)
+}
+
+/// The query's [`QueryData`], computed at its first row.
+unsafe fn query_data<'q>(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    scored: *mut ffi::sqlite3_value,
+) -> Result<&'q mut QueryData, c_int> {
+    // SAFETY: the query's context; the pointer, when set, is a
+    // `Box<QueryData>` of ours that SQLite frees at the query's end.
+    let kept = unsafe { call(api.xGetAuxdata)?(fts, 0) }.cast::<QueryData>();
+    if !kept.is_null() {
+        // SAFETY: see above; one call at a time uses it.
+        return Ok(unsafe { &mut *kept });
+    }
+    // SAFETY: the API's calls on the query's context.
+    let phrases = unsafe { call(api.xPhraseCount)?(fts) };
+    // SAFETY: a value SQLite passed to this call.
+    let scored = match unsafe { ffi::sqlite3_value_int64(scored) } {
+        n if n >= 1 => usize::try_from(n.min(i64::from(phrases))).map_err(|_| ffi::SQLITE_MISUSE)?,
+        _ => return Err(ffi::SQLITE_MISUSE),
+    };
+    let (mut rows, mut tokens) = (0_i64, 0_i64);
+    check(unsafe { call(api.xRowCount)?(fts, &mut rows) })?;
+    check(unsafe { call(api.xColumnTotalSize)?(fts, -1, &mut tokens) })?;
+    let avgdl = tokens as f64 / rows as f64;
+    let mut idf = vec![1.0; scored];
+    if scored > 1 {
+        for (i, idf) in (0..).zip(idf.iter_mut()) {
+            let mut hits: i64 = 0;
+            check(unsafe { call(api.xQueryPhrase)?(fts, i, (&raw mut hits).cast::<c_void>(), Some(count_row)) })?;
+            // FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6.
+            let value = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+            *idf = if value <= 0.0 { 1e-6 } else { value };
+        }
+    }
+    let data = Box::into_raw(Box::new(QueryData { avgdl, idf, freq: vec![0.0; scored] }));
+    // SAFETY: ownership passes to SQLite, which calls `free_data` once.
+    let code = unsafe { call(api.xSetAuxdata)?(fts, data.cast::<c_void>(), Some(free_data)) };
+    if code != ffi::SQLITE_OK {
+        // xSetAuxdata calls the destructor itself when it fails.
+        return Err(code);
+    }
+    // SAFETY: just stored; freed only when the query ends.
+    Ok(unsafe { &mut *data })
+}
+
+/// `xQueryPhrase`'s callback: one more row holds the phrase.
+unsafe extern "C" fn count_row(
+    _api: *const ffi::Fts5ExtensionApi,
+    _fts: *mut ffi::Fts5Context,
+    hits: *mut c_void,
+) -> c_int {
+    // SAFETY: the `i64` that `query_data` passed.
+    unsafe { *hits.cast::<i64>() += 1 };
+    ffi::SQLITE_OK
+}
+
+/// The destructor SQLite calls for a query's [`QueryData`].
+unsafe extern "C" fn free_data(data: *mut c_void) {
+    if !data.is_null() {
+        // SAFETY: a `Box<QueryData>` of `query_data`, freed once.
+        drop(unsafe { Box::from_raw(data.cast::<QueryData>()) });
+    }
+}
+
+/// An API entry FTS5 always fills (version 2 and later).
+fn call<F>(entry: Option<F>) -> Result<F, c_int> {
+    entry.ok_or(ffi::SQLITE_ERROR)
+}
+
+/// SQLite's result code as a `Result`.
+fn check(code: c_int) -> Result<(), c_int> {
+    if code == ffi::SQLITE_OK { Ok(()) } else { Err(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    /// An FTS5 table shaped as `works_fts` with `rows` rows of words drawn
+    /// from a small vocabulary (so that phrases repeat and lengths vary),
+    /// each in one of three platforms.
+    fn table(rows: u32) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        // SAFETY: an open connection used by this thread alone.
+        unsafe { super::register(conn.handle()) }.unwrap();
+        conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5 (title_terms, body_terms, platform_terms)").unwrap();
+        let words = ["美食", "探店", "火锅", "露营", "装备", "旅行", "攻略", "作品", "ai", "绘画"];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n).unwrap()
+        };
+        let mut text = |len: u64| {
+            let count = 1 + next(len);
+            (0..count).map(|_| words[next(10)]).collect::<Vec<_>>().join(" ")
+        };
+        for _ in 0..rows {
+            let (title, body) = (text(6), text(30));
+            let platform = ["zzplatformlifestyle", "zzplatformshortvideo", "zzplatformarticles"][title.len() % 3];
+            conn.execute("INSERT INTO t (title_terms, body_terms, platform_terms) VALUES (?1, ?2, ?3)", [
+                title, body, platform.to_owned(),
+            ])
+            .unwrap();
+        }
+        conn
+    }
+
+    /// (rowid, bm25, mediaops_bm25) of every match of `query`, scoring its
+    /// first `scored` phrases.
+    fn scores(conn: &Connection, query: &str, scored: usize) -> Vec<(i64, f64, f64)> {
+        let sql = format!(
+            "SELECT rowid, bm25(t, 3.0, 1.0, 0.0), mediaops_bm25(t, {scored}, 3.0, 1.0, 0.0) FROM t WHERE t MATCH ?1"
+        );
+        let mut stmt = conn.prepare(&sql).unwrap();
+        stmt.query_map([query], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn several_phrases_score_exactly_as_bm25_without_the_filtering_phrase() {
+        let conn = table(2_000);
+        for terms in ["\"美食\" \"探店\"", "\"ai\" \"绘画\" \"作品\"", "\"露营\" \"装备\""] {
+            let query = format!("{{title_terms body_terms}} : ({terms}) AND platform_terms : \"zzplatformlifestyle\"");
+            let rows = scores(&conn, &query, terms.split(' ').count());
+            assert!(rows.len() > 20, "{terms}: {} matches", rows.len());
+            for (rowid, bm25, ours) in rows {
+                assert_eq!(bm25.to_bits(), ours.to_bits(), "{terms}, row {rowid}: {bm25} against {ours}");
+            }
+        }
+        // Without a filtering phrase (the accounts' index): every phrase scores.
+        for (rowid, bm25, ours) in scores(&conn, "\"旅行\" \"攻略\"", 2) {
+            assert_eq!(bm25.to_bits(), ours.to_bits(), "row {rowid}");
+        }
+    }
+
+    #[test]
+    fn one_phrase_orders_its_matches_as_bm25_does() {
+        let conn = table(2_000);
+        for term in ["美食", "作品", "ai"] {
+            let query = format!("{{title_terms body_terms}} : (\"{term}\") AND platform_terms : \"zzplatformarticles\"");
+            let rows = scores(&conn, &query, 1);
+            assert!(rows.len() > 20, "{term}: {} matches", rows.len());
+            let mut ties = 0;
+            for a in &rows {
+                for b in &rows {
+                    assert_eq!(a.1.total_cmp(&b.1), a.2.total_cmp(&b.2), "{term}: rows {} and {}", a.0, b.0);
+                    ties += usize::from(a.0 != b.0 && a.1 == b.1);
+                }
+            }
+            // The vocabulary is small: equal scores happen, and stay equal.
+            assert!(ties > 0, "{term}: no tie to compare");
+        }
+    }
+
+    #[test]
+    fn a_scored_count_below_one_is_an_error_of_the_query() {
+        let conn = table(10);
+        let outcome = conn.query_row("SELECT mediaops_bm25(t, 0) FROM t WHERE t MATCH '美食' LIMIT 1", [], |r| {
+            r.get::<_, f64>(0)
+        });
+        assert!(outcome.is_err(), "{outcome:?}");
+    }
+}
