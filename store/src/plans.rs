@@ -4,7 +4,10 @@
 //! which read and sort every candidate. Both give the same answers; the old
 //! shapes are kept for the rankings bench (before and after in one run, on
 //! one store) and for the test that compares the two
-//! (`store/tests/board_plans.rs`). Nothing else switches them.
+//! (`store/tests/board_plans.rs`). Nothing else switches them. The same
+//! switch gives SQLite's searches FTS5's own `bm25` (and accounts matched on
+//! every platform) instead of [`crate::fts5_bm25`] (docs/data-apis.md
+//! "Search at scale").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
