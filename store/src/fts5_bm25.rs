@@ -121,7 +121,7 @@ unsafe extern "C" fn score_row(
     }
 }
 
-/// `-score` of the current row ([`bm25`'s sign](self)); `Err` with SQLite's
+/// `-score` of the current row (lower is more relevant, as `bm25`); `Err` with SQLite's
 /// code when an API call fails or the arguments are wrong.
 unsafe fn row_score(
     api: *const ffi::Fts5ExtensionApi,
