@@ -302,7 +302,24 @@ impl Dialect {
             Measure::Level => "e.level",
             Measure::Gain => "(e.level - e.base)",
         };
-        (format!("(SELECT k.work, {columns} FROM ({candidates}) k) e"), value.to_owned())
+        let fence = self.evaluated_once();
+        (format!("(SELECT k.work, {columns} FROM ({candidates}) k{fence}) e"), value.to_owned())
+    }
+
+    /// The clause that keeps a subquery in `FROM` from being merged into
+    /// the statement around it, so that its columns are computed once per
+    /// row: an `OFFSET` (PostgreSQL does not pull up a subquery with one;
+    /// SQLite does not flatten one, and writes it after `LIMIT -1`, no
+    /// limit). Merged, a column that is a correlated subquery is copied
+    /// into every place that names it: 单日互动's level and baseline, named
+    /// by the value's two conditions and its order, each ran three times per
+    /// match (`EXPLAIN` showed three copies of each on both backends;
+    /// docs/rankings.md "Keyword boards: each snapshot read once").
+    fn evaluated_once(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => " LIMIT -1 OFFSET 0",
+            Dialect::Postgres => " OFFSET 0",
+        }
     }
 
     /// A limited level board over a window longer than a day, in board
@@ -533,5 +550,27 @@ mod tests {
         let fans = BoardQuery { counter: Counter::Fans, ..query(18, 18) };
         assert!(Dialect::Sqlite.work_board(&fans).is_err(), "works keep no followers");
         assert!(Dialect::Sqlite.account_board(&fans).unwrap().0.contains("e.last_fans"));
+    }
+
+    /// 单日互动's level and baseline are read once per match: SQLite's plan
+    /// holds each of the two snapshot reads once (merged into the
+    /// statement around them, each was copied three times).
+    #[tokio::test]
+    async fn the_interactions_board_reads_each_snapshot_once() {
+        use sqlx::Row;
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+        let board = BoardQuery {
+            text: Some("火锅".into()),
+            matched: Some(vec![3, 1].into()),
+            counter: Counter::Interactions,
+            ..query(17, 18)
+        };
+        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
+        let explain = format!("EXPLAIN QUERY PLAN {statement}");
+        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
+        let plan: Vec<String> = rows.iter().map(|row| row.get::<String, _>("detail")).collect();
+        let reads = plan.iter().filter(|step| step.starts_with("CORRELATED SCALAR SUBQUERY")).count();
+        assert_eq!(reads, 2, "{plan:#?}");
     }
 }
