@@ -16,6 +16,21 @@ use crate::model::{BoardQuery, Counter, Measure};
 use crate::rules::times::{day_end, day_start};
 use crate::sql;
 
+/// Whether a keyword board ranks its matches' values before looking up
+/// their works ([`Dialect::values_then_works`]): with the index-ordered
+/// shapes, when no filter of the board reads a work or its author (no
+/// category, publish time, work type or followers bound; a request's
+/// category and publish time are its matches' own, docs/rankings.md
+/// "Keyword boards").
+fn ranks_before_works(q: &BoardQuery) -> bool {
+    crate::plans::index_ordered()
+        && q.category.is_none()
+        && q.published_from.is_none()
+        && q.published_to.is_none()
+        && q.work_types.is_empty()
+        && q.author_fans_below.is_none()
+}
+
 /// The works' per-day aggregate table.
 const WORK_DAYS_NAME: &str = WORK_DAYS.days;
 
@@ -227,15 +242,20 @@ impl Dialect {
             let value = rows.value(counter, q.measure);
             (rows.from, value)
         };
-        let author_join = self.work_board_filters(&mut c, q, &value);
-        let limit = self.limit(&mut c, q);
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
-        let works = self.candidate_works(matches.is_some());
-        let inner = format!(
-            "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
-            c.where_sql(),
-            order(&value)
-        );
+        let inner = match q.limit.filter(|_| matches.is_some() && ranks_before_works(q)) {
+            Some(size) => self.values_then_works(&mut c, q, &from, &value, size),
+            None => {
+                let author_join = self.work_board_filters(&mut c, q, &value);
+                let limit = self.limit(&mut c, q);
+                let works = self.candidate_works(matches.is_some());
+                format!(
+                    "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
+                    c.where_sql(),
+                    order(&value)
+                )
+            }
+        };
         let statement = format!(
             "SELECT {}, {}, p.board_value FROM ({inner}) p JOIN works w ON w.id = p.board_id \
              LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id ORDER BY {}",
@@ -244,6 +264,36 @@ impl Dialect {
             order("p.board_value")
         );
         Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// A keyword board's rows (`board_id`, `board_value`, in board order)
+    /// ranked by value before any work is looked up: the matches' values
+    /// (`v`, with the value's own conditions), the board's `size`-th
+    /// highest value (`cut`), and only the rows at or above it joined to
+    /// their works for the title that orders equal values. The same rows as
+    /// the general shape, which looks up every match's work first: every
+    /// row of the board is at or above the cut, and every row tied with it
+    /// is kept for the title to order (fewer than `size` rows: no cut, all
+    /// kept). Only for a board whose filters need no work
+    /// ([`ranks_before_works`]).
+    fn values_then_works(&self, c: &mut Conditions, q: &BoardQuery, from: &str, value: &str, size: u32) -> String {
+        self.value_filter(c, value, q);
+        let filter = c.where_sql();
+        c.clauses.clear();
+        let skip = c.bind(Param::Int(i64::from(size.saturating_sub(1))));
+        let limit = c.bind(Param::Int(i64::from(size)));
+        let works = match self {
+            Dialect::Postgres => " CROSS JOIN LATERAL (SELECT * FROM works x WHERE x.id = v.work OFFSET 0) w",
+            Dialect::Sqlite => " JOIN works w ON w.id = v.work",
+        };
+        format!(
+            "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), \
+             cut AS (SELECT board_value FROM v ORDER BY board_value DESC LIMIT 1 OFFSET {skip}) \
+             SELECT w.id AS board_id, v.board_value FROM v{works} \
+             WHERE v.board_value >= COALESCE((SELECT board_value FROM cut), v.board_value) \
+             ORDER BY {} LIMIT {limit}",
+            self.board_order(q, "v.board_value", "w.title", "w.id")
+        )
     }
 
     /// The join of each candidate row `e` to its work `w`. Over a
