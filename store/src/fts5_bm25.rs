@@ -264,9 +264,10 @@ mod tests {
         for _ in 0..rows {
             let (title, body) = (text(6), text(30));
             let platform = ["zzplatformlifestyle", "zzplatformshortvideo", "zzplatformarticles"][title.len() % 3];
-            conn.execute("INSERT INTO t (title_terms, body_terms, platform_terms) VALUES (?1, ?2, ?3)", [
-                title, body, platform.to_owned(),
-            ])
+            conn.execute(
+                "INSERT INTO t (title_terms, body_terms, platform_terms) VALUES (?1, ?2, ?3)",
+                [title, body, platform.to_owned()],
+            )
             .unwrap();
         }
         conn
@@ -303,7 +304,8 @@ mod tests {
     fn one_phrase_orders_its_matches_as_bm25_does() {
         let conn = table(2_000);
         for term in ["美食", "作品", "ai"] {
-            let query = format!("{{title_terms body_terms}} : (\"{term}\") AND platform_terms : \"zzplatformarticles\"");
+            let query =
+                format!("{{title_terms body_terms}} : (\"{term}\") AND platform_terms : \"zzplatformarticles\"");
             let rows = scores(&conn, &query, 1);
             assert!(rows.len() > 20, "{term}: {} matches", rows.len());
             let mut ties = 0;
@@ -321,9 +323,8 @@ mod tests {
     #[test]
     fn a_scored_count_below_one_is_an_error_of_the_query() {
         let conn = table(10);
-        let outcome = conn.query_row("SELECT mediaops_bm25(t, 0) FROM t WHERE t MATCH '美食' LIMIT 1", [], |r| {
-            r.get::<_, f64>(0)
-        });
+        let outcome = conn
+            .query_row("SELECT mediaops_bm25(t, 0) FROM t WHERE t MATCH '美食' LIMIT 1", [], |r| r.get::<_, f64>(0));
         assert!(outcome.is_err(), "{outcome:?}");
     }
 }

@@ -227,7 +227,8 @@ where
         page: u32,
         page_size: u32,
     ) -> StoreResult<SearchPage<Comment>> {
-        run_listing(&self.pool, DB::DIALECT.list_comments(platform, work_id, page, page_size)?, None, comment_record).await
+        run_listing(&self.pool, DB::DIALECT.list_comments(platform, work_id, page, page_size)?, None, comment_record)
+            .await
     }
 
     async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
