@@ -248,7 +248,7 @@ impl Dialect {
             None => {
                 let author_join = self.work_board_filters(&mut c, q, &value);
                 let limit = self.limit(&mut c, q);
-                let works = self.candidate_works(matches.is_some());
+                let works = self.candidate_works(matches.is_some(), "e.work");
                 format!(
                     "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
                     c.where_sql(),
@@ -276,16 +276,13 @@ impl Dialect {
     /// is kept for the title to order (fewer than `size` rows: no cut, all
     /// kept). Only for a board whose filters need no work
     /// ([`ranks_before_works`]).
-    fn values_then_works(&self, c: &mut Conditions, q: &BoardQuery, from: &str, value: &str, size: u32) -> String {
+    fn values_then_works(self, c: &mut Conditions, q: &BoardQuery, from: &str, value: &str, size: u32) -> String {
         self.value_filter(c, value, q);
         let filter = c.where_sql();
         c.clauses.clear();
         let skip = c.bind(Param::Int(i64::from(size.saturating_sub(1))));
         let limit = c.bind(Param::Int(i64::from(size)));
-        let works = match self {
-            Dialect::Postgres => " CROSS JOIN LATERAL (SELECT * FROM works x WHERE x.id = v.work OFFSET 0) w",
-            Dialect::Sqlite => " JOIN works w ON w.id = v.work",
-        };
+        let works = self.candidate_works(true, "v.work");
         format!(
             "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), \
              cut AS (SELECT board_value FROM v ORDER BY board_value DESC LIMIT 1 OFFSET {skip}) \
@@ -296,19 +293,20 @@ impl Dialect {
         )
     }
 
-    /// The join of each candidate row `e` to its work `w`. Over a
+    /// The join of each candidate row to its work `w` (`work`: the row's
+    /// work id, e.g. `e.work`). Over a
     /// keyword's matches on PostgreSQL with the index-ordered shapes
     /// ([`crate::plans`]), a lookup per row (`LATERAL … OFFSET 0`, which the
     /// planner cannot turn into another join): left to itself, given about
     /// 2,000 rows, it hashed the whole `works` table (`Hash` over a `Seq Scan
     /// on works`, 120 ms at 100,000 works; docs/rankings.md "Keyword
     /// boards").
-    fn candidate_works(self, matched: bool) -> &'static str {
+    fn candidate_works(self, matched: bool, work: &str) -> String {
         match self {
             Dialect::Postgres if matched && crate::plans::index_ordered() => {
-                " CROSS JOIN LATERAL (SELECT * FROM works x WHERE x.id = e.work OFFSET 0) w"
+                format!(" CROSS JOIN LATERAL (SELECT * FROM works x WHERE x.id = {work} OFFSET 0) w")
             }
-            _ => " JOIN works w ON w.id = e.work",
+            _ => format!(" JOIN works w ON w.id = {work}"),
         }
     }
 
