@@ -79,6 +79,10 @@ pub struct Listing {
     /// "Search at scale"). Run with the index-ordered shapes
     /// ([`super::plans`]).
     pub counted_page: Option<String>,
+    /// The setting [`Listing::counted_page`] is planned under, in a
+    /// transaction of its own ([`Dialect::newest_walk_setting`]); `None`:
+    /// the server's.
+    pub counted_page_setting: Option<&'static str>,
     pub params: Vec<Param>,
     /// The count's cap ([`crate::TOTAL_CAP`]), `None` = exact.
     pub cap: Option<u64>,
@@ -502,6 +506,7 @@ impl Dialect {
             count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
             page: outer(&format!("{keyed} ORDER BY {inner_order}{alias}.id {paged}")),
             page_past_cap,
+            counted_page_setting: counted_page.as_ref().and(self.newest_walk_setting()),
             counted_page,
             params: with_paging(c.params, limit, offset),
             cap,
@@ -610,6 +615,7 @@ impl Dialect {
             )),
             page_past_cap: None,
             counted_page: None,
+            counted_page_setting: None,
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
             cap: None,
         })

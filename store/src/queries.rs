@@ -31,14 +31,9 @@ use crate::rankings::board_tables::{BoardSql, BoardTables};
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
 /// decoded by `decode`; a capped relevance listing in one statement
 /// ([`Listing::counted_page`]) with the index-ordered shapes, planned under
-/// `setting` in a transaction of its own when there is one
-/// ([`Dialect::newest_walk_setting`](super::listing::Dialect::newest_walk_setting)).
-async fn run_listing<DB, T, F>(
-    pool: &Pool<DB>,
-    listing: Listing,
-    setting: Option<&'static str>,
-    decode: F,
-) -> StoreResult<SearchPage<T>>
+/// [`Listing::counted_page_setting`] in a transaction of its own when there
+/// is one.
+async fn run_listing<DB, T, F>(pool: &Pool<DB>, listing: Listing, decode: F) -> StoreResult<SearchPage<T>>
 where
     DB: Database + sqlx::database::HasStatementCache,
     F: Fn(&DB::Row) -> Result<T, sqlx::Error>,
@@ -60,7 +55,7 @@ where
         // window in 270 ms against 32 ms for the plan of its own values
         // (docs/data-apis.md "Search at scale").
         let statement = bind_params(sqlx::query(counted_page), &listing.params).persistent(false);
-        let rows = match setting {
+        let rows = match listing.counted_page_setting {
             Some(setting) => {
                 let mut tx = pool.begin().await?;
                 sqlx::query(setting).execute(&mut *tx).await?;
@@ -201,7 +196,7 @@ where
     async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>> {
         match DB::DIALECT.find_works(query)? {
             Some(listing) => {
-                let page = run_listing(&self.pool, listing, DB::DIALECT.newest_walk_setting(), work_record).await?;
+                let page = run_listing(&self.pool, listing, work_record).await?;
                 page.items.iter().for_each(|r| super::freshness::note(r.latest.as_ref().map(|s| s.captured_at)));
                 Ok(page)
             }
@@ -212,7 +207,7 @@ where
     async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>> {
         match DB::DIALECT.find_accounts(query)? {
             Some(listing) => {
-                let page = run_listing(&self.pool, listing, DB::DIALECT.newest_walk_setting(), account_record).await?;
+                let page = run_listing(&self.pool, listing, account_record).await?;
                 page.items.iter().for_each(|r| super::freshness::note(r.latest.as_ref().map(|s| s.captured_at)));
                 Ok(page)
             }
@@ -227,8 +222,7 @@ where
         page: u32,
         page_size: u32,
     ) -> StoreResult<SearchPage<Comment>> {
-        run_listing(&self.pool, DB::DIALECT.list_comments(platform, work_id, page, page_size)?, None, comment_record)
-            .await
+        run_listing(&self.pool, DB::DIALECT.list_comments(platform, work_id, page, page_size)?, comment_record).await
     }
 
     async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals> {
