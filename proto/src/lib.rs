@@ -24,6 +24,7 @@ pub mod options;
 pub mod rate_limit;
 pub mod readiness;
 pub mod request_id;
+pub mod runtime;
 pub mod service;
 pub mod spec_names;
 pub mod task_id;

@@ -91,18 +91,10 @@ pub fn configure() {
     LIMIT.store(kib * 1024, Ordering::Relaxed);
 }
 
-/// The multi-thread runtime of a mediaops process: tokio's defaults, with
-/// its workers buffering their log lines as the module docs say.
-///
-/// # Errors
-/// The runtime could not start (tokio's error).
-pub fn runtime() -> io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().on_thread_park(idle).on_thread_stop(flush).build()
-}
-
-/// A worker has nothing to run: from now on its lines are buffered, and
+/// A worker has nothing to run (the runtime's `on_thread_park`,
+/// [`crate::runtime::build`]): from now on its lines are buffered, and
 /// what waits is written.
-fn idle() {
+pub(crate) fn idle() {
     let _ = BUFFER.try_with(|lines| {
         let mut lines = lines.borrow_mut();
         lines.on = LIMIT.load(Ordering::Relaxed) > 0;

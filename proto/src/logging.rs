@@ -75,7 +75,7 @@ pub fn init() {
 }
 
 /// The whole `main` of a mediaops binary: [`init`], the runtime whose
-/// workers write their log lines in batches ([`crate::log_buffer::runtime`]),
+/// workers write their log lines in batches ([`crate::runtime::build`]),
 /// `run` on it, and the exit status of its result ([`exit_status`]),
 /// reported once the runtime has stopped and its workers wrote their lines.
 pub fn run_main<F, E>(run: impl FnOnce() -> F) -> std::process::ExitCode
@@ -84,7 +84,7 @@ where
     E: std::fmt::Display,
 {
     init();
-    let runtime = match crate::log_buffer::runtime() {
+    let runtime = match crate::runtime::build() {
         Ok(runtime) => runtime,
         Err(e) => return exit_status(Err(format!("the async runtime did not start: {e}"))),
     };

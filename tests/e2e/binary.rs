@@ -132,3 +132,23 @@ async fn admin_cli_creates_keys_and_grants_points() {
         "the running server owns the embedded ledger: {err}"
     );
 }
+
+#[test]
+fn a_bad_worker_count_stops_the_start_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |workers: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mediaops"))
+            .args(["keys", "list"])
+            .env("MEDIAOPS_DATA_DIR", dir.path())
+            .env("MEDIAOPS_WORKER_THREADS", workers)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let refused = run("0");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("MEDIAOPS_WORKER_THREADS") && stderr.contains("\"0\""), "{stderr}");
+    let one = run("1");
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+}

@@ -12,9 +12,15 @@ use serde_json::Value;
 /// `MEDIAOPS_CONFIG` names the settings file
 /// (`listener/src/config_file.rs`), `MEDIAOPS_LOG_FORMAT` picks the log
 /// format (`proto/src/logging.rs`), `MEDIAOPS_LOG_BUFFER_KIB` the log
-/// buffer of a worker thread (`proto/src/log_buffer.rs`).
-pub fn non_setting_variables() -> [&'static str; 3] {
-    ["MEDIAOPS_CONFIG", mediaops::proto::logging::FORMAT_VARIABLE, mediaops::proto::log_buffer::BUFFER_BYTES_VARIABLE]
+/// buffer of a worker thread (`proto/src/log_buffer.rs`),
+/// `MEDIAOPS_WORKER_THREADS` the runtime's workers (`proto/src/runtime.rs`).
+pub fn non_setting_variables() -> [&'static str; 4] {
+    [
+        "MEDIAOPS_CONFIG",
+        mediaops::proto::logging::FORMAT_VARIABLE,
+        mediaops::proto::log_buffer::BUFFER_BYTES_VARIABLE,
+        mediaops::proto::runtime::WORKER_THREADS_VARIABLE,
+    ]
 }
 
 /// What a `mediaops` container runs, by its subcommand.
