@@ -90,6 +90,8 @@ where
     };
     let result = runtime.block_on(run());
     drop(runtime);
+    // With one worker the runtime ran on this thread: its lines wait here.
+    crate::log_buffer::flush();
     exit_status(result)
 }
 

@@ -59,11 +59,14 @@ fn log_env() -> Vec<(&'static str, String)> {
 }
 
 /// A core and a gateway process on Redis: every call crosses a real HTTP/2
-/// connection between them.
-fn split_on_redis(url: String, prefix: String) -> Deployment {
+/// connection between them. `workers`: each process's async workers
+/// (`MEDIAOPS_WORKER_THREADS`; one is tokio's current-thread runtime), else
+/// the default.
+fn split_on_redis(url: String, prefix: String, workers: Option<&str>) -> Deployment {
     let data_dir = tempfile::tempdir().unwrap();
     let mut env = vec![("MEDIAOPS_REDIS_URL", url.clone()), ("MEDIAOPS_REDIS_PREFIX", prefix.clone())];
     env.extend(log_env());
+    env.extend(workers.map(|workers| ("MEDIAOPS_WORKER_THREADS", workers.to_owned())));
     let core = Process::spawn(data_dir.path(), Spawn { args: vec!["core"], env: env.clone() });
     let core_addr = core.grpc().to_owned();
     let gateway =
@@ -334,8 +337,16 @@ async fn hang_ups(deployment: &Deployment, name: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hang_ups_on_a_split_deployment_charge_only_written_answers_and_leave_no_hold() {
-    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split"));
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split"), None);
     hang_ups(&deployment, "split, Redis").await;
+}
+
+/// The same with one worker per process, as on a host a core and a gateway
+/// share (docs/performance.md "One worker: the current-thread runtime").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_ups_on_a_split_deployment_of_one_worker_per_process_charge_only_written_answers() {
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_one"), Some("1"));
+    hang_ups(&deployment, "split, Redis, one worker per process").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
