@@ -139,7 +139,7 @@ impl Dialect {
     /// the walk of a keyword of several terms under a `Gather Merge` with one
     /// or two workers, whose start cost more than they saved on 2,000 rows
     /// (18–25 ms against 11–17 ms at 1,000,000 works, docs/rankings.md
-    /// "This turn at 1,000,000 works"). `None` on SQLite.
+    /// "The term lists at 1,000,000 works"). `None` on SQLite.
     pub fn serial_plan(self) -> Option<&'static str> {
         match self {
             Dialect::Postgres => Some("SET LOCAL max_parallel_workers_per_gather = 0"),
