@@ -289,6 +289,20 @@ pub trait ContentStore: Send + Sync {
     /// account's `platform_id`) on `platform`.
     async fn work_totals(&self, platform: &str, author_id: &str) -> StoreResult<WorkTotals>;
 
+    /// The totals of the stored works each author of `author_ids` (accounts'
+    /// `platform_id`s) published on `platform` in `[from, to]`, one per
+    /// author in the order given (an author with none: all zeros), read in
+    /// one statement: what the account analyzers average over (spec 4.5,
+    /// docs/rankings.md). At most [`MAX_TOTALS_AUTHORS`] authors, else
+    /// [`StoreError::Invalid`].
+    async fn published_totals(
+        &self,
+        platform: &str,
+        author_ids: &[String],
+        from: chrono::DateTime<chrono::Utc>,
+        to: chrono::DateTime<chrono::Utc>,
+    ) -> StoreResult<Vec<WorkTotals>>;
+
     /// Hot-list entries per [`HotListQuery`].
     async fn hot_list_entries(&self, query: &HotListQuery) -> StoreResult<Vec<HotListEntry>>;
 
@@ -392,6 +406,10 @@ pub(crate) fn paging(page: u32, page_size: u32) -> StoreResult<(i64, i64)> {
     Ok((i64::from(page_size), i64::from(page - 1) * i64::from(page_size)))
 }
 
+/// Most authors one [`ContentStore::published_totals`] reads (each is a
+/// bound parameter; SQLite allows 32,766 in a statement).
+pub const MAX_TOTALS_AUTHORS: usize = 1_000;
+
 /// Settings of the store's connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolSettings {
@@ -405,6 +423,12 @@ pub struct PoolSettings {
     /// [`sqlite::DEFAULT_MMAP_BYTES`]; 0 = none; docs/store.md "Memory
     /// mapping"). Unused by PostgreSQL.
     pub sqlite_mmap_bytes: u64,
+    /// How long a PostgreSQL connection may sit unused in the pool before it
+    /// is pinged on its next use, and replaced when the server or the
+    /// network dropped it meanwhile (default [`postgres::PING_AFTER_IDLE`];
+    /// zero = a ping on every use; docs/store.md "PostgreSQL connections").
+    /// Unused by SQLite.
+    pub ping_after_idle: std::time::Duration,
 }
 
 impl Default for PoolSettings {
@@ -412,6 +436,7 @@ impl Default for PoolSettings {
         PoolSettings {
             acquire_timeout: std::time::Duration::from_secs(2),
             sqlite_mmap_bytes: sqlite::DEFAULT_MMAP_BYTES,
+            ping_after_idle: postgres::PING_AFTER_IDLE,
         }
     }
 }

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use chrono::NaiveDate;
 
-use sqlx::Postgres;
+use sqlx::{Connection, Postgres};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
 
@@ -75,6 +75,16 @@ pub type PostgresStore = SqlStore<Postgres>;
 /// the store is a long scan that compiled code would repay.
 pub const NO_JIT: (&str, &str) = ("jit", "off");
 
+/// Most connections of a PostgreSQL store's pool (docs/store.md
+/// "PostgreSQL connections").
+pub const POOL_CONNECTIONS: u32 = 8;
+
+/// How long a pooled connection may sit unused before it is pinged on its
+/// next use, so that one the server or the network dropped meanwhile (a
+/// restart, a failover) is replaced instead of failing a call (the default
+/// of [`PoolSettings::ping_after_idle`]).
+pub const PING_AFTER_IDLE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The connect options of `url` (`postgres://user@host:port/db`).
 pub fn options(url: &str) -> StoreResult<PgConnectOptions> {
     Ok(PgConnectOptions::from_str(url)?)
@@ -92,13 +102,35 @@ impl PostgresStore {
         Self::connect(options, PoolSettings::default()).await
     }
 
-    /// Connects with explicit options and pool limits, and migrates. At most
-    /// 8 connections; a call waits at most `pool.acquire_timeout` for one.
-    /// Every connection runs with `jit = off` ([`NO_JIT`]).
+    /// Connects with explicit options and pool limits, and migrates.
+    /// At most [`POOL_CONNECTIONS`] connections, each opened when calls
+    /// first need it and then kept open (a call after a quiet hour finds
+    /// them as the last call left them: their statements prepared, their
+    /// server's catalog caches warm); a call waits at most
+    /// `pool.acquire_timeout` for one. A connection is checked with a ping
+    /// only when it comes back to use after `pool.ping_after_idle` unused
+    /// ([`PING_AFTER_IDLE`] by default), not on every call (a round trip to the server each). Every connection
+    /// runs with `jit = off` ([`NO_JIT`]). docs/store.md "PostgreSQL
+    /// connections".
     pub async fn connect(options: PgConnectOptions, pool: PoolSettings) -> StoreResult<PostgresStore> {
         let options = options.options([NO_JIT]);
-        let pool =
-            PgPoolOptions::new().max_connections(8).acquire_timeout(pool.acquire_timeout).connect_with(options).await?;
+        let ping_after_idle = pool.ping_after_idle;
+        let pool = PgPoolOptions::new()
+            .max_connections(POOL_CONNECTIONS)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= ping_after_idle {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
+            .acquire_timeout(pool.acquire_timeout)
+            .connect_with(options)
+            .await?;
         migrator().run(&pool).await?;
         Ok(SqlStore { pool, points: None })
     }

@@ -25,7 +25,7 @@ use super::rows::{
     account_of, account_record, author_of, comment_record, counts_record, hot_list_record, work_of, work_record,
     work_snapshot_record, work_totals_record,
 };
-use super::{ContentStore, StoreResult, sql, writes};
+use super::{ContentStore, StoreError, StoreResult, sql, writes};
 use crate::rankings::board_tables::{BoardSql, BoardTables};
 
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
@@ -229,6 +229,31 @@ where
         let row =
             sqlx::query(&Self::sql(sql::WORK_TOTALS)).bind(platform).bind(author_id).fetch_one(&self.pool).await?;
         Ok(work_totals_record(&row)?)
+    }
+
+    async fn published_totals(
+        &self,
+        platform: &str,
+        author_ids: &[String],
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> StoreResult<Vec<WorkTotals>> {
+        if author_ids.len() > super::MAX_TOTALS_AUTHORS {
+            return Err(StoreError::invalid("authorIds", format!("at most {} at once", super::MAX_TOTALS_AUTHORS)));
+        }
+        if author_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let statement = Self::sql(&sql::published_totals(author_ids.len()));
+        let mut query = sqlx::query(&statement).bind(platform).bind(from).bind(to);
+        for id in author_ids {
+            query = query.bind(id.as_str());
+        }
+        let mut found = std::collections::HashMap::new();
+        for row in query.fetch_all(&self.pool).await? {
+            found.insert(row.try_get::<String, _>("author_id")?, work_totals_record(&row)?);
+        }
+        Ok(author_ids.iter().map(|id| found.get(id).copied().unwrap_or_default()).collect())
     }
 
     async fn work_series(&self, query: &SeriesQuery) -> StoreResult<Vec<WorkSeries>> {

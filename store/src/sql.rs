@@ -80,11 +80,36 @@ pub const WORK_SNAPSHOT_COLUMNS: &str = "s.captured_at AS s_captured_at, s.likes
 
 /// Totals of an author's works (newest snapshots); binds: platform,
 /// author_id.
-pub const WORK_TOTALS: &str = "SELECT count(*) AS works, CAST(COALESCE(sum(s.views), 0) AS BIGINT) AS views, \
-     CAST(COALESCE(sum(s.likes), 0) AS BIGINT) AS likes, CAST(COALESCE(sum(s.comments), 0) AS BIGINT) AS comments, \
-     CAST(COALESCE(sum(s.collects), 0) AS BIGINT) AS collects, CAST(COALESCE(sum(s.shares), 0) AS BIGINT) AS shares \
-     FROM works w LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at \
-     WHERE w.platform = $1 AND w.author_id = $2";
+/// The columns of a [`crate::model::WorkTotals`] row and what they read:
+/// the works `w` with their newest snapshot `s` (left out = zeros).
+macro_rules! work_totals_of {
+    () => {
+        "count(*) AS works, CAST(COALESCE(sum(s.views), 0) AS BIGINT) AS views, \
+         CAST(COALESCE(sum(s.likes), 0) AS BIGINT) AS likes, CAST(COALESCE(sum(s.comments), 0) AS BIGINT) AS comments, \
+         CAST(COALESCE(sum(s.collects), 0) AS BIGINT) AS collects, CAST(COALESCE(sum(s.shares), 0) AS BIGINT) AS shares \
+         FROM works w LEFT JOIN work_snapshots s ON s.work = w.id AND s.captured_at = w.latest_captured_at"
+    };
+}
+
+/// [`crate::ContentStore::work_totals`]: `$1` platform, `$2` author id.
+pub const WORK_TOTALS: &str = concat!("SELECT ", work_totals_of!(), " WHERE w.platform = $1 AND w.author_id = $2");
+
+/// [`crate::ContentStore::published_totals`] for `authors` author ids: `$1`
+/// platform, `$2`..`$3` the published window, `$4`.. the authors; one row per
+/// author with a work in the window, its id in column `author_id`. Read by
+/// the index `works_author (platform, author_id, published_at)`.
+pub fn published_totals(authors: usize) -> String {
+    let ids: Vec<String> = (0..authors).map(|i| format!("${}", i + 4)).collect();
+    format!(
+        concat!(
+            "SELECT w.author_id, ",
+            work_totals_of!(),
+            " WHERE w.platform = $1 AND w.published_at >= $2 AND w.published_at <= $3 AND w.author_id IN ({}) \
+             GROUP BY w.author_id"
+        ),
+        ids.join(", ")
+    )
+}
 
 /// Rows per table, one row with one column per table (both backends).
 pub const COUNTS: &str = "SELECT (SELECT count(*) FROM accounts) AS accounts, \

@@ -8,6 +8,7 @@ use mediaops_store::test_support as support;
 
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use mediaops_store::model::{
@@ -17,7 +18,7 @@ use mediaops_store::model::{
 use mediaops_store::postgres::PostgresStore;
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::topic::Topic;
-use mediaops_store::{ContentStore, StoreError};
+use mediaops_store::{ContentStore, PoolSettings, StoreError};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use support::database_url;
@@ -77,6 +78,7 @@ conformance!(
     hot_list_entries_filter_by_window_and_source,
     hot_list_latest_only_picks_each_sources_newest_capture_in_the_window,
     find_works_applies_each_filter,
+    published_totals_add_up_each_authors_works_of_the_window,
     find_works_orders_by_each_order_with_unknown_last,
     find_works_pages_stably_with_the_total,
     find_works_filters_by_topic,
@@ -101,6 +103,59 @@ async fn reopening_keeps_data_and_does_not_rerun_migrations() {
     let reopened = PostgresStore::open_with(options).await.unwrap();
     assert_eq!(reopened.counts().await.unwrap().works, 1);
     drop(reopened);
+    schema.drop().await;
+}
+
+/// Ends every server process of the connections named `application`, once
+/// the pool has taken back the connections of the calls before (the driver
+/// pings each on its way back, in a task of its own).
+async fn terminate_connections(application: &str) -> i64 {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut conn = PgConnection::connect(&database_url()).await.unwrap();
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1) t",
+    )
+    .bind(application)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    ended
+}
+
+#[tokio::test]
+async fn postgres_pool_keeps_its_connections_and_replaces_one_the_server_dropped() {
+    let schema = Schema::create().await;
+    let application = format!("pool_test_{}", uuid::Uuid::new_v4().simple());
+    let options = PgConnectOptions::from_str(&database_url())
+        .unwrap()
+        .options([("search_path", &schema.name)])
+        .application_name(&application);
+    let pinged = PoolSettings { ping_after_idle: Duration::ZERO, ..PoolSettings::default() };
+    let store = PostgresStore::connect(options.clone(), pinged).await.unwrap();
+    store.upsert_work(&work("BV3", "标题", "")).await.unwrap();
+    assert!(terminate_connections(&application).await >= 1, "the pool kept a connection after its call");
+    // Pinged on its next use: the dropped connection is replaced unseen.
+    assert_eq!(store.counts().await.unwrap().works, 1);
+    drop(store);
+
+    // Not pinged (in use again within the default 30 s): a call that meets
+    // a dropped connection fails as unavailable (503, uncharged), and the
+    // driver closes that connection: at most one failed call per connection.
+    let store = PostgresStore::connect(options, PoolSettings::default()).await.unwrap();
+    assert_eq!(store.counts().await.unwrap().works, 1);
+    let dropped = terminate_connections(&application).await;
+    assert!(dropped >= 1);
+    let mut failed = 0;
+    loop {
+        match store.counts().await {
+            Ok(counts) => break assert_eq!(counts.works, 1),
+            Err(e) => assert!(e.is_unavailable(), "{e:?}"),
+        }
+        failed += 1;
+        assert!(failed <= dropped, "{failed} calls failed on {dropped} dropped connections");
+    }
+    assert!(failed >= 1, "a connection in use within 30 s is not pinged first");
+    drop(store);
     schema.drop().await;
 }
 
@@ -622,6 +677,37 @@ mod cases {
         assert_eq!((none.total, none.items.len()), (0, 0));
         let other = find(WorkQuery { platform: "lifestyle".into(), ..works_query() }).await;
         assert_eq!(work_ids(&other), ["BVa"]);
+    }
+
+    pub async fn published_totals_add_up_each_authors_works_of_the_window(store: &dyn ContentStore) {
+        // (id, author, published month): March and April are the window.
+        let rows = [("T1", "a1", 3), ("T2", "a1", 4), ("T3", "a1", 5), ("T4", "a2", 4), ("T5", "a1", 3)];
+        for (id, author, month) in rows {
+            let w = Work { author_id: Some(author.into()), published_at: Some(at(2023, month, 10, 4)), ..work(id, id, "") };
+            store.upsert_work(&w).await.unwrap();
+        }
+        let elsewhere = Work { platform: "lifestyle".into(), author_id: Some("a1".into()), ..work("T6", "T6", "") };
+        store.upsert_work(&elsewhere).await.unwrap();
+        // T1's newer snapshot counts, T5 has none (0 reads, still a work).
+        store.add_work_snapshot("videosite", "T1", &likes(5, at(2023, 6, 1, 0))).await.unwrap();
+        store.add_work_snapshot("videosite", "T1", &likes(7, at(2023, 6, 2, 0))).await.unwrap();
+        store.add_work_snapshot("videosite", "T2", &likes(2, at(2023, 6, 2, 0))).await.unwrap();
+        store.add_work_snapshot("videosite", "T3", &likes(100, at(2023, 6, 2, 0))).await.unwrap();
+        store.add_work_snapshot("videosite", "T4", &likes(1, at(2023, 6, 2, 0))).await.unwrap();
+        store.add_work_snapshot("lifestyle", "T6", &likes(100, at(2023, 6, 2, 0))).await.unwrap();
+
+        let authors: Vec<String> = ["a2", "nobody", "a1"].map(String::from).to_vec();
+        let (from, to) = (at(2023, 3, 1, 0), at(2023, 4, 30, 23));
+        let totals = store.published_totals("videosite", &authors, from, to).await.unwrap();
+        let read = |i: usize| (totals[i].works, totals[i].views, totals[i].likes);
+        assert_eq!(totals.len(), 3, "one per author asked, in order");
+        assert_eq!(read(0), (1, 10, 1));
+        assert_eq!(read(1), (0, 0, 0), "an author without works is all zeros");
+        assert_eq!(read(2), (3, 90, 9), "T1 (newest: 70), T2 (20), T5 (none); T3 is past the window");
+        assert_eq!(store.published_totals("videosite", &[], from, to).await.unwrap(), Vec::new());
+        let too_many = vec![String::from("a1"); mediaops_store::MAX_TOTALS_AUTHORS + 1];
+        let refused = store.published_totals("videosite", &too_many, from, to).await.unwrap_err();
+        assert!(matches!(refused, StoreError::Invalid { .. }), "{refused:?}");
     }
 
     pub async fn find_works_orders_by_each_order_with_unknown_last(store: &dyn ContentStore) {

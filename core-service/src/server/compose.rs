@@ -85,6 +85,7 @@ pub(super) async fn compose(
     let store_pool = mediaops_store::PoolSettings {
         acquire_timeout: std::time::Duration::from_secs(settings.store_acquire_timeout_secs),
         sqlite_mmap_bytes: settings.sqlite_mmap_mib << 20,
+        ..mediaops_store::PoolSettings::default()
     };
     let mut opened = mediaops_store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
         .await

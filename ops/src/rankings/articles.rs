@@ -14,17 +14,18 @@ pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_scor
 use super::series::{round, top};
 use super::{
     BOARD_SIZE, account_board_answer, account_by_id_or_name, accounts_asked, board_query, keyword_matches,
-    most_followed, published_in, today, warn_if_empty, window_or_warn, work_board,
+    most_followed, today, warn_if_empty, window_or_warn, work_board,
 };
 use crate::data_api::articles::PLATFORM;
-use crate::data_api::{DataApi, count, list, required};
+use crate::data_api::{DataApi, list, required, store_error};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::service::Answer;
 use mediaops_store::model::{BoardQuery, BoardWork, Counter, Measure};
 use mediaops_store::rankings::board_tables::NamedRow;
-use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period, Window};
+use mediaops_store::rankings::rules::{self as rules, CategoryList, OutOfList, Period};
+use mediaops_store::rules::times::{day_end, day_start};
 
 /// Board names of `articles-hit-cover`, in answer order.
 pub const HIT_COVER_BOARDS: [&str; 2] = ["10万+爆文", "阅读增长"];
@@ -188,16 +189,19 @@ pub async fn hit_cover(
     Ok(list(pb::ArticlesHitCoverResponse { items }, empty))
 }
 
-/// What the analyzers know of an account's articles published in the
-/// [`ANALYSIS_DAYS`] days ending on the newest day: how many, and their
-/// average newest reads (0 when none; at most the 50 newest are averaged).
-pub async fn recent_articles(api: &DataApi, author_id: &str) -> Result<(u64, i64), ServiceError> {
+/// What the analyzers know of each account of `author_ids` (accounts'
+/// `platform_id`s), in the order given: how many articles it published in
+/// the [`ANALYSIS_DAYS`] days ending on the newest day, and their average
+/// newest reads (0 when none). One store read for every account
+/// ([`mediaops_store::ContentStore::published_totals`]).
+pub async fn recent_articles(api: &DataApi, author_ids: &[String]) -> Result<Vec<(u64, i64)>, ServiceError> {
     let newest = rules::newest_day(today(api));
-    let window = Window { first: newest - Days::new(ANALYSIS_DAYS - 1), last: newest };
-    let found = published_in(api, PLATFORM, author_id, window).await?;
-    let reads: Vec<i64> = found.items.iter().map(|w| count(w.latest.as_ref().and_then(|s| s.views))).collect();
-    let average = if reads.is_empty() { 0 } else { reads.iter().sum::<i64>() / reads.len() as i64 };
-    Ok((found.total, average))
+    let (from, to) = (day_start(newest - Days::new(ANALYSIS_DAYS - 1)), day_end(newest));
+    let totals = api.store.published_totals(PLATFORM, author_ids, from, to).await.map_err(store_error)?;
+    Ok(totals
+        .into_iter()
+        .map(|t| (u64::try_from(t.works).unwrap_or(0), if t.works > 0 { t.views / t.works } else { 0 }))
+        .collect())
 }
 
 /// `healthScore` of `articles-account-analyzer`, 0–100 (1 decimal):
@@ -220,15 +224,17 @@ pub async fn account_analyzer(
     ctx: CallContext,
     req: pb::ArticlesAccountAnalyzerRequest,
 ) -> Result<Answer<pb::ArticlesAccountAnalyzerResponse>, ServiceError> {
-    let mut items = Vec::new();
-    for record in accounts_asked(&api, &ctx, PLATFORM, &req.account_names, MAX_ACCOUNTS).await? {
-        let (articles, average) = recent_articles(&api, &record.account.platform_id).await?;
-        items.push(pb::AnalyzedArticleAccount {
+    let records = accounts_asked(&api, &ctx, PLATFORM, &req.account_names, MAX_ACCOUNTS).await?;
+    let ids: Vec<String> = records.iter().map(|r| r.account.platform_id.clone()).collect();
+    let items = records
+        .into_iter()
+        .zip(recent_articles(&api, &ids).await?)
+        .map(|(record, (articles, average))| pb::AnalyzedArticleAccount {
             account_name: record.account.nickname,
             avg_read_count: average,
             health_score: article_health(articles, average),
-        });
-    }
+        })
+        .collect::<Vec<_>>();
     let empty = items.is_empty();
     Ok(list(pb::ArticlesAccountAnalyzerResponse { items }, empty))
 }
@@ -269,16 +275,15 @@ pub async fn similar_account(
     } else {
         Some(asked_type.to_owned())
     };
-    let target_reads = match &target {
-        Some(t) => recent_articles(&api, &t.account.platform_id).await?.1,
-        None => 0,
-    };
+    let target_id = target.as_ref().map(|t| t.account.platform_id.clone());
+    let mut candidates = most_followed(&api, PLATFORM, kind.clone()).await?;
+    candidates.retain(|c| target_id.as_ref() != Some(&c.account.platform_id));
+    // The target's reads first (0 without one), then each candidate's.
+    let ids: Vec<String> = target_id.iter().cloned().chain(candidates.iter().map(|c| c.account.platform_id.clone())).collect();
+    let mut reads = recent_articles(&api, &ids).await?.into_iter().map(|(_, average)| average);
+    let target_reads = if target_id.is_some() { reads.next().unwrap_or(0) } else { 0 };
     let mut scored = Vec::new();
-    for candidate in most_followed(&api, PLATFORM, kind.clone()).await? {
-        if target.as_ref().is_some_and(|t| t.account.platform_id == candidate.account.platform_id) {
-            continue;
-        }
-        let reads = recent_articles(&api, &candidate.account.platform_id).await?.1;
+    for (candidate, reads) in candidates.into_iter().zip(reads) {
         let same = kind.is_some() && candidate.account.category == kind;
         scored.push((candidate.account.nickname, reads, read_similarity(same, target_reads, reads)));
     }

@@ -83,15 +83,18 @@ pub async fn similar_account(
     let Some(target) = account_by_id_or_name(&api, ARTICLES, name).await? else {
         return Ok(Answer::NotFound(format!("no articles account named {name}")));
     };
-    let (target_articles, target_reads) = recent_articles(&api, &target.account.platform_id).await?;
-    let (target_tier, _) = tier(target_reads);
     let category = target.account.category.clone().filter(|c| !c.is_empty());
+    let mut candidates = most_followed(&api, ARTICLES, category.clone()).await?;
+    candidates.retain(|c| c.account.platform_id != target.account.platform_id);
+    // The target's articles first, then each candidate's.
+    let ids: Vec<String> = std::iter::once(target.account.platform_id.clone())
+        .chain(candidates.iter().map(|c| c.account.platform_id.clone()))
+        .collect();
+    let mut recent = recent_articles(&api, &ids).await?.into_iter();
+    let (target_articles, target_reads) = recent.next().unwrap_or((0, 0));
+    let (target_tier, _) = tier(target_reads);
     let mut scored = Vec::new();
-    for candidate in most_followed(&api, ARTICLES, category.clone()).await? {
-        if candidate.account.platform_id == target.account.platform_id {
-            continue;
-        }
-        let (articles, reads) = recent_articles(&api, &candidate.account.platform_id).await?;
+    for (candidate, (articles, reads)) in candidates.into_iter().zip(recent) {
         let (position, tier_name) = tier(reads);
         if position > target_tier {
             continue;
