@@ -105,4 +105,13 @@ impl<DB: Backend> SqlStore<DB> {
     pub(super) fn sql(statement: &str) -> String {
         DB::DIALECT.placeholders(statement.to_owned())
     }
+
+    /// `result` of a write to the content tables, once the point cache has
+    /// counted it (whatever the result: part of it may have committed).
+    pub(super) fn wrote<T>(&self, result: T) -> T {
+        if let Some(points) = &self.points {
+            points.wrote();
+        }
+        result
+    }
 }

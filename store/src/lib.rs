@@ -56,6 +56,7 @@ pub(crate) mod listing;
 pub mod model;
 pub mod offload;
 pub mod plans;
+pub mod content_notices;
 mod point_cache;
 pub mod postgres;
 mod queries;

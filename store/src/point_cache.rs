@@ -26,15 +26,29 @@
 //! workers of a busy server look up side by side. A read through sqlx's
 //! SQLite driver crosses to the connection's worker thread and back (tens
 //! of µs on a loaded 2-core machine), which was most of a charged data call.
+//!
+//! On PostgreSQL ([`PointCache::notified`]) "unchanged" is a count of the
+//! notices of [`crate::content_notices`]: every commit that changes a work,
+//! an account or their snapshots, by any process, notifies the store's
+//! listening connection, and this process's own writes count at once. The
+//! entries are dropped when the count moves, as above; a notice reaches the
+//! listener a little after its commit (well under a millisecond on one
+//! host), so another process's commit can be missed for that long; an entry
+//! is never served older than [`NOTIFIED_MAX_AGE`] (a listening connection
+//! that died without a word), and nothing is served while the listener is
+//! not listening (docs/store.md "Point reads on PostgreSQL").
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 use thread_local::ThreadLocal;
 
+use super::content_notices::{Listening, Notices};
 use super::model::{AccountRecord, WorkRecord};
 use super::wal_index::{Header, WalIndex};
 
@@ -42,28 +56,54 @@ use super::wal_index::{Header, WalIndex};
 /// an eviction policy: hot records come back on the next read).
 const MAX_ENTRIES: usize = 4096;
 
+/// The oldest an entry of a PostgreSQL store's cache is served: the bound
+/// on what a listening connection that died unnoticed can leave stale.
+pub(crate) const NOTIFIED_MAX_AGE: Duration = Duration::from_secs(1);
+
 /// `(platform, id)` as the caller asked it (any id form of the record).
 type Key = (String, String);
 
-/// The cache of one embedded store; see the module documentation.
+/// The cache of one store; see the module documentation.
 pub(crate) struct PointCache {
-    /// The header read before every lookup, mapped for `_connection` (the
-    /// pointer is valid while it is open; fields drop in order).
-    index: WalIndex,
-    /// The header each thread saw last (`None`: none yet, or it was being
-    /// rewritten).
-    seen: ThreadLocal<Cell<Option<Header>>>,
+    changes: Changes,
     entries: RwLock<Entries>,
-    /// A read-only connection that has read the file, held open for its
-    /// WAL index's sake and never used again.
-    _connection: Mutex<Connection>,
+}
+
+/// What tells the cache that the database changed.
+enum Changes {
+    /// SQLite's WAL index.
+    Wal {
+        /// The header read before every lookup, mapped for `_connection`
+        /// (the pointer is valid while it is open; fields drop in order).
+        index: WalIndex,
+        /// The header each thread saw last (`None`: none yet, or it was
+        /// being rewritten).
+        seen: ThreadLocal<Cell<Option<Header>>>,
+        /// A read-only connection that has read the file, held open for
+        /// its WAL index's sake and never used again.
+        _connection: Mutex<Connection>,
+    },
+    /// PostgreSQL's notices, counted by the store's listener.
+    Notices {
+        notices: Arc<Notices>,
+        /// The count when the entries were last dropped.
+        seen: AtomicU64,
+        /// The listener's task, stopped with the cache.
+        _listening: Listening,
+    },
 }
 
 struct Entries {
     /// Bumped whenever the entries are dropped.
     epoch: u64,
-    works: HashMap<Key, WorkRecord>,
-    accounts: HashMap<Key, AccountRecord>,
+    works: HashMap<Key, (WorkRecord, Instant)>,
+    accounts: HashMap<Key, (AccountRecord, Instant)>,
+}
+
+impl Entries {
+    fn new() -> RwLock<Entries> {
+        RwLock::new(Entries { epoch: 0, works: HashMap::new(), accounts: HashMap::new() })
+    }
 }
 
 /// A lookup that missed: the epoch its read may be stored under
@@ -107,15 +147,29 @@ impl PointCache {
     pub(crate) fn open(path: &Path) -> Option<PointCache> {
         match connect(path) {
             Ok((connection, index)) => Some(PointCache {
-                index,
-                seen: ThreadLocal::new(),
-                entries: RwLock::new(Entries { epoch: 0, works: HashMap::new(), accounts: HashMap::new() }),
-                _connection: Mutex::new(connection),
+                changes: Changes::Wal { index, seen: ThreadLocal::new(), _connection: Mutex::new(connection) },
+                entries: Entries::new(),
             }),
             Err(e) => {
                 tracing::warn!(error = %e, path = %path.display(), "store point reads: no cache");
                 None
             }
+        }
+    }
+
+    /// A cache of a PostgreSQL store whose changes `notices` counts, as
+    /// `listening` hears them.
+    pub(crate) fn notified(notices: Arc<Notices>, listening: Listening) -> PointCache {
+        let seen = AtomicU64::new(notices.count());
+        PointCache { changes: Changes::Notices { notices, seen, _listening: listening }, entries: Entries::new() }
+    }
+
+    /// The oldest an entry is served: unbounded on SQLite, where the WAL
+    /// index shows every commit before it can be read.
+    fn max_age(&self) -> Option<Duration> {
+        match self.changes {
+            Changes::Wal { .. } => None,
+            Changes::Notices { .. } => Some(NOTIFIED_MAX_AGE),
         }
     }
 
@@ -139,14 +193,21 @@ impl PointCache {
         self.keep(missed, platform, id, record, |entries| &mut entries.accounts);
     }
 
-    fn lookup<T: Clone>(&self, platform: &str, id: &str, map: impl Fn(&Entries) -> &HashMap<Key, T>) -> Lookup<T> {
+    fn lookup<T: Clone>(
+        &self,
+        platform: &str,
+        id: &str,
+        map: impl Fn(&Entries) -> &HashMap<Key, (T, Instant)>,
+    ) -> Lookup<T> {
         self.refresh();
         let entries = self.entries.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         // The key is owned; a lookup by borrowed pair would need a wrapper
         // type, and two short strings cost less than the read they save.
         match map(&entries).get(&(platform.to_owned(), id.to_owned())) {
-            Some(record) => Lookup::Hit(record.clone()),
-            None => Lookup::Miss(Missed(entries.epoch)),
+            Some((record, kept)) if self.max_age().is_none_or(|age| kept.elapsed() < age) => {
+                Lookup::Hit(record.clone())
+            }
+            _ => Lookup::Miss(Missed(entries.epoch)),
         }
     }
 
@@ -156,7 +217,7 @@ impl PointCache {
         platform: &str,
         id: &str,
         record: &T,
-        map: impl Fn(&mut Entries) -> &mut HashMap<Key, T>,
+        map: impl Fn(&mut Entries) -> &mut HashMap<Key, (T, Instant)>,
     ) {
         self.refresh();
         let mut entries = self.entries.write().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -167,27 +228,104 @@ impl PointCache {
         if kept.len() >= MAX_ENTRIES {
             kept.clear();
         }
-        kept.insert((platform.to_owned(), id.to_owned()), record.clone());
+        kept.insert((platform.to_owned(), id.to_owned()), (record.clone(), Instant::now()));
+    }
+
+    /// Counts a write of this process (PostgreSQL; on SQLite the WAL index
+    /// shows it already): what was kept before it is not served after it.
+    pub(crate) fn wrote(&self) {
+        if let Changes::Notices { notices, .. } = &self.changes {
+            notices.changed();
+        }
     }
 
     /// Drops every entry when the WAL index's header moved (or is being
-    /// rewritten) since this thread's last look.
+    /// rewritten) since this thread's last look, or when the notices' count
+    /// moved since the last drop (or nobody is listening).
     fn refresh(&self) {
-        let seen = self.seen.get_or(|| Cell::new(None));
-        let now = self.index.header();
-        if now.is_none() || now != seen.get() {
-            seen.set(now);
-            let mut entries = self.entries.write().unwrap_or_else(|poisoned| poisoned.into_inner());
-            entries.works.clear();
-            entries.accounts.clear();
-            entries.epoch += 1;
+        match &self.changes {
+            Changes::Wal { index, seen, .. } => {
+                let seen = seen.get_or(|| Cell::new(None));
+                let now = index.header();
+                if now.is_none() || now != seen.get() {
+                    seen.set(now);
+                    drop(self.drop_entries());
+                }
+            }
+            Changes::Notices { notices, seen, .. } => {
+                let now = notices.count();
+                if !notices.listening() || seen.load(Ordering::Acquire) != now {
+                    // The count is marked seen only once the entries are
+                    // dropped: a thread that finds it seen finds them gone.
+                    let _dropped = self.drop_entries();
+                    seen.store(now, Ordering::Release);
+                }
+            }
         }
+    }
+
+    /// Drops every entry; the lock is held until the guard is dropped.
+    fn drop_entries(&self) -> std::sync::RwLockWriteGuard<'_, Entries> {
+        let mut entries = self.entries.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        entries.works.clear();
+        entries.accounts.clear();
+        entries.epoch += 1;
+        entries
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A PostgreSQL store's cache whose listener is up, its notices, and a
+    /// record to keep.
+    fn notified() -> (PointCache, Arc<Notices>, AccountRecord) {
+        let notices = Arc::new(Notices::default());
+        notices.set_listening(true);
+        let cache = PointCache::notified(notices.clone(), Listening::deaf());
+        (cache, notices, AccountRecord { account: crate::model::Account::default(), latest: None })
+    }
+
+    fn keep(cache: &PointCache, id: &str, record: &AccountRecord) {
+        let Lookup::Miss(missed) = cache.account("p", id) else { panic!("{id}: already kept") };
+        cache.keep_account(missed, "p", id, record);
+    }
+
+    #[tokio::test]
+    async fn a_notice_or_a_write_here_drops_what_was_kept() {
+        let (cache, notices, record) = notified();
+        keep(&cache, "1", &record);
+        assert!(matches!(cache.account("p", "1"), Lookup::Hit(_)));
+
+        notices.changed();
+        assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "kept past a notice");
+        keep(&cache, "1", &record);
+        cache.wrote();
+        assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "kept past this process's write");
+
+        // A read that missed before a change is not kept after it.
+        let Lookup::Miss(missed) = cache.account("p", "1") else { panic!("kept") };
+        notices.changed();
+        assert!(matches!(cache.account("p", "2"), Lookup::Miss(_)));
+        cache.keep_account(missed, "p", "1", &record);
+        assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)));
+    }
+
+    #[tokio::test]
+    async fn nothing_is_served_while_nobody_listens_nor_past_its_age() {
+        let (cache, notices, record) = notified();
+        notices.set_listening(false);
+        let Lookup::Miss(missed) = cache.account("p", "1") else { panic!("empty cache hit") };
+        cache.keep_account(missed, "p", "1", &record);
+        assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "served while not listening");
+
+        notices.set_listening(true);
+        keep(&cache, "1", &record);
+        assert!(matches!(cache.account("p", "1"), Lookup::Hit(_)));
+        std::thread::sleep(NOTIFIED_MAX_AGE);
+        assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "served past its age");
+    }
 
     /// A WAL file in a temporary directory (kept while the first value
     /// lives), a writing connection to it, the cache over it, and a record

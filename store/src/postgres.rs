@@ -6,6 +6,7 @@
 
 use std::future::Future;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 
@@ -14,6 +15,8 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
 
 use super::backend::{Backend, SqlStore};
+use super::content_notices::{self, Notices};
+use super::point_cache::PointCache;
 use super::bulk::{self, BulkReport};
 use super::listing::Dialect;
 use super::model::{Account, Work};
@@ -42,6 +45,7 @@ fn migrator() -> Migrator {
         (16, "tracking", include_str!("migrations/postgres/0016_tracking.sql")),
         (17, "search newest", include_str!("migrations/postgres/0017_search_newest.sql")),
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
+        (19, "content notices", include_str!("migrations/postgres/0019_content_notices.sql")),
     ])
 }
 
@@ -129,10 +133,12 @@ impl PostgresStore {
                 })
             })
             .acquire_timeout(pool.acquire_timeout)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         migrator().run(&pool).await?;
-        Ok(SqlStore { pool, points: None })
+        let notices = Arc::new(Notices::default());
+        let listening = content_notices::listen(options, &notices);
+        Ok(SqlStore { pool, points: Some(Arc::new(PointCache::notified(notices, listening))) })
     }
 }
 

@@ -117,7 +117,7 @@ where
     }
 
     async fn write(&self, records: &[Record]) -> StoreResult<Vec<StoreResult<()>>> {
-        writes::write_batch(&self.pool, records).await
+        self.wrote(writes::write_batch(&self.pool, records).await)
     }
 
     async fn bulk_work_snapshots(
@@ -125,7 +125,7 @@ where
         platform: &str,
         snapshots: &[(String, WorkSnapshot)],
     ) -> StoreResult<BulkReport> {
-        DB::bulk_work_snapshots(&self.pool, platform, snapshots).await
+        self.wrote(DB::bulk_work_snapshots(&self.pool, platform, snapshots).await)
     }
 
     async fn bulk_account_snapshots(
@@ -133,11 +133,11 @@ where
         platform: &str,
         snapshots: &[(String, AccountSnapshot)],
     ) -> StoreResult<BulkReport> {
-        DB::bulk_account_snapshots(&self.pool, platform, snapshots).await
+        self.wrote(DB::bulk_account_snapshots(&self.pool, platform, snapshots).await)
     }
 
     async fn prune_snapshots(&self, keep_from: NaiveDate, dry_run: bool) -> StoreResult<Option<PruneReport>> {
-        DB::prune_snapshots(&self.pool, keep_from, dry_run).await
+        self.wrote(DB::prune_snapshots(&self.pool, keep_from, dry_run).await)
     }
 
     async fn get_account(&self, platform: &str, id: &str) -> StoreResult<Option<AccountRecord>> {

@@ -159,6 +159,66 @@ async fn postgres_pool_keeps_its_connections_and_replaces_one_the_server_dropped
     schema.drop().await;
 }
 
+/// Waits up to 10 s for `done`, polling.
+async fn eventually<F: std::future::Future<Output = bool>>(what: &str, mut done: impl FnMut() -> F) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !done().await {
+        assert!(std::time::Instant::now() < deadline, "not within 10 s: {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn postgres_point_reads_see_another_stores_commit() {
+    let schema = Schema::create().await;
+    let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema.name)]);
+    let reader = PostgresStore::open_with(options.clone()).await.unwrap();
+    let writer = PostgresStore::open_with(options.clone()).await.unwrap();
+    writer.upsert_work(&work("BV4", "标题", "")).await.unwrap();
+    writer.add_work_snapshot("videosite", "BV4", &likes(1, at(2023, 6, 1, 0))).await.unwrap();
+    let likes_now = || async { reader.get_work("videosite", "BV4").await.unwrap().unwrap().latest.unwrap().likes };
+    assert_eq!(likes_now().await, Some(1));
+    assert_eq!(likes_now().await, Some(1), "kept");
+
+    // Another store's (another process's) commit: heard through its notice.
+    writer.add_work_snapshot("videosite", "BV4", &likes(2, at(2023, 6, 2, 0))).await.unwrap();
+    eventually("the other store's snapshot", || async { likes_now().await == Some(2) }).await;
+    // The reader's own write: seen at once.
+    reader.add_work_snapshot("videosite", "BV4", &likes(3, at(2023, 6, 3, 0))).await.unwrap();
+    assert_eq!(likes_now().await, Some(3));
+    // A write outside any store (psql, another tool): its notice too.
+    let mut conn = PgConnection::connect(&database_url()).await.unwrap();
+    let statement = format!("UPDATE {}.works SET title = '新标题' WHERE platform_id = 'BV4'", schema.name);
+    sqlx::query(&statement).execute(&mut conn).await.unwrap();
+    let title_now = || async { reader.get_work("videosite", "BV4").await.unwrap().unwrap().work.title };
+    eventually("a title changed by hand", || async { title_now().await == "新标题" }).await;
+    // A write that notifies nobody (its session fires no triggers): the
+    // kept record is served until its age runs out.
+    sqlx::query("SET session_replication_role = replica").execute(&mut conn).await.unwrap();
+    let statement = format!("UPDATE {}.works SET title = '无声' WHERE platform_id = 'BV4'", schema.name);
+    assert_eq!(title_now().await, "新标题");
+    sqlx::query(&statement).execute(&mut conn).await.unwrap();
+    assert_eq!(title_now().await, "新标题", "served from the cache");
+    eventually("the silent write, past the entry's age", || async { title_now().await == "无声" }).await;
+    drop((reader, writer));
+    schema.drop().await;
+}
+
+#[tokio::test]
+async fn content_notices_are_heard_and_counted() {
+    let schema = Schema::create().await;
+    let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema.name)]);
+    let store = PostgresStore::open_with(options.clone()).await.unwrap();
+    let notices = std::sync::Arc::new(mediaops_store::content_notices::Notices::default());
+    let _listening = mediaops_store::content_notices::listen(options, &notices);
+    eventually("listening", || async { notices.listening() }).await;
+    let before = notices.count();
+    store.upsert_work(&work("BV5", "标题", "")).await.unwrap();
+    eventually("the notice of a write", || async { notices.count() > before }).await;
+    drop(store);
+    schema.drop().await;
+}
+
 fn at(y: i32, m: u32, d: u32, h: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, m, d, h, 0, 0).unwrap()
 }

@@ -1,0 +1,122 @@
+//! The notices of changed content on PostgreSQL (migration 0019): every
+//! statement that changes `works`, `accounts`, `work_snapshots` or
+//! `account_snapshots` notifies the channel [`CHANNEL`] at its commit, and
+//! each store keeps one connection listening, counting them for its point
+//! cache ([`crate::point_cache`], docs/store.md "Point reads on
+//! PostgreSQL").
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+
+/// The channel migration 0019's triggers notify.
+pub const CHANNEL: &str = "mediaops_content";
+
+/// How long the listener waits before connecting again after a failure.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
+/// The count of changes one store has heard of, and whether it is
+/// listening: while it is not, a change could go unheard.
+#[derive(Debug, Default)]
+pub struct Notices {
+    count: AtomicU64,
+    listening: AtomicBool,
+}
+
+impl Notices {
+    /// Changes heard of so far (notices, this process's writes, and each
+    /// time the listener connected: what happened while it was not
+    /// listening is unknown).
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// Whether the listening connection is up.
+    pub fn listening(&self) -> bool {
+        self.listening.load(Ordering::Acquire)
+    }
+
+    /// Counts one change.
+    pub fn changed(&self) {
+        self.count.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn set_listening(&self, listening: bool) {
+        self.listening.store(listening, Ordering::Release);
+        self.changed();
+    }
+}
+
+/// The listener of a store: counts the notices into its [`Notices`] until
+/// the store (the last strong reference to them) is gone, or the task is
+/// aborted ([`Listening`]).
+pub struct Listening {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Listening {
+    /// A listener that hears nothing (tests of the cache).
+    #[cfg(test)]
+    pub(crate) fn deaf() -> Listening {
+        Listening { task: tokio::spawn(async {}) }
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Starts listening on a connection of its own with `options` (those of
+/// the store's pool), reconnecting after [`RECONNECT_AFTER`] whenever the
+/// connection fails; `notices` reads as not listening meanwhile.
+pub fn listen(options: PgConnectOptions, notices: &Arc<Notices>) -> Listening {
+    let notices = Arc::downgrade(notices);
+    // One connection, kept open; the listener connects through it again
+    // after a failure.
+    let pool = PgPoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None).connect_lazy_with(options);
+    Listening { task: tokio::spawn(run(pool, notices)) }
+}
+
+async fn run(pool: sqlx::PgPool, notices: Weak<Notices>) {
+    loop {
+        let error = match listen_once(&pool, &notices).await {
+            Ok(()) => return,
+            Err(error) => error,
+        };
+        let Some(heard) = notices.upgrade() else { return };
+        // Logged once per outage, not at every attempt.
+        if heard.listening() {
+            tracing::warn!(%error, "content notices: not listening; point reads go to the database until it is back");
+        } else {
+            tracing::debug!(%error, "content notices: still not listening");
+        }
+        heard.set_listening(false);
+        drop(heard);
+        tokio::time::sleep(RECONNECT_AFTER).await;
+    }
+}
+
+/// Listens until the store is gone (`Ok`) or the connection fails.
+async fn listen_once(pool: &sqlx::PgPool, notices: &Weak<Notices>) -> Result<(), sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    listener.eager_reconnect(false);
+    listener.listen(CHANNEL).await?;
+    match notices.upgrade() {
+        Some(heard) => heard.set_listening(true),
+        None => return Ok(()),
+    }
+    loop {
+        // `None`: the connection was lost (notices may have been missed).
+        if listener.try_recv().await?.is_none() {
+            return Err(sqlx::Error::Protocol("the listening connection was lost".into()));
+        }
+        match notices.upgrade() {
+            Some(heard) => heard.changed(),
+            None => return Ok(()),
+        }
+    }
+}

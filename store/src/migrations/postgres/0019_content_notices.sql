@@ -1,0 +1,19 @@
+-- A commit that changes a stored work or account, or one of their snapshots,
+-- notifies the channel `mediaops_content` (one notice per statement; the
+-- server folds a transaction's notices into one, sent at commit). The cores'
+-- point caches listen and drop what they kept (docs/store.md "Point reads on
+-- PostgreSQL").
+CREATE FUNCTION mediaops_content_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
+BEGIN
+    PERFORM pg_notify('mediaops_content', '');
+    RETURN NULL;
+END
+$body$;
+CREATE TRIGGER works_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON works
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+CREATE TRIGGER work_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON work_snapshots
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+CREATE TRIGGER account_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON account_snapshots
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
