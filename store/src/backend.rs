@@ -106,6 +106,12 @@ impl<DB: Backend> SqlStore<DB> {
         DB::DIALECT.placeholders(statement.to_owned())
     }
 
+    /// The change notices this store listens to (PostgreSQL; `None` on
+    /// SQLite).
+    pub fn notices(&self) -> Option<Arc<super::change_notices::Notices>> {
+        self.points.as_ref().and_then(|points| points.notices())
+    }
+
     /// `result` of a write to the content tables, once the point cache has
     /// counted it (whatever the result: part of it may have committed).
     pub(super) fn wrote<T>(&self, result: T) -> T {

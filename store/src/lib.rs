@@ -41,6 +41,7 @@
 
 pub mod backend;
 pub mod bulk;
+pub mod change_notices;
 pub mod charter;
 pub mod chinese_count;
 pub mod clock;
@@ -56,7 +57,6 @@ pub(crate) mod listing;
 pub mod model;
 pub mod offload;
 pub mod plans;
-pub mod content_notices;
 mod point_cache;
 pub mod postgres;
 mod queries;
@@ -476,6 +476,10 @@ pub struct Opened {
     pub vendor_calls: Arc<dyn crate::vendor_call::VendorCallStore>,
     /// Tracking lists and their run logs (docs/tracking.md).
     pub tracking: Arc<dyn crate::tracking::TrackingStore>,
+    /// The change notices a PostgreSQL store listens to, for what the
+    /// process keeps in memory of it (docs/store.md "Point reads on
+    /// PostgreSQL"); `None` on SQLite, which one process writes.
+    pub notices: Option<Arc<change_notices::Notices>>,
 }
 
 /// [`open`], also giving every other store on the same database
@@ -523,13 +527,17 @@ impl Opened {
             feed_tokens: store.clone(),
             vendor_calls: store.clone(),
             tracking: store,
+            notices: None,
         }
     }
 }
 
 async fn connect(database_url: Option<&str>, data_dir: &Path, pool: PoolSettings) -> StoreResult<Opened> {
     Ok(match database_url {
-        Some(url) => Opened::of(postgres::PostgresStore::connect(postgres::options(url)?, pool).await?),
+        Some(url) => {
+            let store = postgres::PostgresStore::connect(postgres::options(url)?, pool).await?;
+            Opened { notices: store.notices(), ..Opened::of(store) }
+        }
         None => Opened::of(sqlite::SqliteStore::open_with(&data_dir.join(sqlite::FILE_NAME), pool).await?),
     })
 }

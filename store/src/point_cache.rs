@@ -28,7 +28,7 @@
 //! of µs on a loaded 2-core machine), which was most of a charged data call.
 //!
 //! On PostgreSQL ([`PointCache::notified`]) "unchanged" is a count of the
-//! notices of [`crate::content_notices`]: every commit that changes a work,
+//! notices of [`crate::change_notices`]: every commit that changes a work,
 //! an account or their snapshots, by any process, notifies the store's
 //! listening connection, and this process's own writes count at once. The
 //! entries are dropped when the count moves, as above; a notice reaches the
@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 use thread_local::ThreadLocal;
 
-use super::content_notices::{Listening, Notices};
+use super::change_notices::{Listening, Notices};
 use super::model::{AccountRecord, WorkRecord};
 use super::wal_index::{Header, WalIndex};
 
@@ -160,7 +160,7 @@ impl PointCache {
     /// A cache of a PostgreSQL store whose changes `notices` counts, as
     /// `listening` hears them.
     pub(crate) fn notified(notices: Arc<Notices>, listening: Listening) -> PointCache {
-        let seen = AtomicU64::new(notices.count());
+        let seen = AtomicU64::new(notices.content());
         PointCache { changes: Changes::Notices { notices, seen, _listening: listening }, entries: Entries::new() }
     }
 
@@ -231,11 +231,19 @@ impl PointCache {
         kept.insert((platform.to_owned(), id.to_owned()), (record.clone(), Instant::now()));
     }
 
+    /// The notices this cache follows (PostgreSQL).
+    pub(crate) fn notices(&self) -> Option<Arc<Notices>> {
+        match &self.changes {
+            Changes::Wal { .. } => None,
+            Changes::Notices { notices, .. } => Some(notices.clone()),
+        }
+    }
+
     /// Counts a write of this process (PostgreSQL; on SQLite the WAL index
     /// shows it already): what was kept before it is not served after it.
     pub(crate) fn wrote(&self) {
         if let Changes::Notices { notices, .. } = &self.changes {
-            notices.changed();
+            notices.content_changed();
         }
     }
 
@@ -253,7 +261,7 @@ impl PointCache {
                 }
             }
             Changes::Notices { notices, seen, .. } => {
-                let now = notices.count();
+                let now = notices.content();
                 if !notices.listening() || seen.load(Ordering::Acquire) != now {
                     // The count is marked seen only once the entries are
                     // dropped: a thread that finds it seen finds them gone.
@@ -298,7 +306,7 @@ mod tests {
         keep(&cache, "1", &record);
         assert!(matches!(cache.account("p", "1"), Lookup::Hit(_)));
 
-        notices.changed();
+        notices.content_changed();
         assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "kept past a notice");
         keep(&cache, "1", &record);
         cache.wrote();
@@ -306,7 +314,7 @@ mod tests {
 
         // A read that missed before a change is not kept after it.
         let Lookup::Miss(missed) = cache.account("p", "1") else { panic!("kept") };
-        notices.changed();
+        notices.content_changed();
         assert!(matches!(cache.account("p", "2"), Lookup::Miss(_)));
         cache.keep_account(missed, "p", "1", &record);
         assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)));

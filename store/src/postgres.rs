@@ -10,17 +10,17 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 
-use sqlx::{Connection, Postgres};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
+use sqlx::{Connection, Postgres};
 
 use super::backend::{Backend, SqlStore};
-use super::content_notices::{self, Notices};
-use super::point_cache::PointCache;
 use super::bulk::{self, BulkReport};
+use super::change_notices::{self, Notices};
 use super::listing::Dialect;
 use super::model::{Account, Work};
 use super::model::{AccountSnapshot, WorkSnapshot};
+use super::point_cache::PointCache;
 use super::retention::{self, PruneReport};
 use super::sql;
 use super::{PoolSettings, StoreResult, segment};
@@ -45,7 +45,7 @@ fn migrator() -> Migrator {
         (16, "tracking", include_str!("migrations/postgres/0016_tracking.sql")),
         (17, "search newest", include_str!("migrations/postgres/0017_search_newest.sql")),
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
-        (19, "content notices", include_str!("migrations/postgres/0019_content_notices.sql")),
+        (19, "change notices", include_str!("migrations/postgres/0019_change_notices.sql")),
     ])
 }
 
@@ -137,7 +137,7 @@ impl PostgresStore {
             .await?;
         migrator().run(&pool).await?;
         let notices = Arc::new(Notices::default());
-        let listening = content_notices::listen(options, &notices);
+        let listening = change_notices::listen(options, &notices);
         Ok(SqlStore { pool, points: Some(Arc::new(PointCache::notified(notices, listening))) })
     }
 }

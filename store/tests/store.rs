@@ -205,16 +205,16 @@ async fn postgres_point_reads_see_another_stores_commit() {
 }
 
 #[tokio::test]
-async fn content_notices_are_heard_and_counted() {
+async fn change_notices_are_heard_and_counted() {
     let schema = Schema::create().await;
     let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema.name)]);
     let store = PostgresStore::open_with(options.clone()).await.unwrap();
-    let notices = std::sync::Arc::new(mediaops_store::content_notices::Notices::default());
-    let _listening = mediaops_store::content_notices::listen(options, &notices);
+    let notices = std::sync::Arc::new(mediaops_store::change_notices::Notices::default());
+    let _listening = mediaops_store::change_notices::listen(options, &notices);
     eventually("listening", || async { notices.listening() }).await;
-    let before = notices.count();
+    let before = notices.content();
     store.upsert_work(&work("BV5", "标题", "")).await.unwrap();
-    eventually("the notice of a write", || async { notices.count() > before }).await;
+    eventually("the notice of a write", || async { notices.content() > before }).await;
     drop(store);
     schema.drop().await;
 }
@@ -743,7 +743,8 @@ mod cases {
         // (id, author, published month): March and April are the window.
         let rows = [("T1", "a1", 3), ("T2", "a1", 4), ("T3", "a1", 5), ("T4", "a2", 4), ("T5", "a1", 3)];
         for (id, author, month) in rows {
-            let w = Work { author_id: Some(author.into()), published_at: Some(at(2023, month, 10, 4)), ..work(id, id, "") };
+            let w =
+                Work { author_id: Some(author.into()), published_at: Some(at(2023, month, 10, 4)), ..work(id, id, "") };
             store.upsert_work(&w).await.unwrap();
         }
         let elsewhere = Work { platform: "lifestyle".into(), author_id: Some("a1".into()), ..work("T6", "T6", "") };

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use crate::settings::CoreSettings;
+use mediaops_ops::banned_words::cached_words::CachedWordStore;
 use mediaops_platform::billing::Ledger;
 use mediaops_platform::catalog::Catalog;
 use mediaops_platform::maintenance::Maintenance;
@@ -90,11 +91,13 @@ pub(super) async fn compose(
     let mut opened = mediaops_store::open_all(settings.database_url.as_deref(), &settings.data_dir, store_pool)
         .await
         .map_err(|e| anyhow::anyhow!("cannot open the content store: {e}"))?;
-    if settings.database_url.is_none() {
-        // One process owns a SQLite store: its word lists can be kept
-        // in memory (a shared PostgreSQL store's cannot).
-        opened.words = Arc::new(mediaops_ops::banned_words::cached_words::CachedWordStore::new(opened.words));
-    }
+    // The word lists are kept in memory: a SQLite store's one process is
+    // their only writer; a shared PostgreSQL store's changes are heard
+    // through its notices (docs/store.md "Point reads on PostgreSQL").
+    opened.words = Arc::new(match opened.notices.clone() {
+        Some(notices) => CachedWordStore::notified(opened.words, notices),
+        None => CachedWordStore::new(opened.words),
+    });
     let charters = Arc::new(mediaops_ops::charter::Charters::new(opened.charters, ValueLists::from_pool(pool), clock));
     let articles = Arc::new(mediaops_ops::articles::ArticleStudio::new(
         mediaops_ops::articles::themes::ThemeCatalog::new(opened.themes, clock),

@@ -1,35 +1,67 @@
 //! The word lists of the accounts that checked text lately, kept in memory
-//! in front of a [`CustomWordStore`] that only this process writes (the
-//! SQLite store of a data directory; a banned-word check no
-//! longer reads the database each time). A `put` goes through to the store
-//! and then drops the account's entry. A shared PostgreSQL store is not
-//! wrapped: another replica may change a list (docs/banned-words.md).
+//! in front of a [`CustomWordStore`] (a banned-word check no longer reads
+//! the database each time). A `put` goes through to the store and then
+//! drops the account's entry. On a SQLite store this process is the only
+//! writer; on a shared PostgreSQL store another replica may change a list,
+//! and its commit's notice drops every kept list (docs/banned-words.md,
+//! docs/store.md "Point reads on PostgreSQL").
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use mediaops_platform::read_cache::ReadCache;
 use mediaops_proto::error::ServiceError;
+use mediaops_store::change_notices::Notices;
 use mediaops_store::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.
 pub struct CachedWordStore {
     inner: Arc<dyn CustomWordStore>,
     lists: ReadCache<Arc<AccountLists>>,
+    /// The notices of a shared store, and their count when the kept lists
+    /// were last dropped.
+    notices: Option<(Arc<Notices>, AtomicU64)>,
 }
 
 impl CachedWordStore {
     /// Accounts kept at most; a full cache starts afresh.
     pub const CAPACITY: usize = 10_000;
 
+    /// The oldest a list of a shared store is served: the bound on what a
+    /// listening connection that died unnoticed can leave stale.
+    pub const NOTIFIED_MAX_AGE: Duration = Duration::from_secs(1);
+
     /// `inner` with a cache in front; `inner` must have no other writer.
     pub fn new(inner: Arc<dyn CustomWordStore>) -> CachedWordStore {
-        CachedWordStore { inner, lists: ReadCache::sole_writer(Self::CAPACITY) }
+        CachedWordStore { inner, lists: ReadCache::sole_writer(Self::CAPACITY), notices: None }
+    }
+
+    /// `inner`, a shared store whose changes `notices` hears, with a cache
+    /// in front: nothing is served while nobody listens, and no list older
+    /// than [`CachedWordStore::NOTIFIED_MAX_AGE`].
+    pub fn notified(inner: Arc<dyn CustomWordStore>, notices: Arc<Notices>) -> CachedWordStore {
+        let lists = ReadCache::subscribed(Self::NOTIFIED_MAX_AGE, Self::CAPACITY);
+        // Not yet seen: the first look sets the cache's liveness.
+        let seen = AtomicU64::new(notices.word_lists().wrapping_sub(1));
+        CachedWordStore { inner, lists, notices: Some((notices, seen)) }
+    }
+
+    /// Drops the kept lists when a notice came since the last look, and
+    /// follows the listener's liveness.
+    fn follow_notices(&self) {
+        let Some((notices, seen)) = &self.notices else { return };
+        let now = notices.word_lists();
+        if seen.swap(now, Ordering::AcqRel) != now {
+            self.lists.set_live(notices.listening());
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl CustomWordStore for CachedWordStore {
     async fn get(&self, account_id: &str) -> Result<Arc<AccountLists>, ServiceError> {
+        self.follow_notices();
         if let Some(lists) = self.lists.get(account_id) {
             return Ok(lists);
         }
@@ -75,5 +107,49 @@ mod tests {
         assert_eq!(CustomWordStore::get(&sqlite, "a").await.unwrap(), cached, "the store holds what is cached");
         store.put("a", "all", &WordList::default()).await.unwrap();
         assert!(store.get("a").await.unwrap().lists.is_empty());
+    }
+
+    /// Waits up to 10 s for `account`'s list in `store` to be `want`.
+    async fn eventually_sees(store: &CachedWordStore, account: &str, want: &WordList) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while store.get(account).await.unwrap().lists.get("all") != Some(want) {
+            assert!(std::time::Instant::now() < deadline, "{account} not seen as {want:?} within 10 s");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// On two real PostgreSQL stores of one schema (two replicas): each
+    /// sees its own `put` at once and the other's through its notice; a
+    /// write that notifies nobody is served from memory until its age.
+    #[tokio::test]
+    async fn a_shared_store_hears_the_other_replicas_put() {
+        use mediaops_store::postgres::PostgresStore;
+        use sqlx::Connection;
+        mediaops_store::test_support::with_postgres_schema("cached_words", async |options| {
+            let open = |o: sqlx::postgres::PgConnectOptions| async move {
+                let store = PostgresStore::open_with(o).await.unwrap();
+                let notices = store.notices().expect("a PostgreSQL store listens");
+                CachedWordStore::notified(Arc::new(store), notices)
+            };
+            let (one, other) = (open(options.clone()).await, open(options.clone()).await);
+            one.put("a", "all", &list("私域")).await.unwrap();
+            assert_eq!(one.get("a").await.unwrap().lists["all"], list("私域"), "its own put at once");
+            eventually_sees(&other, "a", &list("私域")).await;
+            other.put("a", "all", &list("保底")).await.unwrap();
+            eventually_sees(&one, "a", &list("保底")).await;
+
+            let mut conn = sqlx::PgConnection::connect_with(&options).await.unwrap();
+            sqlx::query("SET session_replication_role = replica").execute(&mut conn).await.unwrap();
+            let silent = serde_json::json!({"add": [{"word": "无声", "category": "自定义"}], "allow": []});
+            assert_eq!(one.get("a").await.unwrap().lists["all"], list("保底"));
+            sqlx::query("UPDATE word_lists SET list = $1 WHERE account_id = 'a'")
+                .bind(silent.to_string())
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            assert_eq!(one.get("a").await.unwrap().lists["all"], list("保底"), "kept in memory");
+            eventually_sees(&one, "a", &list("无声")).await;
+        })
+        .await;
     }
 }

@@ -279,7 +279,8 @@ pub async fn similar_account(
     let mut candidates = most_followed(&api, PLATFORM, kind.clone()).await?;
     candidates.retain(|c| target_id.as_ref() != Some(&c.account.platform_id));
     // The target's reads first (0 without one), then each candidate's.
-    let ids: Vec<String> = target_id.iter().cloned().chain(candidates.iter().map(|c| c.account.platform_id.clone())).collect();
+    let ids: Vec<String> =
+        target_id.iter().cloned().chain(candidates.iter().map(|c| c.account.platform_id.clone())).collect();
     let mut reads = recent_articles(&api, &ids).await?.into_iter().map(|(_, average)| average);
     let target_reads = if target_id.is_some() { reads.next().unwrap_or(0) } else { 0 };
     let mut scored = Vec::new();

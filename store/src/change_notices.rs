@@ -1,9 +1,10 @@
-//! The notices of changed content on PostgreSQL (migration 0019): every
-//! statement that changes `works`, `accounts`, `work_snapshots` or
-//! `account_snapshots` notifies the channel [`CHANNEL`] at its commit, and
-//! each store keeps one connection listening, counting them for its point
-//! cache ([`crate::point_cache`], docs/store.md "Point reads on
-//! PostgreSQL").
+//! The change notices of PostgreSQL (migration 0019): every statement that
+//! changes `works`, `accounts`, `work_snapshots` or `account_snapshots`
+//! notifies the channel [`CONTENT`] at its commit, and one that changes
+//! `word_lists` the channel [`WORD_LISTS`]. Each store keeps one connection
+//! listening, and counts them for what the process keeps in memory: the
+//! point cache ([`crate::point_cache`]) and the banned-word lists
+//! (docs/store.md "Point reads on PostgreSQL").
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -11,26 +12,36 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 
-/// The channel migration 0019's triggers notify.
-pub const CHANNEL: &str = "mediaops_content";
+/// The channel of works, accounts and their snapshots.
+pub const CONTENT: &str = "mediaops_content";
+
+/// The channel of the banned-word lists.
+pub const WORD_LISTS: &str = "mediaops_word_lists";
 
 /// How long the listener waits before connecting again after a failure.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
-/// The count of changes one store has heard of, and whether it is
+/// The changes one store has heard of, per channel, and whether it is
 /// listening: while it is not, a change could go unheard.
 #[derive(Debug, Default)]
 pub struct Notices {
-    count: AtomicU64,
+    content: AtomicU64,
+    word_lists: AtomicU64,
     listening: AtomicBool,
 }
 
 impl Notices {
-    /// Changes heard of so far (notices, this process's writes, and each
-    /// time the listener connected: what happened while it was not
-    /// listening is unknown).
-    pub fn count(&self) -> u64 {
-        self.count.load(Ordering::Acquire)
+    /// Changes of the content heard of so far (notices, this process's
+    /// writes, and each time the listener connected or lost its connection:
+    /// what happened while it was not listening is unknown).
+    pub fn content(&self) -> u64 {
+        self.content.load(Ordering::Acquire)
+    }
+
+    /// Changes of the word lists heard of so far, counted as
+    /// [`Notices::content`].
+    pub fn word_lists(&self) -> u64 {
+        self.word_lists.load(Ordering::Acquire)
     }
 
     /// Whether the listening connection is up.
@@ -38,14 +49,25 @@ impl Notices {
         self.listening.load(Ordering::Acquire)
     }
 
-    /// Counts one change.
-    pub fn changed(&self) {
-        self.count.fetch_add(1, Ordering::AcqRel);
+    /// Counts one change of the content.
+    pub fn content_changed(&self) {
+        self.content.fetch_add(1, Ordering::AcqRel);
     }
 
+    /// Counts one notice of `channel`.
+    fn heard(&self, channel: &str) {
+        match channel {
+            WORD_LISTS => self.word_lists.fetch_add(1, Ordering::AcqRel),
+            _ => self.content.fetch_add(1, Ordering::AcqRel),
+        };
+    }
+
+    /// Marks the connection up or down; either way every channel counts a
+    /// change.
     pub(crate) fn set_listening(&self, listening: bool) {
         self.listening.store(listening, Ordering::Release);
-        self.changed();
+        self.content.fetch_add(1, Ordering::AcqRel);
+        self.word_lists.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -90,9 +112,9 @@ async fn run(pool: sqlx::PgPool, notices: Weak<Notices>) {
         let Some(heard) = notices.upgrade() else { return };
         // Logged once per outage, not at every attempt.
         if heard.listening() {
-            tracing::warn!(%error, "content notices: not listening; point reads go to the database until it is back");
+            tracing::warn!(%error, "change notices: not listening; point reads go to the database until it is back");
         } else {
-            tracing::debug!(%error, "content notices: still not listening");
+            tracing::debug!(%error, "change notices: still not listening");
         }
         heard.set_listening(false);
         drop(heard);
@@ -104,18 +126,18 @@ async fn run(pool: sqlx::PgPool, notices: Weak<Notices>) {
 async fn listen_once(pool: &sqlx::PgPool, notices: &Weak<Notices>) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
     listener.eager_reconnect(false);
-    listener.listen(CHANNEL).await?;
+    listener.listen_all([CONTENT, WORD_LISTS]).await?;
     match notices.upgrade() {
         Some(heard) => heard.set_listening(true),
         None => return Ok(()),
     }
     loop {
         // `None`: the connection was lost (notices may have been missed).
-        if listener.try_recv().await?.is_none() {
+        let Some(notice) = listener.try_recv().await? else {
             return Err(sqlx::Error::Protocol("the listening connection was lost".into()));
-        }
+        };
         match notices.upgrade() {
-            Some(heard) => heard.changed(),
+            Some(heard) => heard.heard(notice.channel()),
             None => return Ok(()),
         }
     }

@@ -1,8 +1,9 @@
--- A commit that changes a stored work or account, or one of their snapshots,
--- notifies the channel `mediaops_content` (one notice per statement; the
--- server folds a transaction's notices into one, sent at commit). The cores'
--- point caches listen and drop what they kept (docs/store.md "Point reads on
--- PostgreSQL").
+-- Change notices (docs/store.md "Point reads on PostgreSQL"): a commit that
+-- changes a stored work or account, or one of their snapshots, notifies the
+-- channel `mediaops_content`; one that changes a banned-word list notifies
+-- `mediaops_word_lists` (one notice per statement; the server folds a
+-- transaction's notices on a channel into one, sent at commit). Each core
+-- listens, and drops what it keeps in memory of them.
 CREATE FUNCTION mediaops_content_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
     PERFORM pg_notify('mediaops_content', '');
@@ -17,3 +18,12 @@ CREATE TRIGGER work_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCA
     FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
 CREATE TRIGGER account_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON account_snapshots
     FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+
+CREATE FUNCTION mediaops_word_lists_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
+BEGIN
+    PERFORM pg_notify('mediaops_word_lists', '');
+    RETURN NULL;
+END
+$body$;
+CREATE TRIGGER word_lists_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON word_lists
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_word_lists_changed();
