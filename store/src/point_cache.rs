@@ -70,6 +70,7 @@ pub(crate) struct PointCache {
 }
 
 /// What tells the cache that the database changed.
+#[allow(clippy::large_enum_variant)] // one per store, built once and never moved afterwards
 enum Changes {
     /// SQLite's WAL index.
     Wal {
