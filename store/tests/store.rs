@@ -215,6 +215,10 @@ async fn change_notices_are_heard_and_counted() {
     let before = notices.content();
     store.upsert_work(&work("BV5", "标题", "")).await.unwrap();
     eventually("the notice of a write", || async { notices.content() > before }).await;
+    let before = notices.word_lists();
+    let list = mediaops_store::word_list::WordList { allow: vec!["私域".into()], ..Default::default() };
+    mediaops_store::word_list::CustomWordStore::put(&store, "a", "all", &list).await.unwrap();
+    eventually("the notice of a word list", || async { notices.word_lists() > before }).await;
     drop(store);
     schema.drop().await;
 }

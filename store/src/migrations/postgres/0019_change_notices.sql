@@ -4,26 +4,20 @@
 -- `mediaops_word_lists` (one notice per statement; the server folds a
 -- transaction's notices on a channel into one, sent at commit). Each core
 -- listens, and drops what it keeps in memory of them.
-CREATE FUNCTION mediaops_content_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
+CREATE FUNCTION mediaops_notify_change() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
-    PERFORM pg_notify('mediaops_content', '');
+    -- The trigger's argument: the channel.
+    PERFORM pg_notify(TG_ARGV[0], '');
     RETURN NULL;
 END
 $body$;
 CREATE TRIGGER works_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON works
-    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_notify_change('mediaops_content');
 CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON accounts
-    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_notify_change('mediaops_content');
 CREATE TRIGGER work_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON work_snapshots
-    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_notify_change('mediaops_content');
 CREATE TRIGGER account_snapshots_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON account_snapshots
-    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_content_changed();
-
-CREATE FUNCTION mediaops_word_lists_changed() RETURNS trigger LANGUAGE plpgsql AS $body$
-BEGIN
-    PERFORM pg_notify('mediaops_word_lists', '');
-    RETURN NULL;
-END
-$body$;
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_notify_change('mediaops_content');
 CREATE TRIGGER word_lists_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON word_lists
-    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_word_lists_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION mediaops_notify_change('mediaops_word_lists');
