@@ -3,7 +3,7 @@
 //! notifies the channel [`CONTENT`] at its commit, and one that changes
 //! `word_lists` the channel [`WORD_LISTS`]. Each store keeps one connection
 //! listening, and counts them for what the process keeps in memory: the
-//! point cache ([`crate::point_cache`]) and the banned-word lists
+//! point cache (`store/src/point_cache.rs`) and the banned-word lists
 //! (docs/store.md "Point reads on PostgreSQL").
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -93,8 +93,8 @@ impl Drop for Listening {
 }
 
 /// Starts listening on a connection of its own with `options` (those of
-/// the store's pool), reconnecting after [`RECONNECT_AFTER`] whenever the
-/// connection fails; `notices` reads as not listening meanwhile.
+/// the store's pool), connecting again a second after any failure of the
+/// connection; `notices` reads as not listening meanwhile.
 pub fn listen(options: PgConnectOptions, notices: &Arc<Notices>) -> Listening {
     let notices = Arc::downgrade(notices);
     // One connection, kept open; the listener connects through it again
