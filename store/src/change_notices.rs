@@ -21,6 +21,11 @@ pub const WORD_LISTS: &str = "mediaops_word_lists";
 /// How long the listener waits before connecting again after a failure.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
+/// The oldest a kept record or list is served by a cache following the
+/// notices: the bound on what a listening connection that died unnoticed
+/// can leave stale (docs/store.md "Point reads on PostgreSQL").
+pub const MAX_AGE: Duration = Duration::from_secs(1);
+
 /// The changes one store has heard of, per channel, and whether it is
 /// listening: while it is not, a change could go unheard.
 #[derive(Debug, Default)]
@@ -68,6 +73,30 @@ impl Notices {
         self.listening.store(listening, Ordering::Release);
         self.content.fetch_add(1, Ordering::AcqRel);
         self.word_lists.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// The count of one channel at which a cache last dropped what it kept.
+#[derive(Debug)]
+pub struct Seen(AtomicU64);
+
+impl Default for Seen {
+    /// Nothing seen yet: the first look drops.
+    fn default() -> Self {
+        Seen(AtomicU64::new(u64::MAX))
+    }
+}
+
+impl Seen {
+    /// Calls `drop_kept` when `count` (of `notices`, one channel's) moved
+    /// since the last drop or nobody is listening, and only then marks it
+    /// seen: a thread that finds the count seen finds what was kept before
+    /// it dropped.
+    pub fn follow(&self, notices: &Notices, count: u64, drop_kept: impl FnOnce()) {
+        if !notices.listening() || self.0.load(Ordering::Acquire) != count {
+            drop_kept();
+            self.0.store(count, Ordering::Release);
+        }
     }
 }
 

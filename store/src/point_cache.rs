@@ -34,31 +34,26 @@
 //! entries are dropped when the count moves, as above; a notice reaches the
 //! listener a little after its commit (well under a millisecond on one
 //! host), so another process's commit can be missed for that long; an entry
-//! is never served older than [`NOTIFIED_MAX_AGE`] (a listening connection
+//! is never served older than [`MAX_AGE`] (a listening connection
 //! that died without a word), and nothing is served while the listener is
 //! not listening (docs/store.md "Point reads on PostgreSQL").
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 use thread_local::ThreadLocal;
 
-use super::change_notices::{Listening, Notices};
+use super::change_notices::{Listening, MAX_AGE, Notices, Seen};
 use super::model::{AccountRecord, WorkRecord};
 use super::wal_index::{Header, WalIndex};
 
 /// Entries kept per kind before the map is emptied (a bound on memory, not
 /// an eviction policy: hot records come back on the next read).
 const MAX_ENTRIES: usize = 4096;
-
-/// The oldest an entry of a PostgreSQL store's cache is served: the bound
-/// on what a listening connection that died unnoticed can leave stale.
-pub(crate) const NOTIFIED_MAX_AGE: Duration = Duration::from_secs(1);
 
 /// `(platform, id)` as the caller asked it (any id form of the record).
 type Key = (String, String);
@@ -87,8 +82,8 @@ enum Changes {
     /// PostgreSQL's notices, counted by the store's listener.
     Notices {
         notices: Arc<Notices>,
-        /// The count when the entries were last dropped.
-        seen: AtomicU64,
+        /// The content count when the entries were last dropped.
+        seen: Seen,
         /// The listener's task, stopped with the cache.
         _listening: Listening,
     },
@@ -161,8 +156,10 @@ impl PointCache {
     /// A cache of a PostgreSQL store whose changes `notices` counts, as
     /// `listening` hears them.
     pub(crate) fn notified(notices: Arc<Notices>, listening: Listening) -> PointCache {
-        let seen = AtomicU64::new(notices.content());
-        PointCache { changes: Changes::Notices { notices, seen, _listening: listening }, entries: Entries::new() }
+        PointCache {
+            changes: Changes::Notices { notices, seen: Seen::default(), _listening: listening },
+            entries: Entries::new(),
+        }
     }
 
     /// The oldest an entry is served: unbounded on SQLite, where the WAL
@@ -170,7 +167,7 @@ impl PointCache {
     fn max_age(&self) -> Option<Duration> {
         match self.changes {
             Changes::Wal { .. } => None,
-            Changes::Notices { .. } => Some(NOTIFIED_MAX_AGE),
+            Changes::Notices { .. } => Some(MAX_AGE),
         }
     }
 
@@ -258,28 +255,19 @@ impl PointCache {
                 let now = index.header();
                 if now.is_none() || now != seen.get() {
                     seen.set(now);
-                    drop(self.drop_entries());
+                    self.drop_entries();
                 }
             }
-            Changes::Notices { notices, seen, .. } => {
-                let now = notices.content();
-                if !notices.listening() || seen.load(Ordering::Acquire) != now {
-                    // The count is marked seen only once the entries are
-                    // dropped: a thread that finds it seen finds them gone.
-                    let _dropped = self.drop_entries();
-                    seen.store(now, Ordering::Release);
-                }
-            }
+            Changes::Notices { notices, seen, .. } => seen.follow(notices, notices.content(), || self.drop_entries()),
         }
     }
 
-    /// Drops every entry; the lock is held until the guard is dropped.
-    fn drop_entries(&self) -> std::sync::RwLockWriteGuard<'_, Entries> {
+    /// Drops every entry.
+    fn drop_entries(&self) {
         let mut entries = self.entries.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         entries.works.clear();
         entries.accounts.clear();
         entries.epoch += 1;
-        entries
     }
 }
 
@@ -332,7 +320,7 @@ mod tests {
         notices.set_listening(true);
         keep(&cache, "1", &record);
         assert!(matches!(cache.account("p", "1"), Lookup::Hit(_)));
-        std::thread::sleep(NOTIFIED_MAX_AGE);
+        std::thread::sleep(MAX_AGE);
         assert!(matches!(cache.account("p", "1"), Lookup::Miss(_)), "served past its age");
     }
 

@@ -113,9 +113,9 @@ impl PostgresStore {
     /// server's catalog caches warm); a call waits at most
     /// `pool.acquire_timeout` for one. A connection is checked with a ping
     /// only when it comes back to use after `pool.ping_after_idle` unused
-    /// ([`PING_AFTER_IDLE`] by default), not on every call (a round trip to the server each). Every connection
-    /// runs with `jit = off` ([`NO_JIT`]). docs/store.md "PostgreSQL
-    /// connections".
+    /// ([`PING_AFTER_IDLE`] by default), not on every call (a round trip to
+    /// the server each). Every connection runs with `jit = off`
+    /// ([`NO_JIT`]). docs/store.md "PostgreSQL connections".
     pub async fn connect(options: PgConnectOptions, pool: PoolSettings) -> StoreResult<PostgresStore> {
         let options = options.options([NO_JIT]);
         let ping_after_idle = pool.ping_after_idle;

@@ -78,8 +78,6 @@ pub const AUTHOR_COLUMNS: &str = "au.nickname AS au_nickname, au.fans AS au_fans
 pub const WORK_SNAPSHOT_COLUMNS: &str = "s.captured_at AS s_captured_at, s.likes AS s_likes, \
      s.collects AS s_collects, s.comments AS s_comments, s.shares AS s_shares, s.views AS s_views, s.watch AS s_watch";
 
-/// Totals of an author's works (newest snapshots); binds: platform,
-/// author_id.
 /// The columns of a [`crate::model::WorkTotals`] row and what they read:
 /// the works `w` with their newest snapshot `s` (left out = zeros).
 macro_rules! work_totals_of {

@@ -7,30 +7,24 @@
 //! docs/store.md "Point reads on PostgreSQL").
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use mediaops_platform::read_cache::ReadCache;
 use mediaops_proto::error::ServiceError;
-use mediaops_store::change_notices::Notices;
+use mediaops_store::change_notices::{MAX_AGE, Notices, Seen};
 use mediaops_store::word_list::{AccountLists, CustomWordStore, WordList};
 
 /// See the module docs.
 pub struct CachedWordStore {
     inner: Arc<dyn CustomWordStore>,
     lists: ReadCache<Arc<AccountLists>>,
-    /// The notices of a shared store, and their count when the kept lists
-    /// were last dropped.
-    notices: Option<(Arc<Notices>, AtomicU64)>,
+    /// The notices of a shared store, and their word-list count when the
+    /// kept lists were last dropped.
+    notices: Option<(Arc<Notices>, Seen)>,
 }
 
 impl CachedWordStore {
     /// Accounts kept at most; a full cache starts afresh.
     pub const CAPACITY: usize = 10_000;
-
-    /// The oldest a list of a shared store is served: the bound on what a
-    /// listening connection that died unnoticed can leave stale.
-    pub const NOTIFIED_MAX_AGE: Duration = Duration::from_secs(1);
 
     /// `inner` with a cache in front; `inner` must have no other writer.
     pub fn new(inner: Arc<dyn CustomWordStore>) -> CachedWordStore {
@@ -39,22 +33,18 @@ impl CachedWordStore {
 
     /// `inner`, a shared store whose changes `notices` hears, with a cache
     /// in front: nothing is served while nobody listens, and no list older
-    /// than [`CachedWordStore::NOTIFIED_MAX_AGE`].
+    /// than [`mediaops_store::change_notices::MAX_AGE`].
     pub fn notified(inner: Arc<dyn CustomWordStore>, notices: Arc<Notices>) -> CachedWordStore {
-        let lists = ReadCache::subscribed(Self::NOTIFIED_MAX_AGE, Self::CAPACITY);
-        // Not yet seen: the first look sets the cache's liveness.
-        let seen = AtomicU64::new(notices.word_lists().wrapping_sub(1));
-        CachedWordStore { inner, lists, notices: Some((notices, seen)) }
+        let lists = ReadCache::subscribed(MAX_AGE, Self::CAPACITY);
+        // Nothing seen yet: the first look sets the cache's liveness.
+        CachedWordStore { inner, lists, notices: Some((notices, Seen::default())) }
     }
 
     /// Drops the kept lists when a notice came since the last look, and
     /// follows the listener's liveness.
     fn follow_notices(&self) {
         let Some((notices, seen)) = &self.notices else { return };
-        let now = notices.word_lists();
-        if seen.swap(now, Ordering::AcqRel) != now {
-            self.lists.set_live(notices.listening());
-        }
+        seen.follow(notices, notices.word_lists(), || self.lists.set_live(notices.listening()));
     }
 }
 
@@ -82,6 +72,7 @@ impl CustomWordStore for CachedWordStore {
 mod tests {
     use super::*;
     use mediaops_store::word_list::AddedWord;
+    use std::time::Duration;
 
     fn list(word: &str) -> WordList {
         WordList {
