@@ -7,6 +7,7 @@
 use std::str::FromStr;
 
 use crate::ContentStore;
+use crate::change_notices::{self, Notices};
 use crate::postgres::PostgresStore;
 use futures::FutureExt;
 use sqlx::Connection;
@@ -44,6 +45,37 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
     sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
+    }
+}
+
+/// Runs `run` with connect options of a new database `<prefix>_<uuid>`,
+/// dropped afterwards even when `run` panics: for tests of the change
+/// notices, which reach every listener of a database whatever its schema
+/// (the other tests' writes would drop what the test expects kept).
+pub async fn with_postgres_database(prefix: &str, run: impl AsyncFnOnce(PgConnectOptions)) {
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.unwrap();
+    let options = PgConnectOptions::from_str(&database_url()).unwrap().database(&name);
+    let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
+    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)")).execute(&mut conn).await.unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Waits (10 s at most) until `notices` has heard every notice committed
+/// before this call: sends one on `channel` from `conn` and waits for that
+/// channel's count to move (the server delivers notices in commit order).
+/// Nothing else in the test's database may notify `channel` meanwhile.
+pub async fn hear_all_notices(conn: &mut PgConnection, notices: &Notices, channel: &str) {
+    let count = || if channel == change_notices::WORD_LISTS { notices.word_lists() } else { notices.content() };
+    let before = count();
+    sqlx::query("SELECT pg_notify($1, '')").bind(channel).execute(&mut *conn).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while count() == before {
+        assert!(std::time::Instant::now() < deadline, "the notice on {channel} not heard within 10 s");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
 

@@ -116,13 +116,15 @@ mod tests {
     async fn a_shared_store_hears_the_other_replicas_put() {
         use mediaops_store::postgres::PostgresStore;
         use sqlx::Connection;
-        mediaops_store::test_support::with_postgres_schema("cached_words", async |options| {
+        // A database of its own: the other tests' notices would drop the
+        // list that the silent write below expects kept.
+        mediaops_store::test_support::with_postgres_database("cached_words", async |options| {
             let open = |o: sqlx::postgres::PgConnectOptions| async move {
                 let store = PostgresStore::open_with(o).await.unwrap();
                 let notices = store.notices().expect("a PostgreSQL store listens");
-                CachedWordStore::notified(Arc::new(store), notices)
+                (CachedWordStore::notified(Arc::new(store), notices.clone()), notices)
             };
-            let (one, other) = (open(options.clone()).await, open(options.clone()).await);
+            let ((one, heard_by_one), (other, _)) = (open(options.clone()).await, open(options.clone()).await);
             one.put("a", "all", &list("私域")).await.unwrap();
             assert_eq!(one.get("a").await.unwrap().lists["all"], list("私域"), "its own put at once");
             eventually_sees(&other, "a", &list("私域")).await;
@@ -130,6 +132,10 @@ mod tests {
             eventually_sees(&one, "a", &list("保底")).await;
 
             let mut conn = sqlx::PgConnection::connect_with(&options).await.unwrap();
+            // Every notice so far heard (its own put's could land after the
+            // other's list was read, and drop it below).
+            let content = mediaops_store::change_notices::CONTENT;
+            mediaops_store::test_support::hear_all_notices(&mut conn, &heard_by_one, content).await;
             sqlx::query("SET session_replication_role = replica").execute(&mut conn).await.unwrap();
             let silent = serde_json::json!({"add": [{"word": "无声", "category": "自定义"}], "allow": []});
             assert_eq!(one.get("a").await.unwrap().lists["all"], list("保底"));
