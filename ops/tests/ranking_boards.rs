@@ -268,6 +268,24 @@ fn requests() -> Vec<Call> {
             ));
         }
     }
+    // The keyword boards: the newest day's keyword values (a start date
+    // filters the matches), and articles over their default window (the
+    // stored values), the same window asked by date, and a longer one
+    // (computed at read time).
+    for keyword in ["火锅", "apple", "旅行 火锅"] {
+        for start in ["", "2026-11-01"] {
+            out.push((
+                "mediaops.lifestyle.v1.LifestyleService.LifestyleHitData",
+                enc(&|| ls::LifestyleHitDataRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()),
+            ));
+        }
+        for start in ["", "2026-11-12", "2026-11-01"] {
+            out.push((
+                "mediaops.articles.v1.ArticlesService.ArticlesHitCover",
+                enc(&|| ar::ArticlesHitCoverRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()),
+            ));
+        }
+    }
     for (start, end) in [("2026-10-26", "2026-11-01"), ("2026-11-02", "2026-11-08"), ("2026-10-01", "2026-10-31")] {
         for cat in ["", articles[0].as_str()] {
             out.push((
@@ -323,6 +341,20 @@ async fn compare_boards(api: &DataApi, tables: &dyn BoardTables) -> usize {
         let stored = match kind.shape() {
             Shape::Works => Rows::Works(tables.stored_works(key).await.unwrap().unwrap()),
             Shape::Named(naming) => Rows::Named(tables.stored_named(key, naming).await.unwrap().unwrap()),
+            Shape::Values(..) => {
+                // Every work's value, as the keyword boards compute it
+                // per match (the whole platform, no minimum, no limit).
+                let mut stored = tables.values_of(key).await.unwrap().unwrap();
+                let query = compute::values_query(kind, window_of(key)).unwrap();
+                let board = mediaops_ops::rankings::work_board(api, &query).await.unwrap();
+                let mut computed: Vec<(String, i64)> = board.into_iter().map(|b| (b.work.platform_id, b.value)).collect();
+                stored.sort();
+                computed.sort();
+                assert!(!stored.is_empty(), "values {key}");
+                assert_eq!(stored, computed, "values {key}");
+                compared += 1;
+                continue;
+            }
         };
         let computed = compute::rows(api, kind, window_of(key), category_of(key)).await.unwrap();
         assert_eq!(stored, computed, "board {key}");
@@ -454,6 +486,34 @@ async fn check(store: Arc<dyn ContentStore>) {
     // The late snapshot is on the boards: the work tops its day's likes board.
     let top = tables.stored_works(&day_board).await.unwrap().unwrap();
     assert_eq!(top[0].work.platform_id, "shortvideo-w5");
+
+    // A late note snapshot on the newest day: until a run has seen its
+    // mark, the keyword boards compute their values again (and rank the
+    // late figure); after it, the stored values hold it, and the answers
+    // are the same.
+    let newest = Window::day(today() - Days::new(2));
+    let values = async || {
+        mediaops_ops::rankings::boards::stored_values(&api, Kind::LifestyleKeywordLikes, newest).await.unwrap()
+    };
+    assert!(values().await.is_some(), "the newest day's keyword values are built");
+    let keyword_calls: Vec<Call> = calls.iter().filter(|c| c.0.ends_with("LifestyleHitData")).cloned().collect();
+    let before_late = answers(&api, &keyword_calls).await;
+    let late_note = Record::WorkSnapshot {
+        platform: "lifestyle".into(),
+        platform_id: "lifestyle-w0".into(),
+        snapshot: WorkSnapshot {
+            captured_at: Utc.from_utc_datetime(&newest.last.and_hms_opt(6, 0, 0).unwrap()),
+            likes: Some(9_000_000),
+            ..Default::default()
+        },
+    };
+    write(store.as_ref(), &[late_note]).await;
+    assert!(values().await.is_none(), "a marked day's keyword values are passed over");
+    let marked = answers(&api, &keyword_calls).await;
+    assert_ne!(marked, before_late, "the late snapshot is ranked before the next run");
+    builder.run(&mut |_, _, _| {}).await.unwrap();
+    assert!(values().await.is_some(), "rebuilt");
+    assert_eq!(answers(&api, &keyword_calls).await, marked);
 }
 
 #[tokio::test]

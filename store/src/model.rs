@@ -581,6 +581,13 @@ pub struct BoardQuery {
     /// it once and passes the ids to each board, instead of each board
     /// matching it again; `None` = match `text` in the board's statement.
     pub matched: Option<KeywordMatches>,
+    /// Works only, with `text`: the row id of a built board of keyword
+    /// values ([`crate::rankings::board_tables::BoardTables::put_values`])
+    /// holding every work's value of this query's counter, measure, window
+    /// and platform: each match's value is read from it, one key probe,
+    /// instead of computed from the per-day aggregates or the snapshots
+    /// (docs/rankings.md "Keyword values"). `None` = computed.
+    pub stored_values: Option<i64>,
     /// At most this many entries (`None` = all).
     pub limit: Option<u32>,
 }

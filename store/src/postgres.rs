@@ -46,6 +46,7 @@ fn migrator() -> Migrator {
         (17, "search newest", include_str!("migrations/postgres/0017_search_newest.sql")),
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
         (19, "change notices", include_str!("migrations/postgres/0019_change_notices.sql")),
+        (20, "board values", include_str!("migrations/postgres/0020_board_values.sql")),
     ])
 }
 

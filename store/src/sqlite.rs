@@ -46,6 +46,7 @@ fn migrator() -> Migrator {
         (16, "tracking", include_str!("migrations/sqlite/0016_tracking.sql")),
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
         (19, "accounts fts platform", include_str!("migrations/sqlite/0019_accounts_fts_platform.sql")),
+        (20, "board values", include_str!("migrations/sqlite/0020_board_values.sql")),
     ])
 }
 

@@ -149,7 +149,9 @@ pub async fn raise_rank(
 /// about 60 days = 日期格式错误. Both boards are ranked in the store from
 /// the per-day aggregates, over at most [`mediaops_store::KEYWORD_MATCH_CAP`]
 /// matches (the most liked when more match; docs/rankings.md "Keyword
-/// boards").
+/// boards"); over the default window, once the board builder has stored
+/// its keyword values, each match's value is read from them
+/// ("Keyword values").
 pub async fn hit_cover(
     api: Arc<DataApi>,
     ctx: CallContext,
@@ -167,9 +169,16 @@ pub async fn hit_cover(
         ..board_query(PLATFORM, None, window, (Counter::Views, measure), Some(at_least), Some(BOARD_SIZE))
     };
     let (mut by_reads, mut by_gain) = (board(Measure::Level, HUNDRED_K), board(Measure::Gain, 1));
-    // The keyword is matched once, for both boards (they share its filters).
-    let matched = keyword_matches(&api, &by_reads).await?;
+    // The keyword is matched once, for both boards (they share its
+    // filters), while the stored values of the window are looked up (the
+    // default window's, docs/rankings.md "Keyword values").
+    let (matched, reads, gained) = tokio::try_join!(
+        keyword_matches(&api, &by_reads),
+        boards::stored_values(&api, Kind::ArticlesKeywordReads, window),
+        boards::stored_values(&api, Kind::ArticlesKeywordReadsGained, window),
+    )?;
     (by_reads.matched, by_gain.matched) = (matched.clone(), matched);
+    (by_reads.stored_values, by_gain.stored_values) = (reads, gained);
     let (hundred_k, gained) = tokio::try_join!(work_board(&api, &by_reads), work_board(&api, &by_gain))?;
     let mut items = Vec::new();
     for (name, board) in HIT_COVER_BOARDS.iter().zip([hundred_k, gained]) {

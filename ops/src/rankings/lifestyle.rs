@@ -83,12 +83,14 @@ async fn interactions_board(
     api: &DataApi,
     query: &SeriesQuery,
     on_day: Window,
+    stored_values: Option<i64>,
 ) -> Result<Vec<(Work, i64)>, ServiceError> {
     if mediaops_store::plans::index_ordered() {
         let board = BoardQuery {
             text: query.text.clone(),
             matched: query.matched.clone(),
             published_from: query.published_from,
+            stored_values,
             ..board_query(PLATFORM, None, on_day, (Counter::Interactions, Measure::Gain), Some(1), Some(BOARD_SIZE))
         };
         return Ok(work_board(api, &board).await?.into_iter().map(|b| (b.work, b.value)).collect());
@@ -116,7 +118,9 @@ async fn interactions_board(
 /// [`mediaops_store::KEYWORD_MATCH_CAP`] notes ranks the most liked of them
 /// (docs/rankings.md "Keyword boards"); the likes boards are ranked in the
 /// store from the per-day aggregates, 单日互动 from the capped matches'
-/// snapshots (`interactions_board`); the four run at once.
+/// snapshots (`interactions_board`); the four run at once. Once the board
+/// builder has stored the newest day's keyword values (docs/rankings.md
+/// "Keyword values"), each match's value is read from them instead.
 pub async fn hit_data(
     api: Arc<DataApi>,
     ctx: CallContext,
@@ -139,16 +143,23 @@ pub async fn hit_data(
     let as_entries = |board: Vec<BoardWork>| board.into_iter().map(|b| (b.work, b.value)).collect::<Vec<_>>();
     let mut likes_top = board(on_day, Measure::Level, None, LIKES_TOP);
     let mut growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
-    // The keyword is matched once, for the four boards (they share its filters).
-    let matched = keyword_matches(&api, &likes_top).await?;
-    for query in [&mut low_fans, &mut likes_top, &mut growth] {
+    // The keyword is matched once, for the four boards (they share its
+    // filters), while the stored values of their windows are looked up.
+    let (matched, likes, interactions, gained) = tokio::try_join!(
+        keyword_matches(&api, &likes_top),
+        boards::stored_values(&api, Kind::LifestyleKeywordLikes, on_day),
+        boards::stored_values(&api, Kind::LifestyleKeywordInteractions, on_day),
+        boards::stored_values(&api, Kind::LifestyleKeywordGrowth, week),
+    )?;
+    for (query, stored) in [(&mut low_fans, likes), (&mut likes_top, likes), (&mut growth, gained)] {
         query.matched.clone_from(&matched);
+        query.stored_values = stored;
     }
     day_series.matched = matched;
     let (low_fans, likes_top, interactions, growth) = tokio::try_join!(
         work_board(&api, &low_fans),
         work_board(&api, &likes_top),
-        interactions_board(&api, &day_series, on_day),
+        interactions_board(&api, &day_series, on_day, interactions),
         work_board(&api, &growth),
     )?;
     let boards = [as_entries(low_fans), as_entries(likes_top), interactions, as_entries(growth)];

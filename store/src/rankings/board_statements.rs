@@ -235,7 +235,9 @@ impl Dialect {
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));
         }
-        let (from, value) = if q.counter == Counter::Interactions {
+        let (from, value) = if let (Some(board), Some(matches)) = (q.stored_values, matches.as_deref()) {
+            self.stored_values(&mut c, board, matches)
+        } else if q.counter == Counter::Interactions {
             self.snapshot_rows(&mut c, q, matches.as_deref())
         } else {
             let rows = self.window_rows(&mut c, &WORK_DAYS, q, matches.as_deref());
@@ -264,6 +266,53 @@ impl Dialect {
             order("p.board_value")
         );
         Ok(Some((self.placeholders(statement), c.params)))
+    }
+
+    /// The matches' rows of a board of keyword values (`FROM … e`, one per
+    /// match holding a value, columns `work` and `value`) and its value:
+    /// per match one probe of `board_values`' key `(board, work)`.
+    /// PostgreSQL looks each up in its own subquery (`LATERAL … OFFSET 0`),
+    /// so that no plan reads the whole board to join it (as for the works,
+    /// [`Dialect::candidate_works`]).
+    fn stored_values(self, c: &mut Conditions, board: i64, matches: &str) -> (String, String) {
+        let board = c.bind(Param::Int(board));
+        let probe = match self {
+            Dialect::Sqlite => format!("JOIN board_values s ON s.board = {board} AND s.work = m.match_id"),
+            Dialect::Postgres => format!(
+                "CROSS JOIN LATERAL (SELECT x.value FROM board_values x WHERE x.board = {board} \
+                 AND x.work = m.match_id OFFSET 0) s"
+            ),
+        };
+        (format!("(SELECT m.match_id AS work, s.value FROM ({matches}) m {probe}) e"), "e.value".to_owned())
+    }
+
+    /// [`crate::rankings::board_tables::BoardTables::put_values`]'s
+    /// statement: `INSERT INTO board_values (board, work, value)` of every
+    /// work of `q`'s platform whose value of `q`'s counter and measure over
+    /// `q`'s window is known, computed by the expressions a keyword board
+    /// computes per match ([`Dialect::work_board`]; `q`'s text, filters and
+    /// limit are not read), so a match's stored value is the one it would
+    /// be given at read time.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Invalid`] for a counter works do not have.
+    pub fn work_values(self, q: &BoardQuery, board: i64) -> StoreResult<(String, Vec<Param>)> {
+        let counter = work_counter(q.counter)?;
+        let mut c = Conditions::default();
+        let board = c.bind(Param::Int(board));
+        let (from, value) = if q.counter == Counter::Interactions {
+            self.snapshot_rows(&mut c, q, None)
+        } else {
+            let rows = self.window_rows(&mut c, &WORK_DAYS, q, None);
+            let value = rows.value(counter, q.measure);
+            (rows.from, value)
+        };
+        c.push(format!("{value} IS NOT NULL"));
+        let statement = format!(
+            "INSERT INTO board_values (board, work, value) SELECT {board}, e.work, {value} FROM {from}{}",
+            c.where_sql()
+        );
+        Ok((self.placeholders(statement), c.params))
     }
 
     /// A keyword board's rows (`board_id`, `board_value`, in board order)

@@ -27,8 +27,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
 use crate::StoreResult;
-use crate::listing::Dialect;
-use crate::model::BoardWork;
+use crate::listing::{Dialect, bind_params};
+use crate::model::{BoardQuery, BoardWork};
 use crate::rows::{author_of, work_of};
 use crate::sql;
 
@@ -217,6 +217,36 @@ pub trait BoardTables: Send + Sync {
     /// look-back of its kind), unless it was invalidated since.
     async fn forget(&self, board: &Pending) -> StoreResult<()>;
 
+    /// Stores, as the board `board` of keyword values (docs/rankings.md
+    /// "Keyword values"), every work's value of `query` (its platform,
+    /// window, counter and measure; the works whose value is unknown left
+    /// out) and marks it built at `built_at`, in one transaction, unless it
+    /// was invalidated since it was read: then nothing is written and the
+    /// answer is `false`. Computed in the database by one statement
+    /// ([`Dialect::work_values`]), the expressions a keyword board computes
+    /// per match.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Invalid`] for a counter works do not have; the
+    /// database's failures.
+    async fn put_values(&self, board: &Pending, query: &BoardQuery, built_at: DateTime<Utc>) -> StoreResult<bool>;
+
+    /// The row id of the built board of keyword values `key`, for
+    /// [`BoardQuery::stored_values`]; `None` when it is not built, or a
+    /// mark names a day of its window or the day before (as
+    /// [`BoardTables::stored_works`]).
+    async fn stored_values(&self, key: &BoardKey) -> StoreResult<Option<i64>>;
+
+    /// The values of the built board of keyword values `key` as (the work's
+    /// platform id, value), by the work's row id; `None` as for
+    /// [`BoardTables::stored_values`] (for tests and inspection).
+    async fn values_of(&self, key: &BoardKey) -> StoreResult<Option<Vec<(String, i64)>>>;
+
+    /// Deletes a board, built or waiting, with its rows and values, unless
+    /// it was invalidated since it was read: a board of keyword values whose
+    /// window no operation reads any more (a newer day is final).
+    async fn discard(&self, board: &Pending) -> StoreResult<()>;
+
     /// Marks every day with snapshots from `from` on (every day when
     /// `None`), as if they had just been written; returns the marks added.
     async fn mark_days(&self, from: Option<NaiveDate>) -> StoreResult<u64>;
@@ -293,6 +323,9 @@ where
     i64: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
     f64: Type<DB> + for<'r> Decode<'r, DB>,
     Option<f64>: Type<DB> + for<'q> Encode<'q, DB>,
+    Option<String>: Type<DB> + for<'q> Encode<'q, DB>,
+    Option<i64>: Type<DB> + for<'q> Encode<'q, DB>,
+    Option<DateTime<Utc>>: Type<DB> + for<'q> Encode<'q, DB>,
     bool: Type<DB> + for<'r> Decode<'r, DB>,
     NaiveDate: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
     DateTime<Utc>: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
@@ -446,6 +479,48 @@ where
 
     async fn forget(&self, board: &Pending) -> StoreResult<()> {
         let statement = self.sql("DELETE FROM boards WHERE id = $1 AND generation = $2 AND built_at IS NULL".into());
+        sqlx::query(&statement).bind(board.id).bind(board.generation).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn put_values(&self, board: &Pending, query: &BoardQuery, built_at: DateTime<Utc>) -> StoreResult<bool> {
+        let (fill, params) = self.dialect.work_values(query, board.id)?;
+        let mut tx = self.pool.begin().await?;
+        let mark = self.sql("UPDATE boards SET built_at = $1 WHERE id = $2 AND generation = $3 RETURNING id".into());
+        let marked =
+            sqlx::query(&mark).bind(built_at).bind(board.id).bind(board.generation).fetch_optional(&mut *tx).await?;
+        if marked.is_none() {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let clear = self.sql("DELETE FROM board_values WHERE board = $1".into());
+        sqlx::query(&clear).bind(board.id).execute(&mut *tx).await?;
+        bind_params(sqlx::query(&fill), &params).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn stored_values(&self, key: &BoardKey) -> StoreResult<Option<i64>> {
+        self.built(key).await
+    }
+
+    async fn values_of(&self, key: &BoardKey) -> StoreResult<Option<Vec<(String, i64)>>> {
+        let Some(board) = self.built(key).await? else { return Ok(None) };
+        let statement = self.sql(
+            "SELECT w.platform_id, v.value FROM board_values v JOIN works w ON w.id = v.work WHERE v.board = $1 \
+             ORDER BY v.work"
+                .into(),
+        );
+        let rows = sqlx::query(&statement).bind(board).fetch_all(&self.pool).await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            out.push((row.try_get("platform_id")?, row.try_get("value")?));
+        }
+        Ok(Some(out))
+    }
+
+    async fn discard(&self, board: &Pending) -> StoreResult<()> {
+        let statement = self.sql("DELETE FROM boards WHERE id = $1 AND generation = $2".into());
         sqlx::query(&statement).bind(board.id).bind(board.generation).execute(&self.pool).await?;
         Ok(())
     }

@@ -11,8 +11,11 @@
 //!    the marks read are deleted;
 //! 3. builds every waiting board whose days are all final (last day ≤
 //!    today − 2, spec 4.1) with [`compute::rows`], the read-time
-//!    computation, and stores it; a waiting board no operation can read
-//!    any more (beyond its look-back) is dropped.
+//!    computation, and stores it (a board of keyword values: every work's
+//!    value, [`compute::values_query`], computed in the database); a
+//!    waiting board no operation can read any more (beyond its look-back)
+//!    is dropped, and so is a built board of keyword values once a newer
+//!    day is final.
 //!
 //! Runs are idempotent and incremental: a late snapshot for a closed day
 //! re-ranks exactly the boards of that day and of the windows holding it
@@ -26,7 +29,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::compute;
-use super::kinds::{self, Kind};
+use super::kinds::{self, Kind, Shape};
 use crate::data_api::{DataApi, store_error};
 use mediaops_proto::error::ServiceError;
 use mediaops_store::rankings::board_tables::{BoardKey, BoardTables};
@@ -151,13 +154,41 @@ impl Builder {
                 continue;
             };
             let category = Some(board.key.category.as_str()).filter(|c| !c.is_empty());
-            let rows = compute::rows(&self.api, kind, window, category).await?;
-            if tables.put(board, &rows.stored(), self.api.clock.now()).await.map_err(store_error)? {
+            let stored = match compute::values_query(kind, window) {
+                Some(values) => tables.put_values(board, &values, self.api.clock.now()).await,
+                None => {
+                    let rows = compute::rows(&self.api, kind, window, category).await?;
+                    tables.put(board, &rows.stored(), self.api.clock.now()).await
+                }
+            };
+            if stored.map_err(store_error)? {
                 summary.built += 1;
             } else {
                 summary.raced += 1;
             }
             on_board(done + 1, pending.len(), &board.key);
+        }
+        self.discard_unread_values(tables, today, summary).await
+    }
+
+    /// Deletes the built boards of keyword values that no operation reads
+    /// any more (a newer day is final): each holds a value per work of its
+    /// platform, where a board of rows holds 50 rows and is kept.
+    async fn discard_unread_values(
+        &self,
+        tables: &dyn BoardTables,
+        today: NaiveDate,
+        summary: &mut Summary,
+    ) -> Result<(), ServiceError> {
+        for state in tables.all().await.map_err(store_error)? {
+            let board = state.board;
+            let window = Window { first: board.key.first, last: board.key.last };
+            let unread = Kind::from_name(&board.key.kind)
+                .is_some_and(|k| matches!(k.shape(), Shape::Values(..)) && !k.wanted(window, today));
+            if state.built_at.is_some() && unread {
+                tables.discard(&board).await.map_err(store_error)?;
+                summary.dropped += 1;
+            }
         }
         Ok(())
     }

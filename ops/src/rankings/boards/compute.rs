@@ -4,7 +4,7 @@
 //! the board is not stored, and the builder stores exactly what it returns,
 //! so a stored board is by construction the read-time answer.
 
-use super::kinds::Kind;
+use super::kinds::{Kind, Shape};
 use crate::data_api::DataApi;
 use crate::rankings::formulas::{HUNDRED_K, LOW_FANS, ORIGINAL_TYPES, gains_by_author, index_score, influence_score};
 use crate::rankings::series::top;
@@ -36,10 +36,30 @@ impl Rows {
     }
 }
 
+/// What a board of keyword values of `kind` over `window` holds
+/// ([`Shape::Values`]): every work of its platform, its value of the
+/// kind's counter and measure (no minimum, no limit); `None` for a kind
+/// of ranked rows. The builder stores it with `BoardTables::put_values`.
+pub fn values_query(kind: Kind, window: Window) -> Option<BoardQuery> {
+    let Shape::Values(counter, measure) = kind.shape() else { return None };
+    Some(board_query(kind.platform(), None, window, (counter, measure), None, None))
+}
+
 /// The board of `kind` over `window` for `category` (`None` = every
 /// category), computed now.
+///
+/// # Errors
+/// An internal error for a kind of keyword values, which holds values,
+/// not rows ([`values_query`]); the store's failures.
 pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&str>) -> Result<Rows, ServiceError> {
     Ok(match kind {
+        Kind::LifestyleKeywordLikes
+        | Kind::LifestyleKeywordInteractions
+        | Kind::LifestyleKeywordGrowth
+        | Kind::ArticlesKeywordReads
+        | Kind::ArticlesKeywordReadsGained => {
+            return Err(ServiceError::internal(format!("board {} holds keyword values, not rows", kind.name())));
+        }
         Kind::LifestyleNotes | Kind::LifestyleLowFansNotes | Kind::ShortvideoLikes => {
             let mut query = board_query(
                 kind.platform(),

@@ -8,6 +8,7 @@
 
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
+use mediaops_store::model::{Counter, Measure};
 use mediaops_store::rankings::board_tables::{BoardKey, Entities, Naming};
 use mediaops_store::rankings::rules::{self as rules, CategoryList, Checked, Period, PeriodRule, StartRule, Window};
 
@@ -37,6 +38,21 @@ pub enum Kind {
     /// `category-time-hot`, second board: original articles published in
     /// the window, by reads.
     ArticlesOriginal,
+    /// Keyword values (docs/rankings.md "Keyword values"), `lifestyle-hit-data`'s
+    /// 低粉爆文 and 点赞TOP500: every note's likes on the newest day.
+    LifestyleKeywordLikes,
+    /// Keyword values, `lifestyle-hit-data`'s 单日互动: every note's
+    /// interactions gained on the newest day.
+    LifestyleKeywordInteractions,
+    /// Keyword values, `lifestyle-hit-data`'s 七日增长: every note's likes
+    /// gained over the 7 days ending on the newest day.
+    LifestyleKeywordGrowth,
+    /// Keyword values, `articles-hit-cover`'s 10万+ board over its default
+    /// window (the 7 days ending on the newest day): every article's reads.
+    ArticlesKeywordReads,
+    /// Keyword values, `articles-hit-cover`'s reads-gained board over its
+    /// default window: every article's reads gained.
+    ArticlesKeywordReadsGained,
 }
 
 /// A window shape a board is built for.
@@ -110,6 +126,9 @@ enum Rule {
     Period(PeriodRule, Period),
     /// Rankings asked by a start (and end) date.
     Start(StartRule),
+    /// The keyword boards: always the window ending on the newest day
+    /// (spec 4.1: today − 2).
+    Newest,
 }
 
 impl Rule {
@@ -118,13 +137,14 @@ impl Rule {
         let checked = match self {
             Rule::Period(rule, period) => rule.check(today, period, Some(window.first), "rankDate"),
             Rule::Start(rule) => rule.check(today, window.first, Some(window.last), "startTime"),
+            Rule::Newest => return window.last == rules::newest_day(today),
         };
         matches!(checked, Ok(Checked::Rank(w)) if w == window)
     }
 }
 
 /// Every kind, in build order.
-pub const ALL: [Kind; 10] = [
+pub const ALL: [Kind; 15] = [
     Kind::LifestyleFans,
     Kind::LifestyleNotes,
     Kind::LifestyleLowFansNotes,
@@ -135,6 +155,11 @@ pub const ALL: [Kind; 10] = [
     Kind::ArticlesRaise,
     Kind::ArticlesHundredK,
     Kind::ArticlesOriginal,
+    Kind::LifestyleKeywordLikes,
+    Kind::LifestyleKeywordInteractions,
+    Kind::LifestyleKeywordGrowth,
+    Kind::ArticlesKeywordReads,
+    Kind::ArticlesKeywordReadsGained,
 ];
 
 /// How a kind's rows are read back.
@@ -144,6 +169,9 @@ pub enum Shape {
     Works,
     /// Named accounts or authors (`NamedRow`).
     Named(Naming),
+    /// Every work's value of a counter and measure, read per keyword match
+    /// (`BoardTables::put_values`).
+    Values(Counter, Measure),
 }
 
 impl Kind {
@@ -160,6 +188,11 @@ impl Kind {
             Kind::ArticlesRaise => "articles-reads-gained",
             Kind::ArticlesHundredK => "articles-hot-100k",
             Kind::ArticlesOriginal => "articles-hot-original",
+            Kind::LifestyleKeywordLikes => "lifestyle-keyword-likes",
+            Kind::LifestyleKeywordInteractions => "lifestyle-keyword-interactions-gained",
+            Kind::LifestyleKeywordGrowth => "lifestyle-keyword-likes-gained",
+            Kind::ArticlesKeywordReads => "articles-keyword-reads",
+            Kind::ArticlesKeywordReadsGained => "articles-keyword-reads-gained",
         }
     }
 
@@ -171,9 +204,19 @@ impl Kind {
     /// The platform token.
     pub fn platform(self) -> &'static str {
         match self {
-            Kind::LifestyleFans | Kind::LifestyleNotes | Kind::LifestyleLowFansNotes => "lifestyle",
+            Kind::LifestyleFans
+            | Kind::LifestyleNotes
+            | Kind::LifestyleLowFansNotes
+            | Kind::LifestyleKeywordLikes
+            | Kind::LifestyleKeywordInteractions
+            | Kind::LifestyleKeywordGrowth => "lifestyle",
             Kind::ShortvideoRiseFans | Kind::ShortvideoInfluence | Kind::ShortvideoLikes => "shortvideo",
-            Kind::ArticlesIndex | Kind::ArticlesRaise | Kind::ArticlesHundredK | Kind::ArticlesOriginal => "articles",
+            Kind::ArticlesIndex
+            | Kind::ArticlesRaise
+            | Kind::ArticlesHundredK
+            | Kind::ArticlesOriginal
+            | Kind::ArticlesKeywordReads
+            | Kind::ArticlesKeywordReadsGained => "articles",
         }
     }
 
@@ -192,6 +235,11 @@ impl Kind {
                 Shape::Named(Naming::Accounts)
             }
             Kind::ArticlesIndex | Kind::ArticlesRaise => Shape::Named(Naming::Authors),
+            Kind::LifestyleKeywordLikes => Shape::Values(Counter::Likes, Measure::Level),
+            Kind::LifestyleKeywordInteractions => Shape::Values(Counter::Interactions, Measure::Gain),
+            Kind::LifestyleKeywordGrowth => Shape::Values(Counter::Likes, Measure::Gain),
+            Kind::ArticlesKeywordReads => Shape::Values(Counter::Views, Measure::Level),
+            Kind::ArticlesKeywordReadsGained => Shape::Values(Counter::Views, Measure::Gain),
             _ => Shape::Works,
         }
     }
@@ -199,7 +247,7 @@ impl Kind {
     /// The category list it is built for (`None`: the whole platform only).
     fn list(self) -> Option<CategoryList> {
         match self.platform() {
-            _ if self == Kind::ArticlesRaise => None,
+            _ if self == Kind::ArticlesRaise || matches!(self.shape(), Shape::Values(..)) => None,
             "lifestyle" => Some(CategoryList::Lifestyle),
             "shortvideo" => Some(CategoryList::Shortvideo),
             _ => Some(CategoryList::Articles),
@@ -248,6 +296,10 @@ impl Kind {
             Kind::ArticlesRaise => periods(rules::ARTICLES_RAISE, &[Period::Day]),
             Kind::ArticlesHundredK | Kind::ArticlesOriginal => {
                 vec![(Span::Week, Rule::Start(rules::ARTICLE_HOT)), (Span::Month, Rule::Start(rules::ARTICLE_HOT))]
+            }
+            Kind::LifestyleKeywordLikes | Kind::LifestyleKeywordInteractions => vec![(Span::Day, Rule::Newest)],
+            Kind::LifestyleKeywordGrowth | Kind::ArticlesKeywordReads | Kind::ArticlesKeywordReadsGained => {
+                vec![(Span::Seven, Rule::Newest)]
             }
         }
     }

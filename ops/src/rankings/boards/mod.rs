@@ -47,8 +47,19 @@ async fn stored(
     let rows = match kind.shape() {
         Shape::Works => tables.stored_works(&key).await.map_err(store_error)?.map(Rows::Works),
         Shape::Named(naming) => tables.stored_named(&key, naming).await.map_err(store_error)?.map(Rows::Named),
+        Shape::Values(..) => None,
     };
     Ok(rows)
+}
+
+/// The row id of the built board of keyword values of `kind` over `window`
+/// (docs/rankings.md "Keyword values"), for
+/// [`mediaops_store::model::BoardQuery::stored_values`]; `None` when the
+/// window is not one the kind is built for, or the board is not built (yet,
+/// or since its days changed): the keyword board then computes its values.
+pub async fn stored_values(api: &DataApi, kind: Kind, window: Window) -> Result<Option<i64>, ServiceError> {
+    let (Some(tables), Some(span)) = (api.store.boards(), kind.span_of(window)) else { return Ok(None) };
+    tables.stored_values(&kind.key(span, window, None)).await.map_err(store_error)
 }
 
 /// The board of `kind` (a board of works) over `window` for `category`
