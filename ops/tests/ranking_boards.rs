@@ -276,13 +276,17 @@ fn requests() -> Vec<Call> {
         for start in ["", "2026-11-01"] {
             out.push((
                 "mediaops.lifestyle.v1.LifestyleService.LifestyleHitData",
-                enc(&|| ls::LifestyleHitDataRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()),
+                enc(&|| {
+                    ls::LifestyleHitDataRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()
+                }),
             ));
         }
         for start in ["", "2026-11-12", "2026-11-01"] {
             out.push((
                 "mediaops.articles.v1.ArticlesService.ArticlesHitCover",
-                enc(&|| ar::ArticlesHitCoverRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()),
+                enc(&|| {
+                    ar::ArticlesHitCoverRequest { keyword: keyword.into(), start_date: start.into() }.encode_to_vec()
+                }),
             ));
         }
     }
@@ -347,7 +351,8 @@ async fn compare_boards(api: &DataApi, tables: &dyn BoardTables) -> usize {
                 let mut stored = tables.values_of(key).await.unwrap().unwrap();
                 let query = compute::values_query(kind, window_of(key)).unwrap();
                 let board = mediaops_ops::rankings::work_board(api, &query).await.unwrap();
-                let mut computed: Vec<(String, i64)> = board.into_iter().map(|b| (b.work.platform_id, b.value)).collect();
+                let mut computed: Vec<(String, i64)> =
+                    board.into_iter().map(|b| (b.work.platform_id, b.value)).collect();
                 stored.sort();
                 computed.sort();
                 assert!(!stored.is_empty(), "values {key}");

@@ -50,7 +50,9 @@ pub struct Summary {
     /// Boards computed but not stored because their days changed meanwhile
     /// (they wait for the next run).
     pub raced: usize,
-    /// Waiting boards dropped because no operation can read them any more.
+    /// Waiting boards dropped because no operation can read them any more,
+    /// and built boards of keyword values whose window a newer day
+    /// replaced.
     pub dropped: usize,
     /// Seconds the run took.
     pub seconds: f64,
