@@ -223,7 +223,7 @@ pub trait BoardTables: Send + Sync {
     /// out) and marks it built at `built_at`, in one transaction, unless it
     /// was invalidated since it was read: then nothing is written and the
     /// answer is `false`. Computed in the database by one statement
-    /// ([`Dialect::work_values`]), the expressions a keyword board computes
+    /// (`Dialect::work_values`), the expressions a keyword board computes
     /// per match.
     ///
     /// # Errors
