@@ -270,14 +270,17 @@ impl Dialect {
 
     /// The matches' rows of a board of keyword values (`FROM … e`, one per
     /// match holding a value, columns `work` and `value`) and its value:
-    /// per match one probe of `board_values`' key `(board, work)`.
+    /// per match one probe of `board_values`' key `(board, work)`, the
+    /// matches the outer loop: SQLite is told so (`CROSS JOIN` keeps the
+    /// order written; at 1,000,000 works, left to choose, it walked the
+    /// board's 333,000 rows and looked each up among the matches), and
     /// PostgreSQL looks each up in its own subquery (`LATERAL … OFFSET 0`),
     /// so that no plan reads the whole board to join it (as for the works,
     /// [`Dialect::candidate_works`]).
     fn stored_values(self, c: &mut Conditions, board: i64, matches: &str) -> (String, String) {
         let board = c.bind(Param::Int(board));
         let probe = match self {
-            Dialect::Sqlite => format!("JOIN board_values s ON s.board = {board} AND s.work = m.match_id"),
+            Dialect::Sqlite => format!("CROSS JOIN board_values s ON s.board = {board} AND s.work = m.match_id"),
             Dialect::Postgres => format!(
                 "CROSS JOIN LATERAL (SELECT x.value FROM board_values x WHERE x.board = {board} \
                  AND x.work = m.match_id OFFSET 0) s"
@@ -669,5 +672,44 @@ mod tests {
         let plan: Vec<String> = rows.iter().map(|row| row.get::<String, _>("detail")).collect();
         let reads = plan.iter().filter(|step| step.starts_with("CORRELATED SCALAR SUBQUERY")).count();
         assert_eq!(reads, 2, "{plan:#?}");
+    }
+
+    /// A keyword board over stored values loops over the matches and
+    /// probes each one's value by the key `(board, work)`: SQLite's plan
+    /// scans the matches first (left to choose, it walked the whole board
+    /// and looked each row up among the matches).
+    #[tokio::test]
+    async fn stored_values_are_probed_per_match() {
+        use sqlx::Row;
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+        let board = BoardQuery {
+            text: Some("火锅".into()),
+            matched: Some(vec![3, 1].into()),
+            stored_values: Some(7),
+            category: None,
+            ..query(12, 18)
+        };
+        // A board of 5,000 values, with the statistics a store gathers.
+        for statement in [
+            "INSERT INTO boards (id, platform, kind, period, first_day, last_day, category) \
+             VALUES (7, 'shortvideo', 'k', '7days', '2026-11-12', '2026-11-18', '')",
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
+             INSERT INTO board_values (board, work, value) SELECT 7, i, i FROM n",
+            "ANALYZE",
+        ] {
+            sqlx::query(statement).execute(&store.pool).await.unwrap();
+        }
+        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
+        let explain = format!("EXPLAIN QUERY PLAN {statement}");
+        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
+        let plan: Vec<String> = rows.iter().map(|row| row.get::<String, _>("detail")).collect();
+        let step = |prefix: &str| plan.iter().position(|s| s.starts_with(prefix));
+        let (matches, probe) = (
+            plan.iter().position(|s| s.contains("VIRTUAL TABLE")),
+            step("SEARCH s USING PRIMARY KEY (board=? AND work=?)"),
+        );
+        assert!(matches.is_some() && probe.is_some() && matches < probe, "{plan:#?}");
+        assert!(!statement.contains("work_days"), "no value is computed: {statement}");
     }
 }
