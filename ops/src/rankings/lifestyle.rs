@@ -145,15 +145,20 @@ pub async fn hit_data(
     let mut growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
     // The keyword is matched once, for the four boards (they share its
     // filters), while the stored values of their windows are looked up.
-    let (matched, likes, interactions, gained) = tokio::try_join!(
+    let (matched, low_fan_likes, likes, interactions, gained) = tokio::try_join!(
         keyword_matches(&api, &likes_top),
+        boards::stored_values(&api, Kind::LifestyleKeywordLowFansLikes, on_day),
         boards::stored_values(&api, Kind::LifestyleKeywordLikes, on_day),
         boards::stored_values(&api, Kind::LifestyleKeywordInteractions, on_day),
         boards::stored_values(&api, Kind::LifestyleKeywordGrowth, week),
     )?;
-    for (query, stored) in [(&mut low_fans, likes), (&mut likes_top, likes), (&mut growth, gained)] {
+    for (query, stored) in [(&mut low_fans, low_fan_likes), (&mut likes_top, likes), (&mut growth, gained)] {
         query.matched.clone_from(&matched);
         query.stored_values = stored;
+    }
+    if low_fan_likes.is_some() {
+        // The stored values are only those of low-fan authors' notes.
+        low_fans.author_fans_below = None;
     }
     day_series.matched = matched;
     let (low_fans, likes_top, interactions, growth) = tokio::try_join!(

@@ -23,12 +23,17 @@ use crate::sql;
 /// category and publish time are its matches' own, docs/rankings.md
 /// "Keyword boards").
 fn ranks_before_works(q: &BoardQuery) -> bool {
-    crate::plans::index_ordered()
-        && q.category.is_none()
-        && q.published_from.is_none()
-        && q.published_to.is_none()
-        && q.work_types.is_empty()
-        && q.author_fans_below.is_none()
+    crate::plans::index_ordered() && !filters_works(q)
+}
+
+/// Whether a filter of `q` reads a work or its author: a category, a
+/// publish time, a work type or a followers bound.
+fn filters_works(q: &BoardQuery) -> bool {
+    q.category.is_some()
+        || q.published_from.is_some()
+        || q.published_to.is_some()
+        || !q.work_types.is_empty()
+        || q.author_fans_below.is_some()
 }
 
 /// The works' per-day aggregate table.
@@ -292,10 +297,12 @@ impl Dialect {
     /// [`crate::rankings::board_tables::BoardTables::put_values`]'s
     /// statement: `INSERT INTO board_values (board, work, value)` of every
     /// work of `q`'s platform whose value of `q`'s counter and measure over
-    /// `q`'s window is known, computed by the expressions a keyword board
-    /// computes per match ([`Dialect::work_board`]; `q`'s text, filters and
-    /// limit are not read), so a match's stored value is the one it would
-    /// be given at read time.
+    /// `q`'s window is known (and at least `q.at_least`) and which passes
+    /// `q`'s filters on works and authors (e.g. a followers bound),
+    /// computed by the expressions and conditions a keyword board applies
+    /// per match ([`Dialect::work_board`]; `q`'s text and limit are not
+    /// read), so a match's stored value is the one it would be given at
+    /// read time.
     ///
     /// # Errors
     /// [`crate::StoreError::Invalid`] for a counter works do not have.
@@ -310,9 +317,11 @@ impl Dialect {
             let value = rows.value(counter, q.measure);
             (rows.from, value)
         };
-        c.push(format!("{value} IS NOT NULL"));
+        let author_join = self.work_board_filters(&mut c, q, &value);
+        let works =
+            if filters_works(q) { format!(" JOIN works w ON w.id = e.work{author_join}") } else { String::new() };
         let statement = format!(
-            "INSERT INTO board_values (board, work, value) SELECT {board}, e.work, {value} FROM {from}{}",
+            "INSERT INTO board_values (board, work, value) SELECT {board}, e.work, {value} FROM {from}{works}{}",
             c.where_sql()
         );
         Ok((self.placeholders(statement), c.params))

@@ -37,12 +37,17 @@ impl Rows {
 }
 
 /// What a board of keyword values of `kind` over `window` holds
-/// ([`Shape::Values`]): every work of its platform, its value of the
-/// kind's counter and measure (no minimum, no limit); `None` for a kind
-/// of ranked rows. The builder stores it with `BoardTables::put_values`.
+/// ([`Shape::Values`]): every work of its platform (of an author under
+/// 10,000 followers for the low-fans kind), its value of the kind's
+/// counter and measure (no minimum, no limit); `None` for a kind of
+/// ranked rows. The builder stores it with `BoardTables::put_values`.
 pub fn values_query(kind: Kind, window: Window) -> Option<BoardQuery> {
     let Shape::Values(counter, measure) = kind.shape() else { return None };
-    Some(board_query(kind.platform(), None, window, (counter, measure), None, None))
+    let mut query = board_query(kind.platform(), None, window, (counter, measure), None, None);
+    if kind == Kind::LifestyleKeywordLowFansLikes {
+        query.author_fans_below = Some(LOW_FANS);
+    }
+    Some(query)
 }
 
 /// The board of `kind` over `window` for `category` (`None` = every
@@ -54,6 +59,7 @@ pub fn values_query(kind: Kind, window: Window) -> Option<BoardQuery> {
 pub async fn rows(api: &DataApi, kind: Kind, window: Window, category: Option<&str>) -> Result<Rows, ServiceError> {
     Ok(match kind {
         Kind::LifestyleKeywordLikes
+        | Kind::LifestyleKeywordLowFansLikes
         | Kind::LifestyleKeywordInteractions
         | Kind::LifestyleKeywordGrowth
         | Kind::ArticlesKeywordReads

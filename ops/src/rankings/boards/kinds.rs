@@ -39,8 +39,12 @@ pub enum Kind {
     /// the window, by reads.
     ArticlesOriginal,
     /// Keyword values (docs/rankings.md "Keyword values"), `lifestyle-hit-data`'s
-    /// 低粉爆文 and 点赞TOP500: every note's likes on the newest day.
+    /// 点赞TOP500: every note's likes on the newest day.
     LifestyleKeywordLikes,
+    /// Keyword values, `lifestyle-hit-data`'s 低粉爆文: the likes on the
+    /// newest day of every note whose stored author has fewer than 10,000
+    /// followers (when built).
+    LifestyleKeywordLowFansLikes,
     /// Keyword values, `lifestyle-hit-data`'s 单日互动: every note's
     /// interactions gained on the newest day.
     LifestyleKeywordInteractions,
@@ -144,7 +148,7 @@ impl Rule {
 }
 
 /// Every kind, in build order.
-pub const ALL: [Kind; 15] = [
+pub const ALL: [Kind; 16] = [
     Kind::LifestyleFans,
     Kind::LifestyleNotes,
     Kind::LifestyleLowFansNotes,
@@ -156,6 +160,7 @@ pub const ALL: [Kind; 15] = [
     Kind::ArticlesHundredK,
     Kind::ArticlesOriginal,
     Kind::LifestyleKeywordLikes,
+    Kind::LifestyleKeywordLowFansLikes,
     Kind::LifestyleKeywordInteractions,
     Kind::LifestyleKeywordGrowth,
     Kind::ArticlesKeywordReads,
@@ -189,6 +194,7 @@ impl Kind {
             Kind::ArticlesHundredK => "articles-hot-100k",
             Kind::ArticlesOriginal => "articles-hot-original",
             Kind::LifestyleKeywordLikes => "lifestyle-keyword-likes",
+            Kind::LifestyleKeywordLowFansLikes => "lifestyle-keyword-low-fans-likes",
             Kind::LifestyleKeywordInteractions => "lifestyle-keyword-interactions-gained",
             Kind::LifestyleKeywordGrowth => "lifestyle-keyword-likes-gained",
             Kind::ArticlesKeywordReads => "articles-keyword-reads",
@@ -208,6 +214,7 @@ impl Kind {
             | Kind::LifestyleNotes
             | Kind::LifestyleLowFansNotes
             | Kind::LifestyleKeywordLikes
+            | Kind::LifestyleKeywordLowFansLikes
             | Kind::LifestyleKeywordInteractions
             | Kind::LifestyleKeywordGrowth => "lifestyle",
             Kind::ShortvideoRiseFans | Kind::ShortvideoInfluence | Kind::ShortvideoLikes => "shortvideo",
@@ -235,7 +242,9 @@ impl Kind {
                 Shape::Named(Naming::Accounts)
             }
             Kind::ArticlesIndex | Kind::ArticlesRaise => Shape::Named(Naming::Authors),
-            Kind::LifestyleKeywordLikes => Shape::Values(Counter::Likes, Measure::Level),
+            Kind::LifestyleKeywordLikes | Kind::LifestyleKeywordLowFansLikes => {
+                Shape::Values(Counter::Likes, Measure::Level)
+            }
             Kind::LifestyleKeywordInteractions => Shape::Values(Counter::Interactions, Measure::Gain),
             Kind::LifestyleKeywordGrowth => Shape::Values(Counter::Likes, Measure::Gain),
             Kind::ArticlesKeywordReads => Shape::Values(Counter::Views, Measure::Level),
@@ -297,7 +306,9 @@ impl Kind {
             Kind::ArticlesHundredK | Kind::ArticlesOriginal => {
                 vec![(Span::Week, Rule::Start(rules::ARTICLE_HOT)), (Span::Month, Rule::Start(rules::ARTICLE_HOT))]
             }
-            Kind::LifestyleKeywordLikes | Kind::LifestyleKeywordInteractions => vec![(Span::Day, Rule::Newest)],
+            Kind::LifestyleKeywordLikes | Kind::LifestyleKeywordLowFansLikes | Kind::LifestyleKeywordInteractions => {
+                vec![(Span::Day, Rule::Newest)]
+            }
             Kind::LifestyleKeywordGrowth | Kind::ArticlesKeywordReads | Kind::ArticlesKeywordReadsGained => {
                 vec![(Span::Seven, Rule::Newest)]
             }
