@@ -250,18 +250,19 @@ impl Dialect {
             (rows.from, value)
         };
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
-        let inner = match q.limit.filter(|_| matches.is_some() && ranks_before_works(q)) {
-            Some(size) => self.values_then_works(&mut c, q, &from, &value, size),
-            None => {
-                let author_join = self.work_board_filters(&mut c, q, &value);
-                let limit = self.limit(&mut c, q);
-                let works = self.candidate_works(matches.is_some(), "e.work");
-                format!(
-                    "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
-                    c.where_sql(),
-                    order(&value)
-                )
-            }
+        if let Some(size) = q.limit.filter(|_| matches.is_some() && ranks_before_works(q)) {
+            let statement = self.values_then_works(&mut c, q, &from, &value, size);
+            return Ok(Some((self.placeholders(statement), c.params)));
+        }
+        let inner = {
+            let author_join = self.work_board_filters(&mut c, q, &value);
+            let limit = self.limit(&mut c, q);
+            let works = self.candidate_works(matches.is_some(), "e.work");
+            format!(
+                "SELECT w.id AS board_id, {value} AS board_value FROM {from}{works}{author_join}{} ORDER BY {}{limit}",
+                c.where_sql(),
+                order(&value)
+            )
         };
         let statement = format!(
             "SELECT {}, {}, p.board_value FROM ({inner}) p JOIN works w ON w.id = p.board_id \
@@ -327,16 +328,19 @@ impl Dialect {
         Ok((self.placeholders(statement), c.params))
     }
 
-    /// A keyword board's rows (`board_id`, `board_value`, in board order)
-    /// ranked by value before any work is looked up: the matches' values
-    /// (`v`, with the value's own conditions), the board's `size`-th
-    /// highest value (`cut`), and only the rows at or above it joined to
-    /// their works for the title that orders equal values. The same rows as
-    /// the general shape, which looks up every match's work first: every
-    /// row of the board is at or above the cut, and every row tied with it
-    /// is kept for the title to order (fewer than `size` rows: no cut, all
-    /// kept). Only for a board whose filters need no work
-    /// ([`ranks_before_works`]).
+    /// A keyword board's statement (the columns of
+    /// [`crate::ContentStore::work_board`], in board order) ranked by value
+    /// before any work is looked up: the matches' values (`v`, with the
+    /// value's own conditions), the board's `size`-th highest value
+    /// (`cut`), and only the rows at or above it joined to their works (for
+    /// the title that orders equal values, and the columns returned) and
+    /// their authors, once each. The same rows as the general shape, which
+    /// looks up every match's work first: every row of the board is at or
+    /// above the cut, and every row tied with it is kept for the title to
+    /// order (fewer than `size` rows: no cut, all kept). Only for a board
+    /// whose filters need no work ([`ranks_before_works`]). The shape before
+    /// it returned the ids in board order and looked the works up again
+    /// around them, with their authors (500 works twice for 点赞TOP500).
     fn values_then_works(self, c: &mut Conditions, q: &BoardQuery, from: &str, value: &str, size: u32) -> String {
         self.value_filter(c, value, q);
         let filter = c.where_sql();
@@ -347,11 +351,28 @@ impl Dialect {
         format!(
             "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), \
              cut AS (SELECT board_value FROM v ORDER BY board_value DESC LIMIT 1 OFFSET {skip}) \
-             SELECT w.id AS board_id, v.board_value FROM v{works} \
+             SELECT {}, {}, v.board_value FROM v{works}{} \
              WHERE v.board_value >= COALESCE((SELECT board_value FROM cut), v.board_value) \
              ORDER BY {} LIMIT {limit}",
+            sql::WORK_COLUMNS,
+            sql::AUTHOR_COLUMNS,
+            self.author_lookup(),
             self.board_order(q, "v.board_value", "w.title", "w.id")
         )
+    }
+
+    /// The join of each row's stored author `au` (of its work `w`), looked
+    /// up once per row: on PostgreSQL in a subquery of its own (`LATERAL …
+    /// LIMIT 1` by the unique key), so that no estimate turns it into a hash
+    /// of the whole `accounts` table.
+    fn author_lookup(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => " LEFT JOIN accounts au ON au.platform = w.platform AND au.platform_id = w.author_id",
+            Dialect::Postgres => {
+                " LEFT JOIN LATERAL (SELECT * FROM accounts x WHERE x.platform = w.platform \
+                 AND x.platform_id = w.author_id LIMIT 1) au ON true"
+            }
+        }
     }
 
     /// The join of each candidate row to its work `w` (`work`: the row's
