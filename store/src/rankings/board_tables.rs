@@ -451,16 +451,7 @@ where
     }
 
     async fn put(&self, board: &Pending, rows: &[BoardRow], built_at: DateTime<Utc>) -> StoreResult<bool> {
-        let mut tx = self.pool.begin().await?;
-        let mark = self.sql("UPDATE boards SET built_at = $1 WHERE id = $2 AND generation = $3 RETURNING id".into());
-        let marked =
-            sqlx::query(&mark).bind(built_at).bind(board.id).bind(board.generation).fetch_optional(&mut *tx).await?;
-        if marked.is_none() {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        let clear = self.sql("DELETE FROM board_rows WHERE board = $1".into());
-        sqlx::query(&clear).bind(board.id).execute(&mut *tx).await?;
+        let Some(mut tx) = self.begin_build(board, built_at, "board_rows").await? else { return Ok(false) };
         for (n, chunk) in rows.chunks(CHUNK).enumerate() {
             let statement = self.sql(format!(
                 "INSERT INTO board_rows (board, rank, entity, value, score) VALUES {}",
@@ -485,16 +476,7 @@ where
 
     async fn put_values(&self, board: &Pending, query: &BoardQuery, built_at: DateTime<Utc>) -> StoreResult<bool> {
         let (fill, params) = self.dialect.work_values(query, board.id)?;
-        let mut tx = self.pool.begin().await?;
-        let mark = self.sql("UPDATE boards SET built_at = $1 WHERE id = $2 AND generation = $3 RETURNING id".into());
-        let marked =
-            sqlx::query(&mark).bind(built_at).bind(board.id).bind(board.generation).fetch_optional(&mut *tx).await?;
-        if marked.is_none() {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        let clear = self.sql("DELETE FROM board_values WHERE board = $1".into());
-        sqlx::query(&clear).bind(board.id).execute(&mut *tx).await?;
+        let Some(mut tx) = self.begin_build(board, built_at, "board_values").await? else { return Ok(false) };
         bind_params(sqlx::query(&fill), &params).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(true)
@@ -587,9 +569,33 @@ where
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
     for<'a> &'a str: ColumnIndex<DB::Row>,
     String: Type<DB> + for<'q> Encode<'q, DB>,
-    i64: Type<DB> + for<'r> Decode<'r, DB>,
+    i64: Type<DB> + for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB>,
     NaiveDate: Type<DB> + for<'q> Encode<'q, DB>,
+    DateTime<Utc>: Type<DB> + for<'q> Encode<'q, DB>,
 {
+    /// The transaction that stores a build of `board`: `board` marked built
+    /// at `built_at` and its old rows of `table` (`board_rows` or
+    /// `board_values`) deleted; `None`, nothing written, when the board was
+    /// invalidated since it was read (its generation changed).
+    async fn begin_build(
+        &self,
+        board: &Pending,
+        built_at: DateTime<Utc>,
+        table: &str,
+    ) -> StoreResult<Option<sqlx::Transaction<'static, DB>>> {
+        let mut tx = self.pool.begin().await?;
+        let mark = self.sql("UPDATE boards SET built_at = $1 WHERE id = $2 AND generation = $3 RETURNING id".into());
+        let marked =
+            sqlx::query(&mark).bind(built_at).bind(board.id).bind(board.generation).fetch_optional(&mut *tx).await?;
+        if marked.is_none() {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let clear = self.sql(format!("DELETE FROM {table} WHERE board = $1"));
+        sqlx::query(&clear).bind(board.id).execute(&mut *tx).await?;
+        Ok(Some(tx))
+    }
+
     /// The row id of the built board `key`, unless a mark of its platform
     /// names a day of its window or the day before (a snapshot written
     /// since the build that the builder has not turned into an
