@@ -157,8 +157,10 @@ impl Dialect {
     /// It walks the list of the query's longest term (the rarest, as a
     /// rule, of a segmented phrase: 美味佳肴 against 美味 and 佳肴) and
     /// keeps a work when it holds every other term (a primary-key probe of
-    /// `work_terms (work, term)` each) and passes the filters (a `works`
-    /// lookup, only when there are filters), stopping at the cap: about
+    /// `work_terms (work, term)` each, but for the terms every work holding
+    /// the walked one holds, [`crate::text::implied_terms`]: none for
+    /// 美味佳肴, whose 美味 and 佳肴 come with it) and passes the filters (a
+    /// `works` lookup, only when there are filters), stopping at the cap: about
     /// cap ÷ (the share of the term's works holding the other terms and
     /// passing the filters) list entries, whatever the number of matches.
     /// On SQLite the [`FOLDED`] list is walked beside it (merged in the same
@@ -177,7 +179,10 @@ impl Dialect {
         let platform = c.bind(Param::Text(q.platform.clone()));
         let term = c.bind(Param::Text(walked.clone()));
         let mut others = Vec::new();
-        for other in terms.iter().filter(|t| *t != walked) {
+        // The terms every work holding the walked one holds (jieba's
+        // search mode emits them with it) need no probe.
+        let implied = crate::text::implied_terms(walked);
+        for other in terms.iter().filter(|t| *t != walked && !implied.contains(t)) {
             let ph = c.bind(Param::Text(other.clone()));
             others.push(format!("EXISTS (SELECT 1 FROM work_terms o WHERE o.work = c.work AND o.term = {ph})"));
         }

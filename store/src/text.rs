@@ -37,6 +37,38 @@ pub fn terms(query: &str) -> Vec<String> {
     terms
 }
 
+/// The index terms every text indexed with `term` also holds, by jieba's
+/// search mode: with each word of more than two characters it emits every
+/// two-character substring that is a dictionary word, and with each word of
+/// more than three characters every such three-character substring, before
+/// the word itself; a three-character term that is such a substring of a
+/// longer word comes with that word's two-character ones, its own among
+/// them. [`index_terms`] keeps them all (each is longer than one character,
+/// and a row's index keeps its first terms). So a work holding `term` holds
+/// these: the keyword boards' matching step, which walks `term`'s list of
+/// works, need not look them up (docs/rankings.md "Term lists"). Only for a
+/// term of CJK ideographs (the unified block and extension A, which
+/// cleaning leaves as they are) of at most [`MAX_TERM_BYTES`]; empty
+/// otherwise, as for a term of two characters or fewer.
+pub fn implied_terms(term: &str) -> Vec<String> {
+    let chars: Vec<char> = term.chars().collect();
+    let ideograph = |c: &char| ('\u{4E00}'..='\u{9FFF}').contains(c) || ('\u{3400}'..='\u{4DBF}').contains(c);
+    if chars.len() <= 2 || term.len() > MAX_TERM_BYTES || !chars.iter().all(ideograph) {
+        return Vec::new();
+    }
+    let widths: &[usize] = if chars.len() > 3 { &[2, 3] } else { &[2] };
+    let mut out: Vec<String> = Vec::new();
+    for &width in widths {
+        for gram in chars.windows(width) {
+            let gram: String = gram.iter().collect();
+            if jieba().has_word(&gram) && !out.contains(&gram) {
+                out.push(gram);
+            }
+        }
+    }
+    out
+}
+
 /// Longest term, in UTF-8 bytes: PostgreSQL's word limit (2,047 bytes,
 /// `MAXSTRLEN` of tsearch); a longer term is cut at a character boundary.
 pub const MAX_TERM_BYTES: usize = 2047;
@@ -61,4 +93,37 @@ pub(crate) fn cut_to_limit(mut term: String) -> String {
         term.truncate(cut);
     }
     term
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every text whose index holds a term holds that term's implied terms,
+    /// whatever surrounds it: checked on every term of three characters or
+    /// more of each text below.
+    #[test]
+    fn a_text_holding_a_term_holds_its_implied_terms() {
+        let words = ["美味佳肴", "中华人民共和国", "北京大学", "科技数码", "共和国", "人民大会堂", "自然语言处理"];
+        let contexts = ["{}", "今天的{}真好吃", "{}作品1", "一道{}。", "在{}里面", "abc{}def", "{}{}"];
+        let mut checked = 0;
+        for word in words {
+            for context in contexts {
+                let text = context.replace("{}", word);
+                let indexed = index_terms(&text);
+                for term in indexed.iter().filter(|t| t.chars().count() >= 3) {
+                    for implied in implied_terms(term) {
+                        assert!(indexed.contains(&implied), "{text}: {term} without {implied} ({indexed:?})");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "{checked}");
+        let grams = implied_terms("美味佳肴");
+        assert!(grams.contains(&"美味".to_owned()) && grams.contains(&"佳肴".to_owned()), "{grams:?}");
+        assert!(grams.iter().all(|g| jieba().has_word(g)), "only dictionary words: {grams:?}");
+        assert!(implied_terms("美味").is_empty(), "two characters imply nothing");
+        assert!(implied_terms("café美食").is_empty(), "only CJK ideographs");
+    }
 }
