@@ -583,10 +583,12 @@ pub struct BoardQuery {
     pub matched: Option<KeywordMatches>,
     /// Works only, with `text`: the row id of a built board of keyword
     /// values ([`crate::rankings::board_tables::BoardTables::put_values`])
-    /// holding every work's value of this query's counter, measure, window
-    /// and platform: each match's value is read from it, one key probe,
-    /// instead of computed from the per-day aggregates or the snapshots
-    /// (docs/rankings.md "Keyword values"). `None` = computed.
+    /// holding the works' values of this query's counter, measure, window
+    /// and platform (every work's, or only those passing the filters it was
+    /// built with): each match's value is read from it, one key probe,
+    /// instead of computed from the per-day aggregates or the snapshots, and
+    /// a match it does not hold is left out (docs/rankings.md "Keyword
+    /// values"). `None` = computed.
     pub stored_values: Option<i64>,
     /// At most this many entries (`None` = all).
     pub limit: Option<u32>,
