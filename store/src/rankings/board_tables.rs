@@ -218,9 +218,11 @@ pub trait BoardTables: Send + Sync {
     async fn forget(&self, board: &Pending) -> StoreResult<()>;
 
     /// Stores, as the board `board` of keyword values (docs/rankings.md
-    /// "Keyword values"), every work's value of `query` (its platform,
-    /// window, counter and measure; the works whose value is unknown left
-    /// out) and marks it built at `built_at`, in one transaction, unless it
+    /// "Keyword values"), the value of `query` (its platform, window,
+    /// counter and measure) of every work passing its filters on works and
+    /// authors (none, or e.g. a followers bound; the works whose value is
+    /// unknown left out) and marks it built at `built_at`, in one
+    /// transaction, unless it
     /// was invalidated since it was read: then nothing is written and the
     /// answer is `false`. Computed in the database by one statement
     /// (`Dialect::work_values`), the expressions a keyword board computes
