@@ -59,12 +59,23 @@ impl Notices {
         self.content.fetch_add(1, Ordering::AcqRel);
     }
 
+    /// The changes heard of on `channel`: [`Notices::word_lists`] for
+    /// [`WORD_LISTS`], else [`Notices::content`].
+    pub fn count(&self, channel: &str) -> u64 {
+        self.counter(channel).load(Ordering::Acquire)
+    }
+
     /// Counts one notice of `channel`.
     fn heard(&self, channel: &str) {
+        self.counter(channel).fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The counter of `channel`'s notices.
+    fn counter(&self, channel: &str) -> &AtomicU64 {
         match channel {
-            WORD_LISTS => self.word_lists.fetch_add(1, Ordering::AcqRel),
-            _ => self.content.fetch_add(1, Ordering::AcqRel),
-        };
+            WORD_LISTS => &self.word_lists,
+            _ => &self.content,
+        }
     }
 
     /// Marks the connection up or down; either way every channel counts a

@@ -7,7 +7,7 @@
 use std::str::FromStr;
 
 use crate::ContentStore;
-use crate::change_notices::{self, Notices};
+use crate::change_notices::Notices;
 use crate::postgres::PostgresStore;
 use futures::FutureExt;
 use sqlx::Connection;
@@ -38,11 +38,18 @@ pub async fn with_postgres_store(prefix: &str, run: impl AsyncFnOnce(&PostgresSt
 /// `<prefix>_<uuid>`, dropped afterwards even when `run` panics.
 pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectOptions)) {
     let schema = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut conn).await.unwrap();
     let options = PgConnectOptions::from_str(&database_url()).unwrap().options([("search_path", &schema)]);
+    let [create, drop] = [format!("CREATE SCHEMA {schema}"), format!("DROP SCHEMA {schema} CASCADE")];
+    with_created(&create, &drop, options, run).await;
+}
+
+/// Runs `create` on the test database, then `run` with `options`, then
+/// `drop`, even when `run` panics (the panic goes on afterwards).
+async fn with_created(create: &str, drop: &str, options: PgConnectOptions, run: impl AsyncFnOnce(PgConnectOptions)) {
+    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
+    sqlx::query(create).execute(&mut conn).await.unwrap();
     let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut conn).await.unwrap();
+    sqlx::query(drop).execute(&mut conn).await.unwrap();
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
@@ -54,14 +61,9 @@ pub async fn with_postgres_schema(prefix: &str, run: impl AsyncFnOnce(PgConnectO
 /// (the other tests' writes would drop what the test expects kept).
 pub async fn with_postgres_database(prefix: &str, run: impl AsyncFnOnce(PgConnectOptions)) {
     let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect(&database_url()).await.expect("PostgreSQL at 127.0.0.1:5432");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.unwrap();
     let options = PgConnectOptions::from_str(&database_url()).unwrap().database(&name);
-    let outcome = std::panic::AssertUnwindSafe(run(options)).catch_unwind().await;
-    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)")).execute(&mut conn).await.unwrap();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    let [create, drop] = [format!("CREATE DATABASE {name}"), format!("DROP DATABASE {name} WITH (FORCE)")];
+    with_created(&create, &drop, options, run).await;
 }
 
 /// Waits (10 s at most) until `notices` has heard every notice committed
@@ -69,7 +71,7 @@ pub async fn with_postgres_database(prefix: &str, run: impl AsyncFnOnce(PgConnec
 /// channel's count to move (the server delivers notices in commit order).
 /// Nothing else in the test's database may notify `channel` meanwhile.
 pub async fn hear_all_notices(conn: &mut PgConnection, notices: &Notices, channel: &str) {
-    let count = || if channel == change_notices::WORD_LISTS { notices.word_lists() } else { notices.content() };
+    let count = || notices.count(channel);
     let before = count();
     sqlx::query("SELECT pg_notify($1, '')").bind(channel).execute(&mut *conn).await.unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

@@ -687,7 +687,6 @@ mod tests {
     /// statement around them, each was copied three times).
     #[tokio::test]
     async fn the_interactions_board_reads_each_snapshot_once() {
-        use sqlx::Row;
         let dir = tempfile::tempdir().unwrap();
         let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
         let board = BoardQuery {
@@ -696,10 +695,7 @@ mod tests {
             counter: Counter::Interactions,
             ..query(17, 18)
         };
-        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
-        let explain = format!("EXPLAIN QUERY PLAN {statement}");
-        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
-        let plan: Vec<String> = rows.iter().map(|row| row.get::<String, _>("detail")).collect();
+        let plan = sqlite_plan(&store, &board).await;
         let reads = plan.iter().filter(|step| step.starts_with("CORRELATED SCALAR SUBQUERY")).count();
         assert_eq!(reads, 2, "{plan:#?}");
     }
@@ -710,7 +706,6 @@ mod tests {
     /// and looked each row up among the matches).
     #[tokio::test]
     async fn stored_values_are_probed_per_match() {
-        use sqlx::Row;
         let dir = tempfile::tempdir().unwrap();
         let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
         let board = BoardQuery {
@@ -730,16 +725,24 @@ mod tests {
         ] {
             sqlx::query(statement).execute(&store.pool).await.unwrap();
         }
-        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
-        let explain = format!("EXPLAIN QUERY PLAN {statement}");
-        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
-        let plan: Vec<String> = rows.iter().map(|row| row.get::<String, _>("detail")).collect();
+        let plan = sqlite_plan(&store, &board).await;
         let step = |prefix: &str| plan.iter().position(|s| s.starts_with(prefix));
         let (matches, probe) = (
             plan.iter().position(|s| s.contains("VIRTUAL TABLE")),
             step("SEARCH s USING PRIMARY KEY (board=? AND work=?)"),
         );
         assert!(matches.is_some() && probe.is_some() && matches < probe, "{plan:#?}");
+        let (statement, _) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
         assert!(!statement.contains("work_days"), "no value is computed: {statement}");
+    }
+
+    /// SQLite's plan of `board`'s statement on `store`: the detail of each
+    /// step of `EXPLAIN QUERY PLAN`.
+    async fn sqlite_plan(store: &crate::sqlite::SqliteStore, board: &BoardQuery) -> Vec<String> {
+        use sqlx::Row;
+        let (statement, params) = Dialect::Sqlite.work_board(board).unwrap().unwrap();
+        let explain = format!("EXPLAIN QUERY PLAN {statement}");
+        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
+        rows.iter().map(|row| row.get::<String, _>("detail")).collect()
     }
 }
