@@ -348,6 +348,17 @@ pub trait ContentStore: Send + Sync {
     /// followers (works keep none).
     async fn work_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardWork>>;
 
+    /// Keyword boards over one keyword's matches, each reading a built
+    /// board of keyword values ([`BoardQuery::stored_values`]), ranked in
+    /// one statement that reads each match's values of every board at once
+    /// (docs/rankings.md "Keyword values"): the boards in `queries`' order,
+    /// each as [`ContentStore::work_board`] gives it. `Ok(None)` when
+    /// `queries` are not such boards (fewer than two; one without stored
+    /// values, a limit or the others' matches; one with a filter that reads
+    /// the works, such as a publish time): read each with
+    /// [`ContentStore::work_board`].
+    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<BoardWork>>>>;
+
     /// The row ids of the works matching `query.text` (platform, category
     /// and publish-time filters of `query` applied), at most
     /// [`KEYWORD_MATCH_CAP`], the most liked first (docs/rankings.md

@@ -47,6 +47,7 @@ fn migrator() -> Migrator {
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
         (19, "change notices", include_str!("migrations/postgres/0019_change_notices.sql")),
         (20, "board values", include_str!("migrations/postgres/0020_board_values.sql")),
+        (21, "board values by work", include_str!("migrations/postgres/0021_board_values_by_work.sql")),
     ])
 }
 

@@ -343,6 +343,20 @@ where
         Ok(out)
     }
 
+    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<BoardWork>>>> {
+        let Some((statement, params)) = DB::DIALECT.value_boards(queries) else { return Ok(None) };
+        let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
+        let mut boards = vec![Vec::new(); queries.len()];
+        for row in &rows {
+            let board: i64 = row.try_get("board_no")?;
+            let entry = BoardWork { work: work_of(row)?, author: author_of(row)?, value: row.try_get("board_value")? };
+            if let Some(board) = usize::try_from(board).ok().and_then(|i| boards.get_mut(i)) {
+                board.push(entry);
+            }
+        }
+        Ok(Some(boards))
+    }
+
     async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<KeywordMatches>> {
         if query.text.is_none() || !DB::DIALECT.matches_keywords_once() {
             return Ok(None);

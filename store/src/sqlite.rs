@@ -47,6 +47,7 @@ fn migrator() -> Migrator {
         (18, "term lists", TERM_LISTS_MIGRATION.as_str()),
         (19, "accounts fts platform", include_str!("migrations/sqlite/0019_accounts_fts_platform.sql")),
         (20, "board values", include_str!("migrations/sqlite/0020_board_values.sql")),
+        (21, "board values by work", include_str!("migrations/sqlite/0021_board_values_by_work.sql")),
     ])
 }
 

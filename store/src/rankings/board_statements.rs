@@ -331,13 +331,9 @@ impl Dialect {
     /// A keyword board's statement (the columns of
     /// [`crate::ContentStore::work_board`], in board order) ranked by value
     /// before any work is looked up: the matches' values (`v`, with the
-    /// value's own conditions), the board's `size`-th highest value
-    /// (`cut`), and only the rows at or above it joined to their works (for
-    /// the title that orders equal values, and the columns returned) and
-    /// their authors, once each. The same rows as the general shape, which
-    /// looks up every match's work first: every row of the board is at or
-    /// above the cut, and every row tied with it is kept for the title to
-    /// order (fewer than `size` rows: no cut, all kept). Only for a board
+    /// value's own conditions), then the board's rows
+    /// ([`Dialect::rows_at_or_above_cut`]). The same rows as the general
+    /// shape, which looks up every match's work first. Only for a board
     /// whose filters need no work ([`ranks_before_works`]). The shape before
     /// it returned the ids in board order and looked the works up again
     /// around them, with their authors (500 works twice for 点赞TOP500).
@@ -345,20 +341,114 @@ impl Dialect {
         self.value_filter(c, value, q);
         let filter = c.where_sql();
         c.clauses.clear();
+        let (cut, rows) = self.rows_at_or_above_cut(c, q, ("v.board_value", "TRUE"), size, "cut");
+        format!(
+            "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), {cut} {rows}"
+        )
+    }
+
+    /// One board's rows out of the matches' values `v` (a statement's
+    /// `WITH`), ranked before any work is looked up: `value` (a column of
+    /// `v`) where `filter` holds; the board's `size`-th highest value (the
+    /// `WITH` entry `name`, returned first); only the rows at or above it
+    /// joined to their works (for the title that orders equal values, and
+    /// the columns returned) and their authors, once each, in board order,
+    /// `size` of them (the columns of [`crate::ContentStore::work_board`]).
+    /// Every row of the board is at or above the cut, and every row tied
+    /// with it is kept for the title to order (fewer than `size` rows: no
+    /// cut, all kept).
+    fn rows_at_or_above_cut(
+        self,
+        c: &mut Conditions,
+        q: &BoardQuery,
+        (value, filter): (&str, &str),
+        size: u32,
+        name: &str,
+    ) -> (String, String) {
         let skip = c.bind(Param::Int(i64::from(size.saturating_sub(1))));
         let limit = c.bind(Param::Int(i64::from(size)));
         let works = self.candidate_works(true, "v.work");
-        format!(
-            "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), \
-             cut AS (SELECT board_value FROM v ORDER BY board_value DESC LIMIT 1 OFFSET {skip}) \
-             SELECT {}, {}, v.board_value FROM v{works}{} \
-             WHERE v.board_value >= COALESCE((SELECT board_value FROM cut), v.board_value) \
+        let cut = format!(
+            "{name} AS (SELECT {value} AS board_value FROM v WHERE {filter} ORDER BY {value} DESC LIMIT 1 OFFSET {skip})"
+        );
+        let rows = format!(
+            "SELECT {}, {}, {value} AS board_value FROM v{works}{} \
+             WHERE {filter} AND {value} >= COALESCE((SELECT board_value FROM {name}), {value}) \
              ORDER BY {} LIMIT {limit}",
             sql::WORK_COLUMNS,
             sql::AUTHOR_COLUMNS,
             self.author_lookup(),
-            self.board_order(q, "v.board_value", "w.title", "w.id")
-        )
+            self.board_order(q, value, "w.title", "w.id")
+        );
+        (cut, rows)
+    }
+
+    /// [`crate::ContentStore::value_boards`]' statement: keyword boards
+    /// over the same matches, each reading a built board of keyword values
+    /// (`BoardQuery::stored_values`), ranked together: each match's values
+    /// of every board are read at once (`v`, one column per board), with
+    /// one descent of the key `(work, board)` of `board_values` (migration
+    /// 0021), where a statement per board probed each match once per board;
+    /// then each board's rows as a single board ranks them
+    /// ([`Dialect::rows_at_or_above_cut`]). The rows: `board_no` (the
+    /// board's index in `queries`), then the columns of
+    /// [`crate::ContentStore::work_board`], by board and in board order.
+    /// `None` unless there are at least two boards and every one has
+    /// stored values, the same matches, a limit and no filter that reads a
+    /// work ([`ranks_before_works`]).
+    pub fn value_boards(self, queries: &[&BoardQuery]) -> Option<(String, Vec<Param>)> {
+        let first = queries.first()?;
+        let matched = first.matched.as_deref()?;
+        let fits = |q: &&BoardQuery| {
+            q.stored_values.is_some()
+                && q.limit.is_some()
+                && q.matched.as_deref() == Some(matched)
+                && ranks_before_works(q)
+        };
+        if queries.len() < 2 || !queries.iter().all(fits) {
+            return None;
+        }
+        let mut c = Conditions::default();
+        let matches = self.board_matches(&mut c, first).ok()??;
+        let mut columns = Vec::new();
+        for (i, q) in queries.iter().enumerate() {
+            let board = c.bind(Param::Int(q.stored_values?));
+            columns.push(format!("MAX(CASE s.board WHEN {board} THEN s.value END) AS v{i}"));
+        }
+        let columns = columns.join(", ");
+        // One descent per match: SQLite reads its rows of the key from the
+        // match on (`CROSS JOIN` keeps the matches the outer loop, as
+        // `Dialect::stored_values`), PostgreSQL in a subquery of its own
+        // (an aggregate is never pulled up into the join).
+        let values = match self {
+            Dialect::Sqlite => format!(
+                "SELECT m.match_id AS work, {columns} FROM ({matches}) m \
+                 CROSS JOIN board_values s ON s.work = m.match_id GROUP BY m.match_id"
+            ),
+            Dialect::Postgres => format!(
+                "SELECT m.match_id AS work, p.* FROM ({matches}) m \
+                 CROSS JOIN LATERAL (SELECT {columns} FROM board_values s WHERE s.work = m.match_id) p"
+            ),
+        };
+        let mut ctes = vec![format!("v AS MATERIALIZED ({values})")];
+        let mut boards = Vec::new();
+        for (i, q) in queries.iter().enumerate() {
+            let value = format!("v.v{i}");
+            self.value_filter(&mut c, &value, q);
+            let filter = c.clauses.join(" AND ");
+            c.clauses.clear();
+            let size = q.limit?;
+            let (cut, rows) = self.rows_at_or_above_cut(&mut c, q, (&value, &filter), size, &format!("cut{i}"));
+            ctes.push(cut);
+            boards.push(format!("SELECT CAST({i} AS BIGINT) AS board_no, b{i}.* FROM ({rows}) b{i}"));
+        }
+        let statement = format!(
+            "WITH {} SELECT * FROM ({}) u ORDER BY u.board_no, {}",
+            ctes.join(", "),
+            boards.join(" UNION ALL "),
+            self.board_order(first, "u.board_value", "u.title", "u.id")
+        );
+        Some((self.placeholders(statement), c.params))
     }
 
     /// The join of each row's stored author `au` (of its work `w`), looked
@@ -695,54 +785,91 @@ mod tests {
             counter: Counter::Interactions,
             ..query(17, 18)
         };
-        let plan = sqlite_plan(&store, &board).await;
+        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
+        let plan = sqlite_plan(&store, &statement, &params).await;
         let reads = plan.iter().filter(|step| step.starts_with("CORRELATED SCALAR SUBQUERY")).count();
         assert_eq!(reads, 2, "{plan:#?}");
     }
 
+    /// A keyword board over stored values (`board` 7 of `query`'s week).
+    fn stored_board(board: i64) -> BoardQuery {
+        BoardQuery {
+            text: Some("火锅".into()),
+            matched: Some(vec![3, 1].into()),
+            stored_values: Some(board),
+            category: None,
+            ..query(12, 18)
+        }
+    }
+
+    /// A store holding boards 7 and 8 of keyword values, 5,000 values each,
+    /// with the statistics a store gathers.
+    async fn store_with_values(dir: &std::path::Path) -> crate::sqlite::SqliteStore {
+        let store = crate::sqlite::SqliteStore::open(&dir.join("store.sqlite")).await.unwrap();
+        for statement in [
+            "INSERT INTO boards (id, platform, kind, period, first_day, last_day, category) \
+             VALUES (7, 'shortvideo', 'k', '7days', '2026-11-12', '2026-11-18', ''), \
+             (8, 'shortvideo', 'g', '7days', '2026-11-12', '2026-11-18', '')",
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
+             INSERT INTO board_values (board, work, value) SELECT b.id, i, i FROM n, boards b",
+            "ANALYZE",
+        ] {
+            sqlx::query(statement).execute(&store.pool).await.unwrap();
+        }
+        store
+    }
+
     /// A keyword board over stored values loops over the matches and
-    /// probes each one's value by the key `(board, work)`: SQLite's plan
+    /// probes each one's value by the key `(work, board)`: SQLite's plan
     /// scans the matches first (left to choose, it walked the whole board
     /// and looked each row up among the matches).
     #[tokio::test]
     async fn stored_values_are_probed_per_match() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
-        let board = BoardQuery {
-            text: Some("火锅".into()),
-            matched: Some(vec![3, 1].into()),
-            stored_values: Some(7),
-            category: None,
-            ..query(12, 18)
-        };
-        // A board of 5,000 values, with the statistics a store gathers.
-        for statement in [
-            "INSERT INTO boards (id, platform, kind, period, first_day, last_day, category) \
-             VALUES (7, 'shortvideo', 'k', '7days', '2026-11-12', '2026-11-18', '')",
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
-             INSERT INTO board_values (board, work, value) SELECT 7, i, i FROM n",
-            "ANALYZE",
-        ] {
-            sqlx::query(statement).execute(&store.pool).await.unwrap();
-        }
-        let plan = sqlite_plan(&store, &board).await;
+        let store = store_with_values(dir.path()).await;
+        let board = stored_board(7);
+        let (statement, params) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
+        let plan = sqlite_plan(&store, &statement, &params).await;
         let step = |prefix: &str| plan.iter().position(|s| s.starts_with(prefix));
         let (matches, probe) = (
             plan.iter().position(|s| s.contains("VIRTUAL TABLE")),
-            step("SEARCH s USING PRIMARY KEY (board=? AND work=?)"),
+            step("SEARCH s USING PRIMARY KEY (work=? AND board=?)"),
         );
         assert!(matches.is_some() && probe.is_some() && matches < probe, "{plan:#?}");
-        let (statement, _) = Dialect::Sqlite.work_board(&board).unwrap().unwrap();
         assert!(!statement.contains("work_days"), "no value is computed: {statement}");
     }
 
-    /// SQLite's plan of `board`'s statement on `store`: the detail of each
-    /// step of `EXPLAIN QUERY PLAN`.
-    async fn sqlite_plan(store: &crate::sqlite::SqliteStore, board: &BoardQuery) -> Vec<String> {
+    /// Boards of keyword values ranked together read each match's values
+    /// of both boards with one search of the key by its work, from the
+    /// matches on, and compute none.
+    #[tokio::test]
+    async fn value_boards_read_a_match_once_for_every_board() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_with_values(dir.path()).await;
+        let (by_level, by_gain) = (stored_board(7), BoardQuery { measure: Measure::Gain, ..stored_board(8) });
+        let (statement, params) = Dialect::Sqlite.value_boards(&[&by_level, &by_gain]).unwrap();
+        let plan = sqlite_plan(&store, &statement, &params).await;
+        let probes: Vec<usize> =
+            plan.iter().enumerate().filter(|(_, s)| s.contains(" s USING ")).map(|(i, _)| i).collect();
+        let matches = plan.iter().position(|s| s.contains("VIRTUAL TABLE"));
+        assert_eq!(probes.len(), 1, "{plan:#?}");
+        assert!(plan[probes[0]].starts_with("SEARCH s USING PRIMARY KEY (work=?)"), "{plan:#?}");
+        assert!(matches.is_some_and(|m| m < probes[0]), "{plan:#?}");
+        assert!(!statement.contains("work_days"), "no value is computed: {statement}");
+        let without_values = BoardQuery { stored_values: None, ..by_gain.clone() };
+        let published = BoardQuery { published_from: Some(day_start(by_gain.first)), ..by_gain.clone() };
+        for other in [&without_values, &published] {
+            assert!(Dialect::Sqlite.value_boards(&[&by_level, other]).is_none(), "{other:?}");
+        }
+        assert!(Dialect::Sqlite.value_boards(&[&by_level]).is_none(), "one board is read alone");
+    }
+
+    /// SQLite's plan of `statement` with `params` on `store`: the detail of
+    /// each step of `EXPLAIN QUERY PLAN`.
+    async fn sqlite_plan(store: &crate::sqlite::SqliteStore, statement: &str, params: &[Param]) -> Vec<String> {
         use sqlx::Row;
-        let (statement, params) = Dialect::Sqlite.work_board(board).unwrap().unwrap();
         let explain = format!("EXPLAIN QUERY PLAN {statement}");
-        let rows = crate::listing::bind_params(sqlx::query(&explain), &params).fetch_all(&store.pool).await.unwrap();
+        let rows = crate::listing::bind_params(sqlx::query(&explain), params).fetch_all(&store.pool).await.unwrap();
         rows.iter().map(|row| row.get::<String, _>("detail")).collect()
     }
 }
