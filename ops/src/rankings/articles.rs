@@ -151,7 +151,8 @@ pub async fn raise_rank(
 /// matches (the most liked when more match; docs/rankings.md "Keyword
 /// boards"); over the default window, once the board builder has stored
 /// its keyword values, each match's value is read from them
-/// ("Keyword values").
+/// ("Keyword values"), both boards in one statement
+/// (`ContentStore::value_boards`).
 pub async fn hit_cover(
     api: Arc<DataApi>,
     ctx: CallContext,

@@ -127,7 +127,9 @@ async fn interactions_board(
 /// store from the per-day aggregates, 单日互动 from the capped matches'
 /// snapshots (`interactions_board`); the four run at once. Once the board
 /// builder has stored the newest day's keyword values (docs/rankings.md
-/// "Keyword values"), each match's value is read from them instead.
+/// "Keyword values"), each match's value is read from them instead, and
+/// with all four boards' values stored the four are ranked in one
+/// statement (`ContentStore::value_boards`).
 pub async fn hit_data(
     api: Arc<DataApi>,
     ctx: CallContext,
