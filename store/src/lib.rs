@@ -350,14 +350,16 @@ pub trait ContentStore: Send + Sync {
 
     /// Keyword boards over one keyword's matches, each reading a built
     /// board of keyword values ([`BoardQuery::stored_values`]), ranked in
-    /// one statement that reads each match's values of every board at once
-    /// (docs/rankings.md "Keyword values"): the boards in `queries`' order,
-    /// each as [`ContentStore::work_board`] gives it. `Ok(None)` when
-    /// `queries` are not such boards (fewer than two; one without stored
-    /// values, a limit or the others' matches; one with a filter that reads
-    /// the works, such as a publish time): read each with
+    /// one statement that reads each match's values of every board with one
+    /// descent (docs/rankings.md "Keyword values"): the boards in
+    /// `queries`' order, each its works and the values they rank by, the
+    /// rows and order [`ContentStore::work_board`] gives, without the
+    /// authors (the keyword boards that read them show none). `Ok(None)`
+    /// when `queries` are not such boards (fewer than two; one without
+    /// stored values, a limit or the others' matches; one with a filter that
+    /// reads the works, such as a publish time): read each with
     /// [`ContentStore::work_board`].
-    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<BoardWork>>>>;
+    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<(Work, i64)>>>>;
 
     /// The row ids of the works matching `query.text` (platform, category
     /// and publish-time filters of `query` applied), at most

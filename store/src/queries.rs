@@ -16,7 +16,7 @@ use super::bulk::BulkReport;
 use super::listing::{Listing, bind_params};
 use super::model::{
     AccountQuery, AccountRecord, AccountSeries, AccountSnapshot, AuthorGains, BoardAccount, BoardQuery, BoardWork,
-    Comment, Counts, HotListEntry, HotListQuery, KeywordMatches, Record, SearchPage, SeriesQuery, WorkQuery,
+    Comment, Counts, HotListEntry, HotListQuery, KeywordMatches, Record, SearchPage, SeriesQuery, Work, WorkQuery,
     WorkRecord, WorkSeries, WorkSnapshot, WorkTotals,
 };
 use super::point_cache;
@@ -343,18 +343,29 @@ where
         Ok(out)
     }
 
-    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<BoardWork>>>> {
+    async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<(Work, i64)>>>> {
         let Some((statement, params)) = DB::DIALECT.value_boards(queries) else { return Ok(None) };
         let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
         let mut boards = vec![Vec::new(); queries.len()];
         for row in &rows {
             let board: i64 = row.try_get("board_no")?;
-            let entry = BoardWork { work: work_of(row)?, author: author_of(row)?, value: row.try_get("board_value")? };
+            let entry = (row.try_get::<i64, _>("id")?, work_of(row)?, row.try_get::<i64, _>("board_value")?);
             if let Some(board) = usize::try_from(board).ok().and_then(|i| boards.get_mut(i)) {
                 board.push(entry);
             }
         }
-        Ok(Some(boards))
+        // The statement orders each board's rows, not the boards' rows
+        // among each other: board order again (value, title by code
+        // points, row id), which a board's rows are already in.
+        Ok(Some(
+            boards
+                .into_iter()
+                .map(|mut board| {
+                    board.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.title.cmp(&b.1.title)).then(a.0.cmp(&b.0)));
+                    board.into_iter().map(|(_, work, value)| (work, value)).collect()
+                })
+                .collect(),
+        ))
     }
 
     async fn keyword_matches(&self, query: &BoardQuery) -> StoreResult<Option<KeywordMatches>> {

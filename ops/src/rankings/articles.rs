@@ -14,7 +14,7 @@ pub use super::formulas::{HUNDRED_K, ORIGINAL_TYPES, gains_by_author, index_scor
 use super::series::{round, top};
 use super::{
     BOARD_SIZE, account_board_answer, account_by_id_or_name, accounts_asked, board_query, keyword_matches,
-    most_followed, today, warn_if_empty, window_or_warn, work_board,
+    most_followed, today, warn_if_empty, window_or_warn, work_board, work_values,
 };
 use crate::data_api::articles::PLATFORM;
 use crate::data_api::{DataApi, list, required, store_error};
@@ -186,18 +186,18 @@ pub async fn hit_cover(
         Some(boards) => boards,
         None => {
             let (hundred_k, gained) = tokio::try_join!(work_board(&api, &by_reads), work_board(&api, &by_gain))?;
-            vec![hundred_k, gained]
+            vec![work_values(hundred_k), work_values(gained)]
         }
     };
     let mut items = Vec::new();
     for (name, board) in HIT_COVER_BOARDS.iter().zip(boards) {
-        for w in board {
+        for (work, clicks_count) in board {
             items.push(pb::HitCoverBoardEntry {
                 rank: (*name).to_owned(),
                 item: Some(pb::HitCoverArticle {
-                    title: w.work.title,
-                    cover_url: w.work.cover.unwrap_or_default(),
-                    clicks_count: w.value,
+                    title: work.title,
+                    cover_url: work.cover.unwrap_or_default(),
+                    clicks_count,
                 }),
             });
         }

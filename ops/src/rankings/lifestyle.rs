@@ -13,7 +13,7 @@ pub use super::formulas::LOW_FANS;
 use super::series::{gain, interactions, top};
 use super::{
     BOARD_SIZE, account_board_answer, board_query, keyword_matches, series_query, today, warn_if_empty, warn_opt,
-    window_or_warn, work_board, works,
+    window_or_warn, work_board, work_values, works,
 };
 use crate::data_api::lifestyle::{PLATFORM, account_id_of};
 use crate::data_api::{DataApi, count, list, required, store_error};
@@ -100,7 +100,7 @@ async fn interactions_board(
 ) -> Result<Vec<(Work, i64)>, ServiceError> {
     if mediaops_store::plans::index_ordered() {
         let board = interactions_query(query, on_day, stored_values);
-        return Ok(work_board(api, &board).await?.into_iter().map(|b| (b.work, b.value)).collect());
+        return Ok(work_values(work_board(api, &board).await?));
     }
     let notes = works(api, query).await?;
     let gained: Vec<(Work, i64)> = notes
@@ -149,7 +149,6 @@ pub async fn hit_data(
         BoardQuery { author_fans_below: Some(LOW_FANS), ..board(on_day, Measure::Level, Some(HIT_LIKES), BOARD_SIZE) };
     let mut day_series =
         SeriesQuery { text: Some(keyword.to_owned()), published_from, ..series_query(PLATFORM, None, on_day) };
-    let as_entries = |board: Vec<BoardWork>| board.into_iter().map(|b| (b.work, b.value)).collect::<Vec<_>>();
     let mut likes_top = board(on_day, Measure::Level, None, LIKES_TOP);
     let mut growth = board(week, Measure::Gain, Some(1), BOARD_SIZE);
     // The keyword is matched once, for the four boards (they share its
@@ -180,7 +179,7 @@ pub async fn hit_data(
         None
     };
     let boards = match together {
-        Some(boards) => boards.into_iter().map(as_entries).collect(),
+        Some(boards) => boards,
         None => {
             let (low_fans, likes_top, interactions, growth) = tokio::try_join!(
                 work_board(&api, &low_fans),
@@ -188,7 +187,7 @@ pub async fn hit_data(
                 interactions_board(&api, &day_series, on_day, interactions),
                 work_board(&api, &growth),
             )?;
-            vec![as_entries(low_fans), as_entries(likes_top), interactions, as_entries(growth)]
+            vec![work_values(low_fans), work_values(likes_top), interactions, work_values(growth)]
         }
     };
     let mut items = Vec::new();

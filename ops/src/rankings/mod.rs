@@ -85,6 +85,13 @@ pub async fn work_board(api: &DataApi, query: &BoardQuery) -> Result<Vec<BoardWo
     api.store.work_board(query).await.map_err(store_error)
 }
 
+/// A board's works with the values they rank by, its authors left out
+/// (the keyword boards' answers show none; as
+/// [`mediaops_store::ContentStore::value_boards`] gives them).
+pub fn work_values(board: Vec<BoardWork>) -> Vec<(mediaops_store::model::Work, i64)> {
+    board.into_iter().map(|b| (b.work, b.value)).collect()
+}
+
 /// The works matching `query`'s keyword, matched once for the boards and
 /// series of one request to share (`BoardQuery::matched`,
 /// [`mediaops_store::ContentStore::keyword_matches`]; docs/rankings.md

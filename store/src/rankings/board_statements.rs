@@ -341,61 +341,63 @@ impl Dialect {
         self.value_filter(c, value, q);
         let filter = c.where_sql();
         c.clauses.clear();
-        let (cut, rows) = self.rows_at_or_above_cut(c, q, ("v.board_value", "TRUE"), size, "cut");
+        let (cut, rows) = self.rows_at_or_above_cut(c, q, "v", size, true);
         format!(
             "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), {cut} {rows}"
         )
     }
 
-    /// One board's rows out of the matches' values `v` (a statement's
-    /// `WITH`), ranked before any work is looked up: `value` (a column of
-    /// `v`) where `filter` holds; the board's `size`-th highest value (the
-    /// `WITH` entry `name`, returned first); only the rows at or above it
-    /// joined to their works (for the title that orders equal values, and
-    /// the columns returned) and their authors, once each, in board order,
-    /// `size` of them (the columns of [`crate::ContentStore::work_board`]).
-    /// Every row of the board is at or above the cut, and every row tied
-    /// with it is kept for the title to order (fewer than `size` rows: no
-    /// cut, all kept).
+    /// One board's rows out of the values `values` (a `WITH` entry of the
+    /// statement, columns `work` and `board_value`, the board's own
+    /// conditions applied), ranked before any work is looked up: the
+    /// board's `size`-th highest value (the `WITH` entry `cut_<values>`,
+    /// returned first); only the rows at or above it joined to their works
+    /// (for the title that orders equal values, and the columns returned)
+    /// and, with `authors`, their authors, once each, in board order,
+    /// `size` of them: [`sql::WORK_COLUMNS`], [`sql::AUTHOR_COLUMNS`] with
+    /// `authors`, and `board_value`. Every row of the board is at or above
+    /// the cut, and every row tied with it is kept for the title to order
+    /// (fewer than `size` rows: no cut, all kept).
     fn rows_at_or_above_cut(
         self,
         c: &mut Conditions,
         q: &BoardQuery,
-        (value, filter): (&str, &str),
+        values: &str,
         size: u32,
-        name: &str,
+        authors: bool,
     ) -> (String, String) {
         let skip = c.bind(Param::Int(i64::from(size.saturating_sub(1))));
         let limit = c.bind(Param::Int(i64::from(size)));
         let works = self.candidate_works(true, "v.work");
         let cut = format!(
-            "{name} AS (SELECT {value} AS board_value FROM v WHERE {filter} ORDER BY {value} DESC LIMIT 1 OFFSET {skip})"
+            "cut_{values} AS (SELECT board_value FROM {values} ORDER BY board_value DESC LIMIT 1 OFFSET {skip})"
         );
+        let (author_columns, author_join) =
+            if authors { (format!(", {}", sql::AUTHOR_COLUMNS), self.author_lookup()) } else { (String::new(), "") };
         let rows = format!(
-            "SELECT {}, {}, {value} AS board_value FROM v{works}{} \
-             WHERE {filter} AND {value} >= COALESCE((SELECT board_value FROM {name}), {value}) \
+            "SELECT {}{author_columns}, v.board_value FROM {values} v{works}{author_join} \
+             WHERE v.board_value >= COALESCE((SELECT board_value FROM cut_{values}), v.board_value) \
              ORDER BY {} LIMIT {limit}",
             sql::WORK_COLUMNS,
-            sql::AUTHOR_COLUMNS,
-            self.author_lookup(),
-            self.board_order(q, value, "w.title", "w.id")
+            self.board_order(q, "v.board_value", "w.title", "w.id")
         );
         (cut, rows)
     }
 
     /// [`crate::ContentStore::value_boards`]' statement: keyword boards
     /// over the same matches, each reading a built board of keyword values
-    /// (`BoardQuery::stored_values`), ranked together: each match's values
-    /// of every board are read at once (`v`, one column per board), with
-    /// one descent of the key `(work, board)` of `board_values` (migration
-    /// 0021), where a statement per board probed each match once per board;
-    /// then each board's rows as a single board ranks them
-    /// ([`Dialect::rows_at_or_above_cut`]). The rows: `board_no` (the
-    /// board's index in `queries`), then the columns of
-    /// [`crate::ContentStore::work_board`], by board and in board order.
-    /// `None` unless there are at least two boards and every one has
-    /// stored values, the same matches, a limit and no filter that reads a
-    /// work ([`ranks_before_works`]).
+    /// (`BoardQuery::stored_values`), ranked together. Each match's rows of
+    /// `board_values` are read with one descent of its key `(work, board)`
+    /// (migration 0021; `r`: the match's values of every board, side by
+    /// side in the key), where a statement per board probed each match once
+    /// per board; each board then takes its own from them (`v<i>`, with its
+    /// conditions) and ranks them as a single board does
+    /// ([`Dialect::rows_at_or_above_cut`]), without authors. The rows:
+    /// `board_no` (the board's index in `queries`), [`sql::WORK_COLUMNS`]
+    /// and `board_value`, each board's in board order, in no order between
+    /// boards. `None` unless there are at least two boards and every one
+    /// has stored values, the same matches, a limit and no filter that
+    /// reads a work ([`ranks_before_works`]).
     pub fn value_boards(self, queries: &[&BoardQuery]) -> Option<(String, Vec<Param>)> {
         let first = queries.first()?;
         let matched = first.matched.as_deref()?;
@@ -410,44 +412,29 @@ impl Dialect {
         }
         let mut c = Conditions::default();
         let matches = self.board_matches(&mut c, first).ok()??;
-        let mut columns = Vec::new();
-        for (i, q) in queries.iter().enumerate() {
-            let board = c.bind(Param::Int(q.stored_values?));
-            columns.push(format!("MAX(CASE s.board WHEN {board} THEN s.value END) AS v{i}"));
-        }
-        let columns = columns.join(", ");
-        // One descent per match: SQLite reads its rows of the key from the
-        // match on (`CROSS JOIN` keeps the matches the outer loop, as
-        // `Dialect::stored_values`), PostgreSQL in a subquery of its own
-        // (an aggregate is never pulled up into the join).
-        let values = match self {
-            Dialect::Sqlite => format!(
-                "SELECT m.match_id AS work, {columns} FROM ({matches}) m \
-                 CROSS JOIN board_values s ON s.work = m.match_id GROUP BY m.match_id"
-            ),
-            Dialect::Postgres => format!(
-                "SELECT m.match_id AS work, p.* FROM ({matches}) m \
-                 CROSS JOIN LATERAL (SELECT {columns} FROM board_values s WHERE s.work = m.match_id) p"
-            ),
+        // One descent per match, the matches the outer loop: SQLite is told
+        // so (`CROSS JOIN`, as `Dialect::stored_values`), PostgreSQL reads
+        // each match's rows in a subquery of its own.
+        let probe = match self {
+            Dialect::Sqlite => "CROSS JOIN board_values s ON s.work = m.match_id",
+            Dialect::Postgres => {
+                "CROSS JOIN LATERAL (SELECT x.board, x.value FROM board_values x WHERE x.work = m.match_id OFFSET 0) s"
+            }
         };
-        let mut ctes = vec![format!("v AS MATERIALIZED ({values})")];
+        let mut ctes =
+            vec![format!("r AS MATERIALIZED (SELECT m.match_id AS work, s.board, s.value FROM ({matches}) m {probe})")];
         let mut boards = Vec::new();
         for (i, q) in queries.iter().enumerate() {
-            let value = format!("v.v{i}");
-            self.value_filter(&mut c, &value, q);
-            let filter = c.clauses.join(" AND ");
+            let board = c.bind(Param::Int(q.stored_values?));
+            c.push(format!("r.board = {board}"));
+            self.value_filter(&mut c, "r.value", q);
+            ctes.push(format!("v{i} AS MATERIALIZED (SELECT r.work, r.value AS board_value FROM r{})", c.where_sql()));
             c.clauses.clear();
-            let size = q.limit?;
-            let (cut, rows) = self.rows_at_or_above_cut(&mut c, q, (&value, &filter), size, &format!("cut{i}"));
+            let (cut, rows) = self.rows_at_or_above_cut(&mut c, q, &format!("v{i}"), q.limit?, false);
             ctes.push(cut);
             boards.push(format!("SELECT CAST({i} AS BIGINT) AS board_no, b{i}.* FROM ({rows}) b{i}"));
         }
-        let statement = format!(
-            "WITH {} SELECT * FROM ({}) u ORDER BY u.board_no, {}",
-            ctes.join(", "),
-            boards.join(" UNION ALL "),
-            self.board_order(first, "u.board_value", "u.title", "u.id")
-        );
+        let statement = format!("WITH {} {}", ctes.join(", "), boards.join(" UNION ALL "));
         Some((self.placeholders(statement), c.params))
     }
 
