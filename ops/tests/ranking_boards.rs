@@ -530,8 +530,19 @@ async fn sqlite_boards_equal_the_read_time_rankings() {
 #[tokio::test]
 async fn postgres_boards_equal_the_read_time_rankings() {
     support::with_postgres_schema("ranking_boards_test", async |options| {
-        let store = mediaops_store::postgres::PostgresStore::open_with(options).await.unwrap();
+        let store = mediaops_store::postgres::PostgresStore::open_with(options.clone()).await.unwrap();
         check(Arc::new(store)).await;
+        // The builder settled the keyword values' table: statistics
+        // gathered (`reltuples` is -1 until then) and pages marked
+        // all-visible, which a probe needs to read the key alone.
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect_with(&options).await.unwrap();
+        let (tuples, all_visible): (f32, i32) =
+            sqlx::query_as("SELECT reltuples, relallvisible FROM pg_class WHERE oid = to_regclass('board_values')")
+                .fetch_one(&mut conn)
+                .await
+                .unwrap();
+        assert!(tuples > 0.0 && all_visible > 0, "board_values: {tuples} tuples, {all_visible} all-visible pages");
     })
     .await;
 }

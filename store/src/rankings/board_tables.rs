@@ -249,6 +249,18 @@ pub trait BoardTables: Send + Sync {
     /// window no operation reads any more (a newer day is final).
     async fn discard(&self, board: &Pending) -> StoreResult<()>;
 
+    /// After boards of keyword values were stored or deleted: on
+    /// PostgreSQL, `VACUUM (ANALYZE) board_values`, so that the planner
+    /// knows the table (without statistics it probed each match with a
+    /// bitmap scan, guessing thousands of rows per work) and a probe reads
+    /// the key alone (`INCLUDE (value)`, migration 0021: an index-only scan
+    /// needs the pages marked all-visible, which a vacuum does); at
+    /// 1,000,000 works it took `lifestyle-hit-data` from 22–34 to 15–18 ms
+    /// (docs/rankings.md "Keyword values"). Nothing on SQLite, whose plans
+    /// of these reads are fixed (`CROSS JOIN`) and whose probes read the
+    /// key's own rows (`WITHOUT ROWID`).
+    async fn settle_values(&self) -> StoreResult<()>;
+
     /// Marks every day with snapshots from `from` on (every day when
     /// `None`), as if they had just been written; returns the marks added.
     async fn mark_days(&self, from: Option<NaiveDate>) -> StoreResult<u64>;
@@ -486,6 +498,14 @@ where
 
     async fn stored_values(&self, key: &BoardKey) -> StoreResult<Option<i64>> {
         self.built(key).await
+    }
+
+    async fn settle_values(&self) -> StoreResult<()> {
+        if self.dialect == Dialect::Postgres {
+            // Outside a transaction: `VACUUM` cannot run in one.
+            sqlx::query("VACUUM (ANALYZE) board_values").execute(&self.pool).await?;
+        }
+        Ok(())
     }
 
     async fn values_of(&self, key: &BoardKey) -> StoreResult<Option<Vec<(String, i64)>>> {

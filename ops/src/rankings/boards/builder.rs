@@ -15,7 +15,9 @@
 //!    value, [`compute::values_query`], computed in the database); a
 //!    waiting board no operation can read any more (beyond its look-back)
 //!    is dropped, and so is a built board of keyword values once a newer
-//!    day is final.
+//!    day is final; when boards of keyword values were built or dropped,
+//!    the store then settles their table (`BoardTables::settle_values`:
+//!    statistics and the visibility map on PostgreSQL).
 //!
 //! Runs are idempotent and incremental: a late snapshot for a closed day
 //! re-ranks exactly the boards of that day and of the windows holding it
@@ -148,6 +150,7 @@ impl Builder {
         on_board: OnBoard<'_>,
     ) -> Result<(), ServiceError> {
         let pending = tables.pending(rules::newest_day(today)).await.map_err(store_error)?;
+        let mut values_changed = false;
         for (done, board) in pending.iter().enumerate() {
             let window = Window { first: board.key.first, last: board.key.last };
             let Some(kind) = Kind::from_name(&board.key.kind).filter(|k| k.readable(window, today)) else {
@@ -157,7 +160,10 @@ impl Builder {
             };
             let category = Some(board.key.category.as_str()).filter(|c| !c.is_empty());
             let stored = match compute::values_query(kind, window) {
-                Some(values) => tables.put_values(board, &values, self.api.clock.now()).await,
+                Some(values) => {
+                    values_changed = true;
+                    tables.put_values(board, &values, self.api.clock.now()).await
+                }
                 None => {
                     let rows = compute::rows(&self.api, kind, window, category).await?;
                     tables.put(board, &rows.stored(), self.api.clock.now()).await
@@ -170,7 +176,12 @@ impl Builder {
             }
             on_board(done + 1, pending.len(), &board.key);
         }
-        self.discard_unread_values(tables, today, summary).await
+        let dropped = summary.dropped;
+        self.discard_unread_values(tables, today, summary).await?;
+        if values_changed || summary.dropped > dropped {
+            tables.settle_values().await.map_err(store_error)?;
+        }
+        Ok(())
     }
 
     /// Deletes the built boards of keyword values that no operation reads
