@@ -256,7 +256,8 @@ pub trait BoardTables: Send + Sync {
     /// the key alone (`INCLUDE (value)`, migration 0021: an index-only scan
     /// needs the pages marked all-visible, which a vacuum does); at
     /// 1,000,000 works it took `lifestyle-hit-data` from 22–34 to 15–18 ms
-    /// (docs/rankings.md "Keyword values"). Nothing on SQLite, whose plans
+    /// (docs/rankings.md "Keyword boards read together at 1,000,000
+    /// works"). Nothing on SQLite, whose plans
     /// of these reads are fixed (`CROSS JOIN`) and whose probes read the
     /// key's own rows (`WITHOUT ROWID`).
     async fn settle_values(&self) -> StoreResult<()>;
