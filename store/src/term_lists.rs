@@ -47,10 +47,7 @@ pub const FOLDED: &str = "";
 /// digits (index terms are lower-cased) and the CJK ideographs of the
 /// unified block and extension A. The same set as [`EXACT_GLOB`].
 pub fn exact_char(c: char) -> bool {
-    c.is_ascii_digit()
-        || c.is_ascii_lowercase()
-        || ('\u{4E00}'..='\u{9FFF}').contains(&c)
-        || ('\u{3400}'..='\u{4DBF}').contains(&c)
+    c.is_ascii_digit() || c.is_ascii_lowercase() || crate::text::cjk_ideograph(c)
 }
 
 /// The SQLite `GLOB` pattern of a term holding a character that is not an

@@ -52,8 +52,7 @@ pub fn terms(query: &str) -> Vec<String> {
 /// otherwise, as for a term of two characters or fewer.
 pub fn implied_terms(term: &str) -> Vec<String> {
     let chars: Vec<char> = term.chars().collect();
-    let ideograph = |c: &char| ('\u{4E00}'..='\u{9FFF}').contains(c) || ('\u{3400}'..='\u{4DBF}').contains(c);
-    if chars.len() <= 2 || term.len() > MAX_TERM_BYTES || !chars.iter().all(ideograph) {
+    if chars.len() <= 2 || term.len() > MAX_TERM_BYTES || !chars.iter().all(|c| cjk_ideograph(*c)) {
         return Vec::new();
     }
     let widths: &[usize] = if chars.len() > 3 { &[2, 3] } else { &[2] };
@@ -67,6 +66,13 @@ pub fn implied_terms(term: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `c` is a CJK ideograph of the unified block or extension A
+/// (U+4E00–U+9FFF, U+3400–U+4DBF): characters that cleaning leaves as they
+/// are and that FTS5 neither folds nor splits on.
+pub fn cjk_ideograph(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
 }
 
 /// Longest term, in UTF-8 bytes: PostgreSQL's word limit (2,047 bytes,
