@@ -170,15 +170,12 @@ pub async fn hit_data(
     }
     day_series.matched = matched;
     // With every board's values stored, the four are ranked in one
-    // statement that reads each match's four values at once.
+    // statement that reads each match's four values at once (never with the
+    // replaced statement shapes, which rank 单日互动 from the series read:
+    // `interactions_board`).
     let by_interactions = interactions_query(&day_series, on_day, interactions);
-    let together = if mediaops_store::plans::index_ordered() {
-        let queries = [&low_fans, &likes_top, &by_interactions, &growth];
-        api.store.value_boards(&queries).await.map_err(store_error)?
-    } else {
-        None
-    };
-    let boards = match together {
+    let queries = [&low_fans, &likes_top, &by_interactions, &growth];
+    let boards = match api.store.value_boards(&queries).await.map_err(store_error)? {
         Some(boards) => boards,
         None => {
             let (low_fans, likes_top, interactions, growth) = tokio::try_join!(
