@@ -354,16 +354,14 @@ where
                 board.push(entry);
             }
         }
-        // The statement keeps each board's rows at or above its cut, ties
-        // with the cut included, in no order: board order (value, title by
-        // code points, row id), then the board's limit.
+        // The statement orders each board's rows, not the boards' rows
+        // among each other: board order again (value, title by code
+        // points, row id), which a board's rows are already in.
         Ok(Some(
             boards
                 .into_iter()
-                .zip(queries)
-                .map(|(mut board, query)| {
+                .map(|mut board| {
                     board.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.title.cmp(&b.1.title)).then(a.0.cmp(&b.0)));
-                    board.truncate(query.limit.map_or(usize::MAX, |n| n as usize));
                     board.into_iter().map(|(_, work, value)| (work, value)).collect()
                 })
                 .collect(),

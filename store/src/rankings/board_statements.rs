@@ -341,7 +341,7 @@ impl Dialect {
         self.value_filter(c, value, q);
         let filter = c.where_sql();
         c.clauses.clear();
-        let (cut, rows) = self.rows_at_or_above_cut(c, q, "v", size);
+        let (cut, rows) = self.rows_at_or_above_cut(c, q, "v", size, true);
         format!(
             "WITH v AS MATERIALIZED (SELECT e.work AS work, {value} AS board_value FROM {from}{filter}), {cut} {rows}"
         )
@@ -353,24 +353,32 @@ impl Dialect {
     /// board's `size`-th highest value (the `WITH` entry `cut_<values>`,
     /// returned first); only the rows at or above it joined to their works
     /// (for the title that orders equal values, and the columns returned)
-    /// and their authors, once each, in board order, `size` of them:
-    /// [`sql::WORK_COLUMNS`], [`sql::AUTHOR_COLUMNS`] and `board_value`. Every row of the board is at or above
+    /// and, with `authors`, their authors, once each, in board order,
+    /// `size` of them: [`sql::WORK_COLUMNS`], [`sql::AUTHOR_COLUMNS`] with
+    /// `authors`, and `board_value`. Every row of the board is at or above
     /// the cut, and every row tied with it is kept for the title to order
     /// (fewer than `size` rows: no cut, all kept).
-    fn rows_at_or_above_cut(self, c: &mut Conditions, q: &BoardQuery, values: &str, size: u32) -> (String, String) {
+    fn rows_at_or_above_cut(
+        self,
+        c: &mut Conditions,
+        q: &BoardQuery,
+        values: &str,
+        size: u32,
+        authors: bool,
+    ) -> (String, String) {
         let skip = c.bind(Param::Int(i64::from(size.saturating_sub(1))));
         let limit = c.bind(Param::Int(i64::from(size)));
         let works = self.candidate_works(true, "v.work");
         let cut = format!(
             "cut_{values} AS (SELECT board_value FROM {values} ORDER BY board_value DESC LIMIT 1 OFFSET {skip})"
         );
+        let (author_columns, author_join) =
+            if authors { (format!(", {}", sql::AUTHOR_COLUMNS), self.author_lookup()) } else { (String::new(), "") };
         let rows = format!(
-            "SELECT {}, {}, v.board_value FROM {values} v{works}{} \
+            "SELECT {}{author_columns}, v.board_value FROM {values} v{works}{author_join} \
              WHERE v.board_value >= COALESCE((SELECT board_value FROM cut_{values}), v.board_value) \
              ORDER BY {} LIMIT {limit}",
             sql::WORK_COLUMNS,
-            sql::AUTHOR_COLUMNS,
-            self.author_lookup(),
             self.board_order(q, "v.board_value", "w.title", "w.id")
         );
         (cut, rows)
@@ -382,16 +390,14 @@ impl Dialect {
     /// `board_values` are read with one descent of its key `(work, board)`
     /// (migration 0021; `r`: the match's values of every board, side by
     /// side in the key), where a statement per board probed each match once
-    /// per board; each board takes its own from them (with its conditions)
-    /// and all are placed in one sort (`RANK()` by value, per board): a
-    /// board keeps the rows placed at or above its limit, which are the rows
-    /// at or above its cut (the limit-th value) with every row tied with it,
-    /// and only those rows' works are read. The rows: `board_no` (the
-    /// board's index in `queries`), [`sql::WORK_COLUMNS`] and
-    /// `board_value`, in no order: the caller orders each board (value,
-    /// title, row id) and keeps its limit. `None` unless there are at least
-    /// two boards and every one has stored values, the same matches, a
-    /// limit and no filter that reads a work ([`ranks_before_works`]).
+    /// per board; each board then takes its own from them (`v<i>`, with its
+    /// conditions) and ranks them as a single board does
+    /// ([`Dialect::rows_at_or_above_cut`]), without authors. The rows:
+    /// `board_no` (the board's index in `queries`), [`sql::WORK_COLUMNS`]
+    /// and `board_value`, each board's in board order, in no order between
+    /// boards. `None` unless there are at least two boards and every one
+    /// has stored values, the same matches, a limit and no filter that
+    /// reads a work ([`ranks_before_works`]).
     pub fn value_boards(self, queries: &[&BoardQuery]) -> Option<(String, Vec<Param>)> {
         let first = queries.first()?;
         let matched = first.matched.as_deref()?;
@@ -415,32 +421,20 @@ impl Dialect {
                 "CROSS JOIN LATERAL (SELECT x.board, x.value FROM board_values x WHERE x.work = m.match_id OFFSET 0) s"
             }
         };
-        let read =
-            format!("r AS MATERIALIZED (SELECT m.match_id AS work, s.board, s.value FROM ({matches}) m {probe})");
+        let mut ctes =
+            vec![format!("r AS MATERIALIZED (SELECT m.match_id AS work, s.board, s.value FROM ({matches}) m {probe})")];
         let mut boards = Vec::new();
         for (i, q) in queries.iter().enumerate() {
-            let size = c.bind(Param::Int(i64::from(q.limit?)));
             let board = c.bind(Param::Int(q.stored_values?));
             c.push(format!("r.board = {board}"));
             self.value_filter(&mut c, "r.value", q);
-            boards.push(format!(
-                "SELECT CAST({i} AS BIGINT) AS board_no, CAST({size} AS BIGINT) AS size, r.work, r.value AS board_value \
-                 FROM r{}",
-                c.where_sql()
-            ));
+            ctes.push(format!("v{i} AS MATERIALIZED (SELECT r.work, r.value AS board_value FROM r{})", c.where_sql()));
             c.clauses.clear();
+            let (cut, rows) = self.rows_at_or_above_cut(&mut c, q, &format!("v{i}"), q.limit?, false);
+            ctes.push(cut);
+            boards.push(format!("SELECT CAST({i} AS BIGINT) AS board_no, b{i}.* FROM ({rows}) b{i}"));
         }
-        let placed = format!(
-            "k AS (SELECT e.*, RANK() OVER (PARTITION BY e.board_no ORDER BY e.board_value DESC) AS place \
-             FROM ({}) e)",
-            boards.join(" UNION ALL ")
-        );
-        let works = self.candidate_works(true, "t.work");
-        let statement = format!(
-            "WITH {read}, {placed} SELECT t.board_no, {}, t.board_value \
-             FROM (SELECT k.board_no, k.work, k.board_value FROM k WHERE k.place <= k.size) t{works}",
-            sql::WORK_COLUMNS
-        );
+        let statement = format!("WITH {} {}", ctes.join(", "), boards.join(" UNION ALL "));
         Some((self.placeholders(statement), c.params))
     }
 
