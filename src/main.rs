@@ -99,6 +99,11 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
+    // Before any SQLite connection opens (docs/performance.md "SQLite's
+    // memory").
+    if let Err(code) = mediaops_store::sqlite_memory::use_process_allocator() {
+        tracing::warn!(code, "SQLite keeps the C library's allocator: it refused another");
+    }
     let cli = Cli::parse();
     if !matches!(cli.command, None | Some(Command::Serve | Command::Core | Command::Gateway { .. })) {
         sigpipe::exit_quietly_when_stdout_closes();

@@ -43,6 +43,9 @@
 //!   the series read, a search's count and page as two statements) and then
 //!   with the index-ordered ones, and both answers must be the same bytes;
 //!   `RANKINGS_BENCH_PLANS=new` calls only the index-ordered ones.
+//! - SQLite's memory: through the bench's allocator, mimalloc, as in the
+//!   service (`mediaops_store::sqlite_memory`);
+//!   `RANKINGS_BENCH_SQLITE_MALLOC=c` leaves SQLite on the C library's.
 //! - CPU: `cpu p50` is the median CPU time (user + system, every thread
 //!   of the process: on SQLite the database's work too) per call, which
 //!   the machine's other load does not inflate as it does the wall clock.
@@ -796,6 +799,11 @@ fn sqlite_settings() -> mediaops_store::PoolSettings {
 
 #[tokio::main]
 async fn main() {
+    // As the service does (`src/main.rs`), unless RANKINGS_BENCH_SQLITE_MALLOC=c.
+    if std::env::var("RANKINGS_BENCH_SQLITE_MALLOC").map_or(true, |v| v != "c") {
+        mediaops_store::sqlite_memory::use_process_allocator()
+            .expect("SQLite's allocator set before its first connection");
+    }
     let days = env("RANKINGS_BENCH_SNAPSHOTS", 10) as u64;
     let calls = env("RANKINGS_BENCH_CALLS", 20);
     let backends = std::env::var("RANKINGS_BENCH_BACKENDS").unwrap_or_else(|_| "sqlite,postgres".into());

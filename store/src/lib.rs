@@ -68,6 +68,7 @@ pub mod scheduled;
 pub mod segment;
 mod sql;
 pub mod sqlite;
+pub mod sqlite_memory;
 pub mod sync_job;
 pub mod task;
 pub(crate) mod term_lists;
