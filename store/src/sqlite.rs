@@ -75,6 +75,15 @@ pub const MAX_MMAP_BYTES: u64 = 64 << 30;
 /// docs/store.md "Memory mapping").
 pub const DEFAULT_MMAP_BYTES: u64 = MAX_MMAP_BYTES;
 
+/// Rows a connection's worker thread may read ahead of the task that
+/// takes them (sqlx's `row_buffer_size`, 50 by default). With 50, the
+/// worker of a statement answering hundreds of rows (a keyword board call:
+/// about 650 works) stopped every 50 rows until the task caught up, and
+/// each stop cost both threads a wake-up; 1,024 lets such a statement run
+/// through (docs/performance.md "SQLite's memory and rows"). A listing that
+/// streams more rows still stops the worker, 1,024 rows ahead at most.
+const ROW_BUFFER: usize = 1024;
+
 impl SqliteStore {
     /// Opens (creating the file and its directory if absent) and migrates,
     /// with the default [`PoolSettings`].
@@ -96,7 +105,8 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(10))
-            .pragma("mmap_size", settings.sqlite_mmap_bytes.to_string());
+            .pragma("mmap_size", settings.sqlite_mmap_bytes.to_string())
+            .row_buffer_size(ROW_BUFFER);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .after_connect(|conn, _| Box::pin(register_functions(conn)))
