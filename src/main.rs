@@ -100,7 +100,7 @@ fn main() -> std::process::ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     // Before any SQLite connection opens (docs/performance.md "SQLite's
-    // memory").
+    // memory and rows").
     if let Err(code) = mediaops_store::sqlite_memory::use_process_allocator() {
         tracing::warn!(code, "SQLite keeps the C library's allocator: it refused another");
     }

@@ -1,7 +1,7 @@
 //! SQLite's own memory through the process's Rust allocator
-//! (docs/performance.md "SQLite's memory"). The bundled SQLite allocates
-//! with the C library's `malloc` and `free`, and keeps statistics of every
-//! allocation under one process-wide mutex; the service links mimalloc as
+//! (docs/performance.md "SQLite's memory and rows"). The bundled SQLite
+//! allocates with the C library's `malloc` and `free`, and keeps statistics
+//! of every allocation under one process-wide mutex; the service links mimalloc as
 //! its Rust allocator (`src/main.rs`), and SQLite's allocations were about
 //! a tenth of the keyword boards' samples, in glibc's allocator.
 //! [`use_process_allocator`] hands SQLite `std::alloc`'s functions (so the
