@@ -345,7 +345,13 @@ where
 
     async fn value_boards(&self, queries: &[&BoardQuery]) -> StoreResult<Option<Vec<Vec<(Work, i64)>>>> {
         let Some((statement, params)) = DB::DIALECT.value_boards(queries) else { return Ok(None) };
-        let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
+        // Prepared once per connection and kept, unlike the other boards'
+        // statements: its joins are fixed by its shape (a lookup per match,
+        // then per kept row), so no plan depends on the values bound, and
+        // PostgreSQL, after its first five calls on a connection, runs a
+        // generic plan instead of planning the four boards' statement each
+        // time (docs/rankings.md "Keyword values").
+        let rows = bind_params(sqlx::query(&statement), &params).persistent(true).fetch_all(&self.pool).await?;
         let mut boards = vec![Vec::new(); queries.len()];
         for row in &rows {
             let board: i64 = row.try_get("board_no")?;
