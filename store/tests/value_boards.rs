@@ -119,8 +119,7 @@ async fn compare(store: &dyn ContentStore) {
     assert_eq!(together.len(), boards.len());
     let mut tied = 0;
     for (query, got) in boards.iter().zip(together) {
-        let alone = store.work_board(query).await.unwrap();
-        let alone: Vec<(String, i64)> = alone.into_iter().map(|b| (b.work.platform_id, b.value)).collect();
+        let alone = ids(store.work_board(query).await.unwrap().into_iter().map(|b| (b.work, b.value)));
         let got = ids(got);
         assert_eq!(got, alone, "{:?} {:?} at least {:?}", query.measure, query.limit, query.at_least);
         // Whether rows tied with the last one were left out (a cut inside
