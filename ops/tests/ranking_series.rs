@@ -209,6 +209,23 @@ async fn write_random(store: &dyn ContentStore, seed: u64) {
 async fn check_boards(store: &dyn ContentStore) {
     write_random(store, 7).await;
     compare_boards(store).await;
+    // Works written again under another category: their day rows follow
+    // (the copy of migration 0022), so every board agrees again.
+    let moved: Vec<Record> = random_records(7)
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Work(w) if w.platform_id.trim_start_matches('w').parse::<u32>().is_ok_and(|n| n % 5 == 0) => {
+                let category = if w.category.as_deref() == Some("美食") { "旅行" } else { "美食" };
+                Some(Record::Work(Work { category: Some(category.into()), ..w }))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(moved.len() >= 5, "some works change category");
+    for outcome in store.write(&moved).await.unwrap() {
+        outcome.unwrap();
+    }
+    compare_boards(store).await;
 }
 
 /// Every board of every window of 11-01..11-12 equals the figures
@@ -271,6 +288,30 @@ async fn compare_boards(store: &dyn ContentStore) {
             let got: Vec<(String, i64)> =
                 store.work_board(&query).await.unwrap().into_iter().map(|b| (b.work.platform_id, b.value)).collect();
             assert_eq!(got, expected, "views level, {here}");
+
+            // views level of 美食 works, 4 best (as category-time-hot: the
+            // walk of the category's own rows of the last day, migration 0022)
+            let expected: Vec<(String, i64)> = top(
+                works
+                    .iter()
+                    .filter(|w| w.work.category.as_deref() == Some("美食"))
+                    .filter_map(|w| {
+                        let views = level(&w.snapshots, window, |s| s.views)?;
+                        Some((w.work.platform_id.clone(), w.work.title.clone(), views))
+                    })
+                    .collect(),
+                4,
+                |e| e.2,
+                |e| &e.1,
+            )
+            .into_iter()
+            .map(|(id, _, v)| (id, v))
+            .collect();
+            let mut query = board(Counter::Views, Measure::Level, None, Some(4));
+            query.category = Some("美食".into());
+            let got: Vec<(String, i64)> =
+                store.work_board(&query).await.unwrap().into_iter().map(|b| (b.work.platform_id, b.value)).collect();
+            assert_eq!(got, expected, "views level of a category, 4 best, {here}");
 
             // per author: views and likes gained, each work's gain above 0
             let mut expected: std::collections::BTreeMap<String, (i64, i64)> = Default::default();
@@ -363,15 +404,17 @@ async fn postgres_boards_equal_the_series_figures() {
     support::with_postgres("ranking_boards_test", async |store| check_boards(store).await).await;
 }
 
-/// The statements that undo migration 0006 (as if the store predated
-/// it), after `first` (its triggers).
+/// The statements that undo migrations 0006 and 0022 (as if the store
+/// predated them), after `first` (their triggers).
 fn undo_days_migration(first: &[&str]) -> Vec<String> {
-    let rest = ["DROP TABLE work_days", "DROP TABLE account_days", "DELETE FROM _sqlx_migrations WHERE version = 6"];
+    let rest =
+        ["DROP TABLE work_days", "DROP TABLE account_days", "DELETE FROM _sqlx_migrations WHERE version IN (6, 22)"];
     first.iter().chain(&rest).map(|s| (*s).to_owned()).collect()
 }
 
-/// Migration 0006 run on a store that already holds snapshots backfills
-/// the aggregates to the same boards.
+/// Migrations 0006 and 0022 run on a store that already holds snapshots
+/// backfill the aggregates (and their copy of the works' category) to the
+/// same boards.
 #[tokio::test]
 async fn sqlite_migration_backfills_the_aggregates() {
     use sqlx::Connection;
@@ -385,6 +428,7 @@ async fn sqlite_migration_backfills_the_aggregates() {
         "DROP TRIGGER work_days_on_update",
         "DROP TRIGGER account_days_on_insert",
         "DROP TRIGGER account_days_on_update",
+        "DROP TRIGGER works_copy_to_work_days",
     ];
     for statement in undo_days_migration(&triggers) {
         sqlx::query(&statement).execute(&mut conn).await.unwrap();
@@ -400,7 +444,11 @@ async fn postgres_migration_backfills_the_aggregates() {
     support::with_postgres_schema("ranking_backfill_test", async |options| {
         write_random(&PostgresStore::open_with(options.clone()).await.unwrap(), 11).await;
         let mut conn = sqlx::PgConnection::connect_with(&options).await.unwrap();
-        let functions = ["DROP FUNCTION work_days_track() CASCADE", "DROP FUNCTION account_days_track() CASCADE"];
+        let functions = [
+            "DROP FUNCTION work_days_track() CASCADE",
+            "DROP FUNCTION account_days_track() CASCADE",
+            "DROP FUNCTION works_copy_to_work_days() CASCADE",
+        ];
         for statement in undo_days_migration(&functions) {
             sqlx::query(&statement).execute(&mut conn).await.unwrap();
         }

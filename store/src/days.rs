@@ -40,6 +40,10 @@ pub struct DayTable {
     pub key: &'static str,
     /// The counters kept (snapshot column names).
     pub counters: [&'static str; 2],
+    /// The entity's own columns each row copies (migration 0022): set when
+    /// the row is made, and kept up by a trigger on the entity table when
+    /// the entity's value changes.
+    pub copied: &'static [&'static str],
 }
 
 /// Works: likes and views (reads of articles).
@@ -49,6 +53,7 @@ pub const WORK_DAYS: DayTable = DayTable {
     parent: "works",
     key: "work",
     counters: ["likes", "views"],
+    copied: &["category"],
 };
 
 /// Accounts: followers and likes.
@@ -58,6 +63,7 @@ pub const ACCOUNT_DAYS: DayTable = DayTable {
     parent: "accounts",
     key: "account",
     counters: ["fans", "likes"],
+    copied: &[],
 };
 
 /// The `next_day` of an entity's newest day.
@@ -112,7 +118,11 @@ impl Dialect {
         [WORK_DAYS, ACCOUNT_DAYS].iter().map(|t| self.day_table_sql(t)).collect::<Vec<_>>().join("\n")
     }
 
+    /// Migration 0006's text for `t`, as it was applied: without the
+    /// copied columns, which migration 0022 adds (sqlx checks an applied
+    /// migration's text by its checksum).
     fn day_table_sql(self, t: &DayTable) -> String {
+        let t = &DayTable { copied: &[], ..*t };
         let DayTable { days, parent, key, counters: [c1, c2], .. } = *t;
         let [id, day, time, counter] = self.day_types();
         let without_rowid = if self == Dialect::Sqlite { " WITHOUT ROWID" } else { "" };
@@ -135,11 +145,12 @@ impl Dialect {
     /// (window functions; migration 0006's backfill). Tests run it on an
     /// emptied table to check the aggregates the store keeps.
     pub fn days_backfill(self, t: &DayTable) -> String {
-        let DayTable { days, snapshots, parent, key, counters: [c1, c2] } = *t;
+        let DayTable { days, snapshots, parent, key, counters: [c1, c2], copied } = *t;
         let snapshot_day = self.shanghai_day("captured_at");
         let columns = format!(
-            "platform, day, {key}, first_at, first_{c1}, first_{c2}, last_at, last_{c1}, last_{c2}, \
-             prev_day, prev_{c1}, prev_{c2}, next_day"
+            "platform, day, {key}, {}first_at, first_{c1}, first_{c2}, last_at, last_{c1}, last_{c2}, \
+             prev_day, prev_{c1}, prev_{c2}, next_day",
+            copied_list(copied, "")
         );
         let no_next = self.no_next_day();
         let ranked = |order: &str| {
@@ -149,13 +160,15 @@ impl Dialect {
             )
         };
         format!(
-            "INSERT INTO {days} ({columns})\nSELECT platform, day, {key}, first_at, first_{c1}, first_{c2}, last_at, \
+            "INSERT INTO {days} ({columns})\nSELECT platform, day, {key}, {}first_at, first_{c1}, first_{c2}, last_at, \
              last_{c1}, last_{c2}, lag(day) OVER by_day, lag(last_{c1}) OVER by_day, lag(last_{c2}) OVER by_day, \
-             COALESCE(lead(day) OVER by_day, {no_next})\nFROM (SELECT o.platform, f.day, f.{key}, \
+             COALESCE(lead(day) OVER by_day, {no_next})\nFROM (SELECT o.platform, f.day, f.{key}, {}\
              f.captured_at AS first_at, f.{c1} AS first_{c1}, f.{c2} AS first_{c2}, l.captured_at AS last_at, \
              l.{c1} AS last_{c1}, l.{c2} AS last_{c2}\n  FROM ({}) f\n  JOIN ({}) l ON l.{key} = f.{key} AND \
              l.day = f.day AND l.n = 1\n  JOIN {parent} o ON o.id = f.{key}\n  WHERE f.n = 1) d\n\
              WINDOW by_day AS (PARTITION BY {key} ORDER BY day);\n",
+            copied_list(copied, ""),
+            copied_list(copied, "o."),
             ranked(""),
             ranked(" DESC")
         )
@@ -166,7 +179,7 @@ impl Dialect {
     /// links to its neighbours), then point the previous day's `next_day`
     /// and the next day's `prev_*` at this day.
     fn day_trigger_body(self, t: &DayTable) -> String {
-        let DayTable { days, parent, key, counters: [c1, c2], .. } = *t;
+        let DayTable { days, parent, key, counters: [c1, c2], copied, .. } = *t;
         let d = self.shanghai_day("NEW.captured_at");
         let no_next = self.no_next_day();
         let before = format!("(SELECT max(b.day) FROM {days} b WHERE b.{key} = NEW.{key} AND b.day < {d})");
@@ -184,14 +197,16 @@ impl Dialect {
             .collect();
         let current = |c: &str| format!("(SELECT c.last_{c} FROM {days} c WHERE c.{key} = NEW.{key} AND c.day = {d})");
         format!(
-            "INSERT INTO {days} (platform, day, {key}, first_at, first_{c1}, first_{c2}, last_at, last_{c1}, \
-             last_{c2}, prev_day, prev_{c1}, prev_{c2}, next_day)\n  SELECT o.platform, {d}, NEW.{key}, \
+            "INSERT INTO {days} (platform, day, {key}, {}first_at, first_{c1}, first_{c2}, last_at, last_{c1}, \
+             last_{c2}, prev_day, prev_{c1}, prev_{c2}, next_day)\n  SELECT o.platform, {d}, NEW.{key}, {}\
              NEW.captured_at, NEW.{c1}, NEW.{c2}, NEW.captured_at, NEW.{c1}, NEW.{c2}, p.day, p.last_{c1}, \
              p.last_{c2}, COALESCE({after}, {no_next})\n  FROM {parent} o LEFT JOIN {days} p ON p.{key} = NEW.{key} \
              AND p.day = {before}\n  WHERE o.id = NEW.{key}\n  ON CONFLICT (platform, day, {key}) DO UPDATE SET {};\n\
              UPDATE {days} SET next_day = {d} WHERE {key} = NEW.{key} AND day = {before} AND next_day > {d};\n\
              UPDATE {days} SET prev_day = {d}, prev_{c1} = {}, prev_{c2} = {}\n  WHERE {key} = NEW.{key} AND \
              day = {after};\n",
+            copied_list(copied, ""),
+            copied_list(copied, "o."),
             set.join(", "),
             current(c1),
             current(c2)
@@ -270,7 +285,9 @@ impl Dialect {
     /// exactly what the row triggers give for the same snapshots in any
     /// order. Only rows that change are written.
     pub fn bulk_days(self, t: &DayTable) -> String {
-        let DayTable { days, snapshots, parent, key, counters: [c1, c2] } = *t;
+        let DayTable { days, snapshots, parent, key, counters: [c1, c2], copied } = *t;
+        let (copied_columns, copied_of_entity, copied_of_row) =
+            (copied_list(copied, ""), copied_list(copied, "o."), copied_list(copied, "d."));
         let no_next = self.no_next_day();
         let day_of = self.shanghai_day("u.at");
         let edge = |order: &str, alias: &str| {
@@ -294,18 +311,18 @@ impl Dialect {
              bounds AS (SELECT s.k, s.dmin, s.dmax, COALESCE((SELECT max(d.day) FROM {days} d WHERE d.{key} = s.k AND \
              d.day < s.dmin), s.dmin) AS lo, COALESCE((SELECT min(d.day) FROM {days} d WHERE d.{key} = s.k AND \
              d.day > s.dmax), s.dmax) AS hi FROM span s),\n\
-             fresh AS (SELECT o.platform, t.day, t.k, f.captured_at AS first_at, f.{c1} AS first_{c1}, \
+             fresh AS (SELECT o.platform, t.day, t.k, {copied_of_entity}f.captured_at AS first_at, f.{c1} AS first_{c1}, \
              f.{c2} AS first_{c2}, l.captured_at AS last_at, l.{c1} AS last_{c1}, l.{c2} AS last_{c2}, \
              NULL::date AS prev_day, NULL::bigint AS prev_{c1}, NULL::bigint AS prev_{c2}, NULL::date AS next_day \
              FROM touched t JOIN {parent} o ON o.id = t.k {} {}),\n\
-             kept AS (SELECT d.platform, d.day, d.{key} AS k, {} FROM bounds b JOIN {days} d ON \
+             kept AS (SELECT d.platform, d.day, d.{key} AS k, {copied_of_row}{} FROM bounds b JOIN {days} d ON \
              d.{key} = b.k AND d.day BETWEEN b.lo AND b.hi WHERE NOT EXISTS (SELECT 1 FROM touched t WHERE \
              t.k = d.{key} AND t.day = d.day)),\n\
              linked AS (SELECT r.*, b.dmin, b.dmax, lag(r.day) OVER w AS p_day, lag(r.last_{c1}) OVER w AS p_{c1}, \
              lag(r.last_{c2}) OVER w AS p_{c2}, lead(r.day) OVER w AS n_day FROM (SELECT * FROM fresh UNION ALL \
              SELECT * FROM kept) r JOIN bounds b ON b.k = r.k WINDOW w AS (PARTITION BY r.k ORDER BY r.day))\n\
-             INSERT INTO {days} (platform, day, {key}, {columns})\n\
-             SELECT platform, day, k, first_at, first_{c1}, first_{c2}, last_at, last_{c1}, last_{c2}, {}, {}, {}, \
+             INSERT INTO {days} (platform, day, {key}, {copied_columns}{columns})\n\
+             SELECT platform, day, k, {copied_columns}first_at, first_{c1}, first_{c2}, last_at, last_{c1}, last_{c2}, {}, {}, {}, \
              CASE WHEN day <= dmax THEN COALESCE(n_day, {no_next}) ELSE next_day END FROM linked\n\
              ON CONFLICT (platform, day, {key}) DO UPDATE SET {} WHERE ({}) IS DISTINCT FROM ({})",
             edge("", "f"),
@@ -320,6 +337,83 @@ impl Dialect {
         )
     }
 }
+
+/// `columns` as a select list's items, each prefixed by `alias` and
+/// followed by `", "` (`""` when there are none, so a statement without
+/// copied columns reads as it did before migration 0022).
+fn copied_list(columns: &[&str], alias: &str) -> String {
+    columns.iter().map(|c| format!("{alias}{c}, ")).collect()
+}
+
+impl Dialect {
+    /// Migration 0022: the copied columns of `work_days` (the work's
+    /// `category`), so that a level board of one category walks its own
+    /// rows of the window's last day in board order
+    /// (`work_days_category_views`) instead of every row of the day,
+    /// looking each work up for its category (`category-time-hot` over a
+    /// window no builder stores; docs/rankings.md "Index-ordered boards").
+    /// It adds the column, fills it from `works`, builds the index, replaces
+    /// the row triggers of 0006 by ones that copy it into each new row,
+    /// and adds a trigger on `works` that rewrites a work's rows when its
+    /// category changes.
+    pub fn work_days_category_migration(self) -> String {
+        let t = WORK_DAYS;
+        let (days, parent, key) = (t.days, t.parent, t.key);
+        let mut sql = String::new();
+        for column in t.copied {
+            sql.push_str(&format!("ALTER TABLE {days} ADD COLUMN {column} TEXT;\n"));
+            sql.push_str(&match self {
+                Dialect::Sqlite => format!(
+                    "UPDATE {days} SET {column} = (SELECT o.{column} FROM {parent} o WHERE o.id = {days}.{key});\n"
+                ),
+                Dialect::Postgres => format!(
+                    "UPDATE {days} d SET {column} = o.{column} FROM {parent} o WHERE o.id = d.{key} AND \
+                     o.{column} IS NOT NULL;\n"
+                ),
+            });
+        }
+        sql.push_str(&format!(
+            "CREATE INDEX {WORK_DAYS_CATEGORY_INDEX} ON {days} (platform, category, day, last_views);\n"
+        ));
+        let body = self.day_trigger_body(&t);
+        let copy = t.copied.iter().map(|c| format!("{c} = NEW.{c}")).collect::<Vec<_>>().join(", ");
+        let changed = t.copied.iter().map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).collect::<Vec<_>>();
+        let of = t.copied.join(", ");
+        let rewrite = format!("UPDATE {days} SET {copy} WHERE {key} = NEW.id;\n");
+        sql.push_str(&match self {
+            Dialect::Sqlite => {
+                let replaced: String = ["insert", "update"]
+                    .iter()
+                    .map(|event| {
+                        format!(
+                            "DROP TRIGGER {days}_on_{event};\nCREATE TRIGGER {days}_on_{event} AFTER {} ON {} \
+                             BEGIN\n{body}END;\n",
+                            event.to_uppercase(),
+                            t.snapshots
+                        )
+                    })
+                    .collect();
+                let changed = changed.join(" OR ").replace("IS DISTINCT FROM", "IS NOT");
+                format!(
+                    "{replaced}CREATE TRIGGER {parent}_copy_to_{days} AFTER UPDATE OF {of} ON {parent} WHEN {changed} \
+                     BEGIN\n{rewrite}END;\n"
+                )
+            }
+            Dialect::Postgres => format!(
+                "CREATE OR REPLACE FUNCTION {days}_track() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\n{body}\
+                 RETURN NULL;\nEND\n$body$;\nCREATE FUNCTION {parent}_copy_to_{days}() RETURNS trigger LANGUAGE plpgsql \
+                 AS $body$\nBEGIN\n{rewrite}RETURN NULL;\nEND\n$body$;\nCREATE TRIGGER {parent}_copy_to_{days} AFTER \
+                 UPDATE OF {of} ON {parent} FOR EACH ROW WHEN ({}) EXECUTE FUNCTION {parent}_copy_to_{days}();\n",
+                changed.join(" OR ")
+            ),
+        });
+        sql
+    }
+}
+
+/// The index of migration 0022: a platform's rows of one category and day
+/// by their last reads (the level boards over reads of one category).
+pub const WORK_DAYS_CATEGORY_INDEX: &str = "work_days_category_views";
 
 #[cfg(test)]
 mod tests {
@@ -336,5 +430,19 @@ mod tests {
         assert!(postgres.contains("AFTER INSERT OR UPDATE ON account_snapshots"));
         assert!(postgres.contains("last_fans") && postgres.contains("prev_views"));
         assert!(!postgres.contains("WITHOUT ROWID"));
+        // 0006 stays as applied (sqlx compares its checksum); 0022 copies.
+        assert!(!sqlite.contains("category") && !postgres.contains("category"));
+    }
+
+    #[test]
+    fn category_migration_copies_into_new_rows_and_follows_changes() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let sql = dialect.work_days_category_migration();
+            assert!(sql.contains("INSERT INTO work_days (platform, day, work, category, first_at"), "{sql}");
+            assert!(sql.contains("SELECT o.platform, ") && sql.contains("NEW.work, o.category, NEW.captured_at"));
+            assert!(sql.contains("AFTER UPDATE OF category ON works"), "{sql}");
+            assert!(sql.contains("UPDATE work_days SET category = NEW.category WHERE work = NEW.id"), "{sql}");
+            assert!(dialect.bulk_days(&WORK_DAYS).contains("t.k, o.category, f.captured_at"));
+        }
     }
 }

@@ -48,6 +48,7 @@ fn migrator() -> Migrator {
         (19, "change notices", include_str!("migrations/postgres/0019_change_notices.sql")),
         (20, "board values", include_str!("migrations/postgres/0020_board_values.sql")),
         (21, "board values by work", include_str!("migrations/postgres/0021_board_values_by_work.sql")),
+        (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
     ])
 }
 
@@ -58,6 +59,11 @@ static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(||
 /// transactions (built by [`super::days`]; PostgreSQL only).
 static BULK_DAYS_MIGRATION: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| DIALECT.day_triggers_switch_migration().unwrap_or_default());
+
+/// Migration 0022, the works' category in `work_days` (built by
+/// [`super::listing::Dialect::work_days_category_migration`]).
+static WORK_DAYS_CATEGORY_MIGRATION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| DIALECT.work_days_category_migration());
 
 /// Migration 0018, the per-term lists of works by likes (built by
 /// [`super::term_lists`]).

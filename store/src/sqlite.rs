@@ -48,11 +48,17 @@ fn migrator() -> Migrator {
         (19, "accounts fts platform", include_str!("migrations/sqlite/0019_accounts_fts_platform.sql")),
         (20, "board values", include_str!("migrations/sqlite/0020_board_values.sql")),
         (21, "board values by work", include_str!("migrations/sqlite/0021_board_values_by_work.sql")),
+        (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
     ])
 }
 
 /// Migration 0006, the per-day aggregates (built by [`super::days`]).
 static DAYS_MIGRATION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| DIALECT.days_migration());
+
+/// Migration 0022, the works' category in `work_days` (built by
+/// [`super::listing::Dialect::work_days_category_migration`]).
+static WORK_DAYS_CATEGORY_MIGRATION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| DIALECT.work_days_category_migration());
 
 /// Migration 0018, the per-term lists of works by likes (built by
 /// [`super::term_lists`]).

@@ -165,8 +165,8 @@ async fn write_bulk(store: &dyn ContentStore, records: &[Record], seed: u64) -> 
 
 /// Every table the two paths write, as text rows in key order.
 const DUMPS: [&str; 5] = [
-    "SELECT platform, day, work, first_at, first_likes, first_views, last_at, last_likes, last_views, prev_day, \
-     prev_likes, prev_views, next_day FROM work_days ORDER BY work, day",
+    "SELECT platform, day, work, category, first_at, first_likes, first_views, last_at, last_likes, last_views, \
+     prev_day, prev_likes, prev_views, next_day FROM work_days ORDER BY work, day",
     "SELECT platform, day, account, first_at, first_fans, first_likes, last_at, last_fans, last_likes, prev_day, \
      prev_fans, prev_likes, next_day FROM account_days ORDER BY account, day",
     "SELECT work, captured_at, likes, collects, comments, shares, views, watch, extra FROM work_snapshots \

@@ -543,6 +543,13 @@ impl Dialect {
         let platform = c.bind(Param::Text(q.platform.clone()));
         let first = c.bind(Param::Date(q.first));
         let last = c.bind(Param::Date(q.last));
+        // One category: its own rows of the day, by the copy of the works'
+        // category in `work_days` (migration 0022), so the walk passes no
+        // row of another category; `w.category` is still checked below.
+        let category = q.category.as_ref().map(|category| c.bind(Param::Text(category.clone())));
+        let index = self.level_index(counter, category.is_some());
+        let of_category =
+            |alias: &str| category.as_ref().map_or(String::new(), |ph| format!(" AND {alias}category = {ph}"));
         let value = format!("e.last_{counter}");
         let author_join = self.work_board_filters(&mut c, q, &value);
         let filters = c.clauses.join(" AND ");
@@ -551,8 +558,8 @@ impl Dialect {
         let select = format!("SELECT w.id AS board_id, {value} AS board_value FROM {WORK_DAYS_NAME} e");
         let join = format!(" JOIN works w ON w.id = e.work{author_join}");
         let last_day = format!(
-            "{select}{}{join} WHERE e.platform = {platform} AND e.day = {last} AND {filters} ORDER BY {}{limit}",
-            self.level_index(counter),
+            "{select}{index}{join} WHERE e.platform = {platform} AND e.day = {last}{} AND {filters} ORDER BY {}{limit}",
+            of_category("e."),
             order(&value)
         );
         // The gap rows first, on their own (their partial index): joined
@@ -560,9 +567,10 @@ impl Dialect {
         // the window's rows of every work of the category instead.
         let gap_rows = format!(
             "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter} FROM {WORK_DAYS_NAME} g{} \
-             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last})",
+             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last}{})",
             self.gap_index(WORK_DAYS_NAME),
-            self.gap_after("g.")
+            self.gap_after("g."),
+            of_category("g.")
         );
         let gaps = format!("SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}");
         let statement = format!(
@@ -577,12 +585,16 @@ impl Dialect {
     }
 
     /// How a level board names the index of a day's rows in its counter's
-    /// order: SQLite is told for reads (`work_days_views`, migration 0014);
+    /// order: SQLite is told for reads (`work_days_views`, migration 0014;
+    /// of one category, `work_days_category_views`, migration 0022);
     /// PostgreSQL chooses.
-    fn level_index(self, counter: &str) -> &'static str {
+    fn level_index(self, counter: &str, of_category: bool) -> String {
         match (self, counter) {
-            (Dialect::Sqlite, "views") => " INDEXED BY work_days_views",
-            _ => "",
+            (Dialect::Sqlite, "views") if of_category => {
+                format!(" INDEXED BY {}", crate::days::WORK_DAYS_CATEGORY_INDEX)
+            }
+            (Dialect::Sqlite, "views") => " INDEXED BY work_days_views".to_owned(),
+            _ => String::new(),
         }
     }
 
