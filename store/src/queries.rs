@@ -28,6 +28,29 @@ use super::rows::{
 use super::{ContentStore, StoreError, StoreResult, sql, writes};
 use crate::rankings::board_tables::{BoardSql, BoardTables};
 
+/// `statement`'s rows, planned under `setting` (a `SET LOCAL …` of the
+/// [`Dialect`](super::listing::Dialect), e.g.
+/// [`newest_walk_setting`](super::listing::Dialect::newest_walk_setting))
+/// in a transaction of its own when there is one, so that the setting holds
+/// for that statement alone; on `pool` directly when there is none.
+async fn fetch_all_under<'q, DB>(
+    pool: &Pool<DB>,
+    setting: Option<&'static str>,
+    statement: sqlx::query::Query<'q, DB, DB::Arguments<'q>>,
+) -> StoreResult<Vec<DB::Row>>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::Arguments<'q>: IntoArguments<'q, DB>,
+{
+    let Some(setting) = setting else { return Ok(statement.fetch_all(pool).await?) };
+    let mut tx = pool.begin().await?;
+    sqlx::query(setting).execute(&mut *tx).await?;
+    let rows = statement.fetch_all(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(rows)
+}
+
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
 /// decoded by `decode`; a capped relevance listing in one statement
 /// ([`Listing::counted_page`]) with the index-ordered shapes, planned under
@@ -55,16 +78,7 @@ where
         // window in 270 ms against 32 ms for the plan of its own values
         // (docs/data-apis.md "Search at scale").
         let statement = bind_params(sqlx::query(counted_page), &listing.params).persistent(false);
-        let rows = match listing.counted_page_setting {
-            Some(setting) => {
-                let mut tx = pool.begin().await?;
-                sqlx::query(setting).execute(&mut *tx).await?;
-                let rows = statement.fetch_all(&mut *tx).await?;
-                tx.commit().await?;
-                rows
-            }
-            None => statement.fetch_all(pool).await?,
-        };
+        let rows = fetch_all_under(pool, listing.counted_page_setting, statement).await?;
         let mut counted = 0;
         let mut items = Vec::with_capacity(rows.len());
         for row in &rows {
@@ -334,8 +348,10 @@ where
 
     async fn work_board(&self, query: &BoardQuery) -> StoreResult<Vec<BoardWork>> {
         let Some((statement, params)) = DB::DIALECT.work_board(query)? else { return Ok(Vec::new()) };
-        // Planned per call, as `work_series`.
-        let rows = bind_params(sqlx::query(&statement), &params).persistent(false).fetch_all(&self.pool).await?;
+        // Planned per call, as `work_series`; a level board's walk under
+        // its setting (`Dialect::level_walk_setting`).
+        let statement = bind_params(sqlx::query(&statement), &params).persistent(false);
+        let rows = fetch_all_under(&self.pool, DB::DIALECT.level_walk_setting(query), statement).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             out.push(BoardWork { work: work_of(row)?, author: author_of(row)?, value: row.try_get("board_value")? });
@@ -384,18 +400,8 @@ where
             DB::DIALECT.term_list_matches(query).filter(|_| crate::plans::index_ordered())
         {
             let walk = bind_params(sqlx::query(&statement), &params).persistent(false);
-            let rows = match DB::DIALECT.serial_plan() {
-                // In a transaction of its own, planned without parallel
-                // workers (`Dialect::serial_plan`).
-                Some(setting) => {
-                    let mut tx = self.pool.begin().await?;
-                    sqlx::query(setting).execute(&mut *tx).await?;
-                    let rows = walk.fetch_all(&mut *tx).await?;
-                    tx.commit().await?;
-                    rows
-                }
-                None => walk.fetch_all(&self.pool).await?,
-            };
+            // Planned without parallel workers (`Dialect::serial_plan`).
+            let rows = fetch_all_under(&self.pool, DB::DIALECT.serial_plan(), walk).await?;
             let ids = rows.iter().map(|row| row.try_get::<i64, _>(0)).collect::<Result<Vec<i64>, _>>()?;
             return Ok(Some(ids.into()));
         }

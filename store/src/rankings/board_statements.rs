@@ -232,10 +232,7 @@ impl Dialect {
         let mut c = Conditions::default();
         let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
         if matches.is_none()
-            && q.measure == Measure::Level
-            && q.counter != Counter::Interactions
-            && q.first < q.last
-            && crate::plans::index_ordered()
+            && walks_level(q)
             && let Some(limit) = q.limit
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));
@@ -543,36 +540,41 @@ impl Dialect {
         let platform = c.bind(Param::Text(q.platform.clone()));
         let first = c.bind(Param::Date(q.first));
         let last = c.bind(Param::Date(q.last));
-        // One category: its own rows of the day, by the copy of the works'
-        // category in `work_days` (migration 0022), so the walk passes no
-        // row of another category; `w.category` is still checked below.
+        // One category: its own rows, by the copy of the works' category in
+        // `work_days` (migration 0022), so the walk passes no row of another
+        // category. The works' own `category` is then not compared again:
+        // PostgreSQL took the two conditions for independent, expected 1 in
+        // 56 of the category's rows to pass the join, and sorted them all
+        // instead of walking them (docs/rankings.md "Index-ordered boards").
         let category = q.category.as_ref().map(|category| c.bind(Param::Text(category.clone())));
         let index = self.level_index(counter, category.is_some());
-        let of_category =
-            |alias: &str| category.as_ref().map_or(String::new(), |ph| format!(" AND {alias}category = {ph}"));
+        let of_category = category.as_ref().map_or(String::new(), |ph| format!(" AND e.category = {ph}"));
         let value = format!("e.last_{counter}");
-        let author_join = self.work_board_filters(&mut c, q, &value);
+        let author_join = self.work_board_filters(&mut c, &BoardQuery { category: None, ..q.clone() }, &value);
         let filters = c.clauses.join(" AND ");
         let limit = format!(" LIMIT {}", c.bind(Param::Int(i64::from(limit))));
         let order = |value: &str| self.board_order(q, value, "w.title", "w.id");
         let select = format!("SELECT w.id AS board_id, {value} AS board_value FROM {WORK_DAYS_NAME} e");
         let join = format!(" JOIN works w ON w.id = e.work{author_join}");
         let last_day = format!(
-            "{select}{index}{join} WHERE e.platform = {platform} AND e.day = {last}{} AND {filters} ORDER BY {}{limit}",
-            of_category("e."),
+            "{select}{index}{join} WHERE e.platform = {platform} AND e.day = {last}{of_category} AND {filters} \
+             ORDER BY {}{limit}",
             order(&value)
         );
         // The gap rows first, on their own (their partial index): joined
         // to the works inside the statement, PostgreSQL chose to look up
-        // the window's rows of every work of the category instead.
+        // the window's rows of every work of the category instead. Their
+        // category is compared after: inside, PostgreSQL read the category's
+        // rows of every day of the window (136,359 at 1,000,000 works).
         let gap_rows = format!(
-            "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter} FROM {WORK_DAYS_NAME} g{} \
-             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last}{})",
+            "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_{counter}, g.category FROM {WORK_DAYS_NAME} g{} \
+             WHERE g.platform = {platform} AND g.day >= {first} AND g.day < {last} AND {} AND g.next_day > {last})",
             self.gap_index(WORK_DAYS_NAME),
-            self.gap_after("g."),
-            of_category("g.")
+            self.gap_after("g.")
         );
-        let gaps = format!("SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}");
+        let gaps = format!(
+            "SELECT w.id AS board_id, {value} AS board_value FROM gap_rows e{join} WHERE {filters}{of_category}"
+        );
         let statement = format!(
             "{gap_rows} SELECT {}, {}, p.board_value FROM (SELECT * FROM ({last_day}) d UNION ALL \
              SELECT * FROM ({gaps}) g) p JOIN works w ON w.id = p.board_id LEFT JOIN accounts au \
@@ -582,6 +584,21 @@ impl Dialect {
             order("p.board_value")
         );
         (self.placeholders(statement), c.params)
+    }
+
+    /// The setting a level board's walk ([`walks_level`]) is planned
+    /// under, in a transaction of its own: on PostgreSQL the same
+    /// `random_page_cost = 1.1` as a capped relevance search
+    /// ([`Dialect::newest_walk_setting`]). With the default cost, on a store
+    /// whose `work_days` rows lie in the heap by work rather than by day (the
+    /// bench's, and every store after migration 0022 rewrote its rows), the
+    /// planner read the window's gap rows by a sequential scan of the whole
+    /// table (1.3 s at 1,000,000 works, where the gap index finds them in
+    /// 0.1 ms) and sorted a category's rows instead of walking them
+    /// (docs/rankings.md "Index-ordered boards"). `None` for every other
+    /// board, and on SQLite.
+    pub fn level_walk_setting(self, q: &BoardQuery) -> Option<&'static str> {
+        (q.text.is_none() && q.limit.is_some() && walks_level(q)).then(|| self.newest_walk_setting()).flatten()
     }
 
     /// How a level board names the index of a day's rows in its counter's
@@ -681,6 +698,16 @@ impl Dialect {
         );
         (self.placeholders(statement), c.params)
     }
+}
+
+/// A level board of a window longer than a day, read by the walk of its
+/// last day's rows in board order (`Dialect::level_board`, docs/rankings.md
+/// "Index-ordered boards") when it has a limit and no keyword.
+fn walks_level(q: &BoardQuery) -> bool {
+    q.measure == Measure::Level
+        && q.counter != Counter::Interactions
+        && q.first < q.last
+        && crate::plans::index_ordered()
 }
 
 fn work_counter(counter: Counter) -> StoreResult<&'static str> {
