@@ -14,7 +14,7 @@ use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use mediaops_ops::rankings::series::{gain, level, read_span, top};
 use mediaops_store::ContentStore;
 use mediaops_store::model::{
-    Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSnapshot,
+    Account, AccountSnapshot, BoardQuery, Counter, Measure, Record, SeriesQuery, Work, WorkSeries, WorkSnapshot,
 };
 use mediaops_store::rankings::rules::Window;
 use mediaops_store::sqlite::SqliteStore;
@@ -228,6 +228,13 @@ async fn check_boards(store: &dyn ContentStore) {
     compare_boards(store).await;
 }
 
+/// The `n` works of `works` with the highest `value` (those without one
+/// left out), ties by title, as (id, value): a limited work board.
+fn best_works(works: &[WorkSeries], n: usize, value: impl Fn(&WorkSeries) -> Option<i64>) -> Vec<(String, i64)> {
+    let entries = works.iter().filter_map(|w| Some((w.work.platform_id.clone(), w.work.title.clone(), value(w)?)));
+    top(entries.collect(), n, |e| e.2, |e| &e.1).into_iter().map(|(id, _, v)| (id, v)).collect()
+}
+
 /// Every board of every window of 11-01..11-12 equals the figures
 /// computed from the series.
 async fn compare_boards(store: &dyn ContentStore) {
@@ -251,21 +258,7 @@ async fn compare_boards(store: &dyn ContentStore) {
             let here = format!("window {first}..{last}");
 
             // likes gained > 0, 6 best (as the note boards)
-            let expected: Vec<(String, i64)> = top(
-                works
-                    .iter()
-                    .filter_map(|w| {
-                        let g = gain(&w.snapshots, window, |s| s.likes).filter(|g| *g > 0)?;
-                        Some((w.work.platform_id.clone(), w.work.title.clone(), g))
-                    })
-                    .collect(),
-                6,
-                |e| e.2,
-                |e| &e.1,
-            )
-            .into_iter()
-            .map(|(id, _, g)| (id, g))
-            .collect();
+            let expected = best_works(&works, 6, |w| gain(&w.snapshots, window, |s| s.likes).filter(|g| *g > 0));
             let got: Vec<(String, i64)> = store
                 .work_board(&board(Counter::Likes, Measure::Gain, Some(1), Some(6)))
                 .await
@@ -291,22 +284,9 @@ async fn compare_boards(store: &dyn ContentStore) {
 
             // views level of 美食 works, 4 best (as category-time-hot: the
             // walk of the category's own rows of the last day, migration 0022)
-            let expected: Vec<(String, i64)> = top(
-                works
-                    .iter()
-                    .filter(|w| w.work.category.as_deref() == Some("美食"))
-                    .filter_map(|w| {
-                        let views = level(&w.snapshots, window, |s| s.views)?;
-                        Some((w.work.platform_id.clone(), w.work.title.clone(), views))
-                    })
-                    .collect(),
-                4,
-                |e| e.2,
-                |e| &e.1,
-            )
-            .into_iter()
-            .map(|(id, _, v)| (id, v))
-            .collect();
+            let expected = best_works(&works, 4, |w| {
+                level(&w.snapshots, window, |s| s.views).filter(|_| w.work.category.as_deref() == Some("美食"))
+            });
             let mut query = board(Counter::Views, Measure::Level, None, Some(4));
             query.category = Some("美食".into());
             let got: Vec<(String, i64)> =

@@ -598,7 +598,7 @@ impl Dialect {
     /// (docs/rankings.md "Index-ordered boards"). `None` for every other
     /// board, and on SQLite.
     pub fn level_walk_setting(self, q: &BoardQuery) -> Option<&'static str> {
-        (q.text.is_none() && q.limit.is_some() && walks_level(q)).then(|| self.newest_walk_setting()).flatten()
+        level_walk(q).then(|| self.newest_walk_setting()).flatten()
     }
 
     /// How a level board names the index of a day's rows in its counter's
@@ -700,9 +700,16 @@ impl Dialect {
     }
 }
 
-/// A level board of a window longer than a day, read by the walk of its
-/// last day's rows in board order (`Dialect::level_board`, docs/rankings.md
-/// "Index-ordered boards") when it has a limit and no keyword.
+/// Whether [`Dialect::work_board`] reads `q` by the walk of its last day's
+/// rows in board order (`Dialect::level_board`, docs/rankings.md
+/// "Index-ordered boards"): a level board of a window longer than a day,
+/// with a limit and no keyword.
+pub(crate) fn level_walk(q: &BoardQuery) -> bool {
+    q.text.is_none() && q.limit.is_some() && walks_level(q)
+}
+
+/// A level board of a window longer than a day (the walk's conditions but
+/// the limit and the keyword, which [`Dialect::work_board`] reads itself).
 fn walks_level(q: &BoardQuery) -> bool {
     q.measure == Measure::Level
         && q.counter != Counter::Interactions
