@@ -765,14 +765,22 @@ mod tests {
         assert!(!week.contains('$'));
         let level = BoardQuery { counter: Counter::Views, measure: Measure::Level, ..query(12, 18) };
         let (sqlite, params) = Dialect::Sqlite.work_board(&level).unwrap().unwrap();
-        assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_views JOIN works w ON w.id = e.work WHERE"));
-        assert!(sqlite.contains("e.day = ?3 AND e.last_views IS NOT NULL AND w.category = ?4 ORDER BY"));
+        // One category: its own rows (migration 0022), not the works' column.
+        let walk = "FROM work_days e INDEXED BY work_days_category_views JOIN works w ON w.id = e.work WHERE";
+        assert!(sqlite.contains(walk), "{sqlite}");
+        assert!(sqlite.contains("e.day = ?3 AND e.category = ?4 AND e.last_views IS NOT NULL ORDER BY"));
+        assert!(!sqlite.contains("w.category ="), "{sqlite}");
         assert!(
             sqlite.starts_with(
-                "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_views FROM work_days g INDEXED BY work_days_gaps"
+                "WITH gap_rows AS MATERIALIZED (SELECT g.work, g.last_views, g.category FROM work_days g INDEXED BY \
+                 work_days_gaps"
             ),
             "gap rows apart"
         );
+        let every_category = BoardQuery { category: None, ..level.clone() };
+        let (sqlite, _) = Dialect::Sqlite.work_board(&every_category).unwrap().unwrap();
+        assert!(sqlite.contains("FROM work_days e INDEXED BY work_days_views JOIN works w ON w.id = e.work WHERE"));
+        assert!(!sqlite.contains("e.category"), "{sqlite}");
         assert!(!sqlite.contains("work_days b"), "a level looks up no day-before row");
         assert_eq!(params.last(), Some(&Param::Int(50)));
         let (postgres, _) = Dialect::Postgres.work_board(&level).unwrap().unwrap();
