@@ -217,23 +217,37 @@ impl Dialect {
         let body = self.day_trigger_body(t);
         let (days, snapshots) = (t.days, t.snapshots);
         match self {
-            // SQLite has no INSERT OR UPDATE trigger: the same body twice.
-            Dialect::Sqlite => ["INSERT", "UPDATE"]
-                .iter()
-                .map(|event| {
-                    format!(
-                        "CREATE TRIGGER {days}_on_{} AFTER {event} ON {snapshots} BEGIN\n{body}END;\n",
-                        event.to_lowercase()
-                    )
-                })
-                .collect(),
+            Dialect::Sqlite => SQLITE_EVENTS.iter().map(|event| sqlite_day_trigger(t, event, &body)).collect(),
             Dialect::Postgres => format!(
-                "CREATE FUNCTION {days}_track() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\n{body}\
-                 RETURN NULL;\nEND\n$body$;\nCREATE TRIGGER {days}_track AFTER INSERT OR UPDATE ON {snapshots} \
-                 FOR EACH ROW EXECUTE FUNCTION {days}_track();\n"
+                "{}CREATE TRIGGER {days}_track AFTER INSERT OR UPDATE ON {snapshots} FOR EACH ROW EXECUTE FUNCTION \
+                 {days}_track();\n",
+                trigger_function("CREATE", &format!("{days}_track"), &body)
             ),
         }
     }
+}
+
+/// The events of SQLite's row triggers on a snapshot table: SQLite has no
+/// `INSERT OR UPDATE` trigger, so each gets the same body.
+const SQLITE_EVENTS: [&str; 2] = ["INSERT", "UPDATE"];
+
+/// SQLite's trigger `<days>_on_<event>` running `body` after each `event`
+/// on `t`'s snapshot table.
+fn sqlite_day_trigger(t: &DayTable, event: &str, body: &str) -> String {
+    format!(
+        "CREATE TRIGGER {}_on_{} AFTER {event} ON {} BEGIN\n{body}END;\n",
+        t.days,
+        event.to_lowercase(),
+        t.snapshots
+    )
+}
+
+/// PostgreSQL's trigger function `name()` running `body` (`create` is
+/// `CREATE` or `CREATE OR REPLACE`).
+fn trigger_function(create: &str, name: &str, body: &str) -> String {
+    format!(
+        "{create} FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\n{body}RETURN NULL;\nEND\n$body$;\n"
+    )
 }
 
 /// Migration 0006's backfill of `t` (`Dialect::days_backfill`) for the
@@ -377,34 +391,33 @@ impl Dialect {
         ));
         let body = self.day_trigger_body(&t);
         let copy = t.copied.iter().map(|c| format!("{c} = NEW.{c}")).collect::<Vec<_>>().join(", ");
-        let changed = t.copied.iter().map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).collect::<Vec<_>>();
+        let changed = |differs: &str| {
+            t.copied.iter().map(|c| format!("OLD.{c} {differs} NEW.{c}")).collect::<Vec<_>>().join(" OR ")
+        };
         let of = t.copied.join(", ");
         let rewrite = format!("UPDATE {days} SET {copy} WHERE {key} = NEW.id;\n");
+        let copy_trigger = format!("{parent}_copy_to_{days}");
         sql.push_str(&match self {
             Dialect::Sqlite => {
-                let replaced: String = ["insert", "update"]
+                let replaced: String = SQLITE_EVENTS
                     .iter()
                     .map(|event| {
-                        format!(
-                            "DROP TRIGGER {days}_on_{event};\nCREATE TRIGGER {days}_on_{event} AFTER {} ON {} \
-                             BEGIN\n{body}END;\n",
-                            event.to_uppercase(),
-                            t.snapshots
-                        )
+                        let trigger = sqlite_day_trigger(&t, event, &body);
+                        format!("DROP TRIGGER {days}_on_{};\n{trigger}", event.to_lowercase())
                     })
                     .collect();
-                let changed = changed.join(" OR ").replace("IS DISTINCT FROM", "IS NOT");
                 format!(
-                    "{replaced}CREATE TRIGGER {parent}_copy_to_{days} AFTER UPDATE OF {of} ON {parent} WHEN {changed} \
-                     BEGIN\n{rewrite}END;\n"
+                    "{replaced}CREATE TRIGGER {copy_trigger} AFTER UPDATE OF {of} ON {parent} WHEN {} \
+                     BEGIN\n{rewrite}END;\n",
+                    changed("IS NOT")
                 )
             }
             Dialect::Postgres => format!(
-                "CREATE OR REPLACE FUNCTION {days}_track() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\n{body}\
-                 RETURN NULL;\nEND\n$body$;\nCREATE FUNCTION {parent}_copy_to_{days}() RETURNS trigger LANGUAGE plpgsql \
-                 AS $body$\nBEGIN\n{rewrite}RETURN NULL;\nEND\n$body$;\nCREATE TRIGGER {parent}_copy_to_{days} AFTER \
-                 UPDATE OF {of} ON {parent} FOR EACH ROW WHEN ({}) EXECUTE FUNCTION {parent}_copy_to_{days}();\n",
-                changed.join(" OR ")
+                "{}{}CREATE TRIGGER {copy_trigger} AFTER UPDATE OF {of} ON {parent} FOR EACH ROW WHEN ({}) EXECUTE \
+                 FUNCTION {copy_trigger}();\n",
+                trigger_function("CREATE OR REPLACE", &format!("{days}_track"), &body),
+                trigger_function("CREATE", &copy_trigger, &rewrite),
+                changed("IS DISTINCT FROM")
             ),
         });
         sql
