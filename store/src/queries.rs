@@ -356,7 +356,8 @@ where
         // (`Dialect::level_walk_setting`).
         let walk = crate::rankings::board_statements::level_walk(query);
         let statement = bind_params(sqlx::query(&statement), &params).persistent(walk);
-        let rows = fetch_all_under(&self.pool, DB::DIALECT.level_walk_setting(query), statement).await?;
+        let setting = walk.then(|| DB::DIALECT.level_walk_setting()).flatten();
+        let rows = fetch_all_under(&self.pool, setting, statement).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             out.push(BoardWork { work: work_of(row)?, author: author_of(row)?, value: row.try_get("board_value")? });

@@ -231,8 +231,7 @@ impl Dialect {
         let counter = work_counter(q.counter)?;
         let mut c = Conditions::default();
         let Ok(matches) = self.board_matches(&mut c, q) else { return Ok(None) };
-        if matches.is_none()
-            && walks_level(q)
+        if level_walk(q)
             && let Some(limit) = q.limit
         {
             return Ok(Some(self.level_board(c, q, counter, limit)));
@@ -586,7 +585,7 @@ impl Dialect {
         (self.placeholders(statement), c.params)
     }
 
-    /// The setting a level board's walk ([`walks_level`]) is planned
+    /// The setting a level board's walk ([`level_walk`]) is planned
     /// under, in a transaction of its own: on PostgreSQL the same
     /// `random_page_cost = 1.1` as a capped relevance search
     /// ([`Dialect::newest_walk_setting`]). With the default cost, on a store
@@ -595,10 +594,9 @@ impl Dialect {
     /// planner read the window's gap rows by a sequential scan of the whole
     /// table (1.3 s at 1,000,000 works, where the gap index finds them in
     /// 0.1 ms) and sorted a category's rows instead of walking them
-    /// (docs/rankings.md "Index-ordered boards"). `None` for every other
-    /// board, and on SQLite.
-    pub fn level_walk_setting(self, q: &BoardQuery) -> Option<&'static str> {
-        level_walk(q).then(|| self.newest_walk_setting()).flatten()
+    /// (docs/rankings.md "Index-ordered boards"). `None` on SQLite.
+    pub fn level_walk_setting(self) -> Option<&'static str> {
+        self.newest_walk_setting()
     }
 
     /// How a level board names the index of a day's rows in its counter's
@@ -705,13 +703,9 @@ impl Dialect {
 /// "Index-ordered boards"): a level board of a window longer than a day,
 /// with a limit and no keyword.
 pub(crate) fn level_walk(q: &BoardQuery) -> bool {
-    q.text.is_none() && q.limit.is_some() && walks_level(q)
-}
-
-/// A level board of a window longer than a day (the walk's conditions but
-/// the limit and the keyword, which [`Dialect::work_board`] reads itself).
-fn walks_level(q: &BoardQuery) -> bool {
-    q.measure == Measure::Level
+    q.text.is_none()
+        && q.limit.is_some()
+        && q.measure == Measure::Level
         && q.counter != Counter::Interactions
         && q.first < q.last
         && crate::plans::index_ordered()
