@@ -155,14 +155,20 @@ impl CoreClient {
         let mut request = tonic::Request::new(body);
         let metadata = request.metadata_mut();
         use mediaops_proto::keys::metadata as key;
+        // With each entry: whether its value is new with each call (the
+        // request id, an idempotency key, the trace context). Such a value
+        // goes without entering the connection's HPACK header table, which
+        // it would only churn (docs/performance.md "Request ids outside the
+        // header tables"); the key repeats and stays indexed.
         let pairs = [
-            (&key::AUTHORIZATION, Some(call.authorization)),
-            (&key::REQUEST_ID, Some(call.request_id)),
-            (&key::IDEMPOTENCY_KEY, call.idempotency_key),
-            (&key::TRACEPARENT, call.traceparent),
+            (&key::AUTHORIZATION, Some(call.authorization), false),
+            (&key::REQUEST_ID, Some(call.request_id), true),
+            (&key::IDEMPOTENCY_KEY, call.idempotency_key, true),
+            (&key::TRACEPARENT, call.traceparent, true),
         ];
-        for (name, value) in pairs {
-            if let Some(value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {
+        for (name, value, per_call) in pairs {
+            if let Some(mut value) = value.and_then(|v| MetadataValue::try_from(v).ok()) {
+                value.set_sensitive(per_call);
                 metadata.insert(&**name, value);
             }
         }

@@ -424,7 +424,11 @@ fn request_id(metadata: &MetadataMap) -> String {
 }
 
 fn insert_request_id(metadata: &mut MetadataMap, request_id: &str) {
-    if let Ok(value) = MetadataValue::try_from(request_id) {
+    if let Ok(mut value) = MetadataValue::try_from(request_id) {
+        // Each call's id is new: HPACK sends it without adding it to the
+        // connection's header table, where it would only push out the
+        // values that repeat (docs/performance.md "Request ids outside the header tables").
+        value.set_sensitive(true);
         metadata.insert(&*mediaops_proto::keys::metadata::REQUEST_ID, value);
     }
 }
