@@ -70,6 +70,33 @@ prepare_server() {
   fi
 }
 
+# Starts <binary> as MODE says (all-in-one, the default: `serve`; split: a
+# `core` and a `gateway`, one async worker each, as bench/load runs them)
+# with SERVE_ENV (prepare_server: REST on <port>, gRPC on port + 1), each
+# process run by the command <wrapper…> when given (valgrind and its
+# options), its output in <log prefix>-<name>.log. Adds the pids to PIDS and
+# sets PROCESSES to one name:pid per process (mediaops, or core and gateway).
+#   start_server <binary> <port> <log prefix> [wrapper…]
+start_server() {
+  local bin=$1 port=$2 log=$3
+  shift 3
+  PROCESSES=()
+  if [[ ${MODE:-all-in-one} == split ]]; then
+    # SERVE_ENV names both addresses: the core takes the gRPC one, the gateway the REST one.
+    env "${SERVE_ENV[@]}" MEDIAOPS_WORKER_THREADS=1 "$@" "$bin" core >"$log-core.log" 2>&1 &
+    PIDS+=($!)
+    PROCESSES+=("core:$!")
+    env MEDIAOPS_WORKER_THREADS=1 MEDIAOPS_REST_ADDR=127.0.0.1:$port "$@" "$bin" gateway \
+      --core-addr "http://127.0.0.1:$((port + 1))" >"$log-gateway.log" 2>&1 &
+    PIDS+=($!)
+    PROCESSES+=("gateway:$!")
+  else
+    env "${SERVE_ENV[@]}" "$@" "$bin" serve >"$log-mediaops.log" 2>&1 &
+    PIDS+=($!)
+    PROCESSES+=("mediaops:$!")
+  fi
+}
+
 # Waits (up to <tries> × 0.1 s, default 300) until the server on <port> is ready.
 #   wait_ready <binary> <port> [tries]
 wait_ready() {
