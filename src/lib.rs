@@ -45,10 +45,10 @@ pub struct Running {
 /// no call can break a connection another call shares (docs/errors.md "Limits of a request") and no
 /// call pays a loopback hop. The core's own port serves gRPC clients.
 pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<Running> {
-    let grpc_listener = tokio::net::TcpListener::bind(&core.grpc_addr)
+    let grpc_listener = mediaops_listener::bind(&core.grpc_addr, &core.listener)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_GRPC_ADDR {}: {e}", core.grpc_addr))?;
-    let rest_listener = tokio::net::TcpListener::bind(&gateway.rest_addr)
+    let rest_listener = mediaops_listener::bind(&gateway.rest_addr, &gateway.listener)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", gateway.rest_addr))?;
     let grpc_addr = grpc_listener.local_addr()?;

@@ -92,10 +92,11 @@ pub struct CoreSettings {
     /// (`MEDIAOPS_BOARDS_INTERVAL_SECS`; docs/rankings.md "Boards as data");
     /// 0 = this core does not build boards.
     pub boards_interval_secs: u64,
-    /// Timeouts and the connection cap of the gRPC port
+    /// Timeouts, the connection cap and port sharing of the gRPC port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
-    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same
+    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`,
+    /// `MEDIAOPS_REUSE_PORT`; the same
     /// keys as the gateway's).
     #[serde(flatten)]
     pub listener: mediaops_listener::ListenerSettings,
@@ -221,6 +222,11 @@ impl CoreSettings {
         self.sync.check()?;
         self.rate_limit.default_limit()?;
         self.listener.check().map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            !self.listener.reuse_port || (self.database_url.is_some() && self.redis_url.is_some()),
+            "MEDIAOPS_REUSE_PORT makes the processes on this port replicas of one service, and replicas keep their \
+             state in PostgreSQL and Redis: set MEDIAOPS_DATABASE_URL and MEDIAOPS_REDIS_URL too (docs/state.md)"
+        );
         self.wechat.check()
     }
 }
@@ -343,6 +349,23 @@ mod tests {
         std::fs::write(&file, "max_connections = 0\n").unwrap();
         let err = CoreSettings::load(Some(&file)).unwrap_err().to_string();
         assert!(err.contains("MEDIAOPS_MAX_CONNECTIONS"), "{err}");
+    }
+
+    #[test]
+    fn a_shared_port_needs_the_replicas_shared_state() {
+        let shared = |database: Option<&str>, redis: Option<&str>| {
+            let mut s = CoreSettings::default();
+            s.listener.reuse_port = true;
+            s.database_url = database.map(str::to_owned);
+            s.redis_url = redis.map(str::to_owned);
+            s.check()
+        };
+        let (database, redis) = (Some("postgres://db/mediaops"), Some("redis://cache"));
+        assert!(shared(database, redis).is_ok());
+        for (database, redis) in [(None, redis), (database, None), (None, None)] {
+            let err = shared(database, redis).unwrap_err().to_string();
+            assert!(err.contains("MEDIAOPS_REUSE_PORT") && err.contains("MEDIAOPS_DATABASE_URL"), "{err}");
+        }
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! neither hold a connection forever nor exhaust the process's file
 //! descriptors, and SIGINT/SIGTERM drain in-flight calls before exit.
 //!
+//! - [`bind`]: a server port, shared with other processes when
+//!   [`ListenerSettings::reuse_port`] says so.
 //! - [`serve`]: an axum router on a `TcpListener` with a connection cap,
 //!   header/body/idle timeouts and a graceful drain ([`ListenerSettings`]).
 //! - [`shutdown_signal`]: resolves on SIGINT or SIGTERM.
@@ -12,6 +14,7 @@
 //! - [`body_timeout`]: tells a too-slow request body from other body errors
 //!   (the gateway answers it with 408 `request_timeout`).
 
+mod bind;
 mod body;
 pub mod config_file;
 mod connection;
@@ -22,6 +25,7 @@ pub mod settings;
 mod signal;
 pub mod unknown_keys;
 
+pub use bind::bind;
 pub use body::{BodyTimeout, body_timeout};
 pub use config_file::ConfigFile;
 pub use delivery::{Watching, WhenWritten};

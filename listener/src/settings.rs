@@ -3,7 +3,7 @@
 //! the same top-level names on both: `MEDIAOPS_HEADER_READ_TIMEOUT_SECS`,
 //! `MEDIAOPS_BODY_READ_TIMEOUT_SECS`, `MEDIAOPS_IDLE_TIMEOUT_SECS`,
 //! `MEDIAOPS_MAX_CONNECTIONS`, `MEDIAOPS_SHUTDOWN_NOTICE_SECS`,
-//! `MEDIAOPS_SHUTDOWN_GRACE_SECS` (README
+//! `MEDIAOPS_SHUTDOWN_GRACE_SECS`, `MEDIAOPS_REUSE_PORT` (README
 //! "Configuration", docs/errors.md "Limits and timeouts"). In the one-process
 //! `mediaops serve` each port applies them on its own.
 
@@ -48,6 +48,14 @@ pub struct ListenerSettings {
     /// Seconds in-flight requests may take to finish once the port stopped
     /// accepting; connections still open then are closed. Default 25.
     pub shutdown_grace_secs: u64,
+    /// Whether the port is bound with `SO_REUSEPORT`, so that several
+    /// processes on one host listen on the same address and the kernel
+    /// spreads the connections among them ([`crate::bind`]): replicas on one
+    /// host without a load balancer in front (docs/performance.md "Replicas
+    /// on one port"). Off by default, so that a second process started on
+    /// a port by mistake fails with "address in use" instead of taking half
+    /// of the first one's clients.
+    pub reuse_port: bool,
 }
 
 impl Default for ListenerSettings {
@@ -59,6 +67,7 @@ impl Default for ListenerSettings {
             max_connections: 4096,
             shutdown_notice_secs: 3,
             shutdown_grace_secs: 25,
+            reuse_port: false,
         }
     }
 }

@@ -36,10 +36,11 @@ pub struct GatewaySettings {
     /// core's operation timeout); then 408 `request_timeout`
     /// ([`crate::middleware::TimeoutLayer`]).
     pub request_timeout_secs: u64,
-    /// Timeouts and the connection cap of the REST port
+    /// Timeouts, the connection cap and port sharing of the REST port
     /// (`MEDIAOPS_HEADER_READ_TIMEOUT_SECS`, `MEDIAOPS_BODY_READ_TIMEOUT_SECS`,
     /// `MEDIAOPS_IDLE_TIMEOUT_SECS`, `MEDIAOPS_MAX_CONNECTIONS`,
-    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`; the same
+    /// `MEDIAOPS_SHUTDOWN_NOTICE_SECS`, `MEDIAOPS_SHUTDOWN_GRACE_SECS`,
+    /// `MEDIAOPS_REUSE_PORT`; the same
     /// keys as the core's).
     #[serde(flatten)]
     pub listener: ListenerSettings,

@@ -52,6 +52,7 @@ mod rate_limits;
 mod request_fuzz;
 mod rest_errors;
 mod scale_out;
+mod shared_port;
 mod skills_images;
 mod store_failures;
 mod store_prune;
