@@ -100,7 +100,9 @@ pub async fn serve(
         }
         let (builder, router, settings, watching) =
             (builder.clone(), router.clone(), settings.clone(), watching.clone());
-        tokio::spawn(async move {
+        // On the next shard when the process runs shards (its calls then stay
+        // on that thread), else on this runtime.
+        mediaops_proto::runtime::spawn_connection(async move {
             connection::serve(stream, builder, router, settings, watching).await;
             drop(permit);
         });

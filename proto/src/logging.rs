@@ -84,12 +84,12 @@ where
     E: std::fmt::Display,
 {
     init();
-    let runtime = match crate::runtime::build() {
-        Ok(runtime) => runtime,
+    let runtimes = match crate::runtime::build() {
+        Ok(runtimes) => runtimes,
         Err(e) => return exit_status(Err(format!("the async runtime did not start: {e}"))),
     };
-    let result = runtime.block_on(run());
-    drop(runtime);
+    let result = runtimes.block_on(run());
+    runtimes.shutdown();
     // With one worker the runtime ran on this thread: its lines wait here.
     crate::log_buffer::flush();
     exit_status(result)

@@ -51,6 +51,7 @@ mod openapi;
 mod rate_limits;
 mod request_fuzz;
 mod rest_errors;
+mod runtime_shards;
 mod scale_out;
 mod shared_port;
 mod skills_images;

@@ -19,6 +19,7 @@
 pub mod embedded;
 pub mod ledger_events;
 pub mod redis;
+pub mod sharded;
 
 use std::collections::HashMap;
 use std::sync::Arc;

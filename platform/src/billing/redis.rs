@@ -581,12 +581,12 @@ impl Ledger for RedisLedger {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The real Redis of the tests (`MEDIAOPS_TEST_REDIS_URL`, else the
     /// local one).
-    pub(super) fn redis_url() -> String {
+    pub(crate) fn redis_url() -> String {
         std::env::var("MEDIAOPS_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
     }
 
