@@ -28,7 +28,7 @@
 //! turn ([`spawn_connection`]), so a connection's calls run on one thread
 //! from request to answer, and a part that keeps a connection of its own per
 //! shard (the Redis ledger, `mediaops_platform::billing::sharded`) picks it
-//! by [`current_shard`]. On two CPUs that served 13–20 % more calls than the
+//! by [`current_shard`]. On two CPUs that served 6–16 % more calls than the
 //! multi-thread runtime (docs/performance.md "Shards: a current-thread
 //! runtime per worker").
 
@@ -114,14 +114,8 @@ impl Shards {
     }
 }
 
-/// How many shards the process runs: 1 unless [`Flavor::Shards`] with two
-/// or more workers.
-pub fn shard_count() -> usize {
-    SHARDS.get().map_or(1, |shards| shards.handles.len())
-}
-
-/// The shard (0 to [`shard_count`] − 1) the calling thread runs; 0 on a
-/// thread that runs none (the blocking pool, a test).
+/// The shard (an index into [`shard_handles`]) the calling thread runs; 0
+/// on a thread that runs none (the blocking pool, a test).
 pub fn current_shard() -> usize {
     SHARD.with(Cell::get)
 }
