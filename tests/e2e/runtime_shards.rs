@@ -23,24 +23,20 @@ async fn balance(http: &reqwest::Client, base: &str) -> i64 {
     envelope["data"]["points"].as_i64().unwrap_or_else(|| panic!("no balance in {envelope}"))
 }
 
-/// CPU time (user + system, clock ticks) of each thread of `pid` named
-/// `name` (a shard's thread is `shard-<n>`), from `/proc/<pid>/task/*/stat`.
-fn cpu_ticks_of_threads(pid: u32, name: &str) -> Vec<u64> {
-    let mut ticks = Vec::new();
+/// The time on a CPU (ns, from `/proc/<pid>/task/*/schedstat`) of each
+/// thread of `pid` named `name` (a shard's thread is `shard-<n>`).
+fn cpu_ns_of_threads(pid: u32, name: &str) -> Vec<u64> {
+    let mut cpu_ns = Vec::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
         let dir = task.unwrap().path();
         let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
         if comm.trim() != name {
             continue;
         }
-        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
-        // The fields after the parenthesised name: state is the 3rd field,
-        // utime the 14th and stime the 15th.
-        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-        let fields: Vec<&str> = after_name.split_whitespace().collect();
-        ticks.push(fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap());
+        let schedstat = std::fs::read_to_string(dir.join("schedstat")).unwrap();
+        cpu_ns.push(schedstat.split_whitespace().next().unwrap().parse().unwrap());
     }
-    ticks
+    cpu_ns
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,7 +51,8 @@ async fn two_shards_serve_charge_once_and_drain() {
     ];
     let mut process = Process::spawn(dir.path(), Spawn { args: vec!["serve"], env });
     let base = process.rest().to_owned();
-    assert_eq!(cpu_ticks_of_threads(process.pid(), "shard-1").len(), 1, "one more shard, on its thread");
+    let idle = cpu_ns_of_threads(process.pid(), "shard-1");
+    assert_eq!(idle.len(), 1, "one more shard, on its thread");
     let before = balance(&reqwest::Client::new(), &base).await;
 
     let mut clients = Vec::new();
@@ -89,8 +86,11 @@ async fn two_shards_serve_charge_once_and_drain() {
         charged = before - balance(&reqwest::Client::new(), &base).await;
     }
     assert_eq!(charged, calls, "every call charged once");
-    let shard_ticks = cpu_ticks_of_threads(process.pid(), "shard-1");
-    assert!(shard_ticks[0] > 0, "the second shard's thread served calls: {shard_ticks:?}");
+    // Half the connections were dealt to the second shard: its thread ran
+    // their calls (a millisecond is less than one call's work in a debug
+    // build; an idle shard's thread stays parked).
+    let busy = cpu_ns_of_threads(process.pid(), "shard-1");
+    assert!(busy[0] >= idle[0] + 1_000_000, "the second shard's thread served calls: {idle:?} → {busy:?} ns");
 
     process.signal("TERM");
     let status = process.wait_exit(Duration::from_secs(30)).expect("the process stops");
