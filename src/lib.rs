@@ -45,12 +45,8 @@ pub struct Running {
 /// no call can break a connection another call shares (docs/errors.md "Limits of a request") and no
 /// call pays a loopback hop. The core's own port serves gRPC clients.
 pub async fn start(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result<Running> {
-    let grpc_listener = mediaops_listener::bind(&core.grpc_addr, &core.listener)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_GRPC_ADDR {}: {e}", core.grpc_addr))?;
-    let rest_listener = mediaops_listener::bind(&gateway.rest_addr, &gateway.listener)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", gateway.rest_addr))?;
+    let grpc_listener = mediaops_listener::bind(&core.grpc_addr, &core.listener, "MEDIAOPS_GRPC_ADDR").await?;
+    let rest_listener = mediaops_listener::bind(&gateway.rest_addr, &gateway.listener, "MEDIAOPS_REST_ADDR").await?;
     let grpc_addr = grpc_listener.local_addr()?;
     let rest_addr = rest_listener.local_addr()?;
 

@@ -182,9 +182,7 @@ async fn serve(core: &CoreSettings, gateway: &GatewaySettings) -> anyhow::Result
 async fn serve_core(settings: &CoreSettings) -> anyhow::Result<()> {
     let core = core_service::Core::open(settings).await?;
     println!("{}", core.bootstrap);
-    let listener = mediaops_listener::bind(&settings.grpc_addr, &settings.listener)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_GRPC_ADDR {}: {e}", settings.grpc_addr))?;
+    let listener = mediaops_listener::bind(&settings.grpc_addr, &settings.listener, "MEDIAOPS_GRPC_ADDR").await?;
     println!("gRPC  listening on {}", listener.local_addr()?);
     core.serve(listener, mediaops_listener::shutdown_signal()).await
 }

@@ -21,9 +21,7 @@ async fn run() -> anyhow::Result<()> {
     let settings = core_service::CoreSettings::load(args.config.as_deref())?;
     let core = core_service::Core::open(&settings).await?;
     println!("{}", core.bootstrap);
-    let listener = mediaops_listener::bind(&settings.grpc_addr, &settings.listener)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_GRPC_ADDR {}: {e}", settings.grpc_addr))?;
+    let listener = mediaops_listener::bind(&settings.grpc_addr, &settings.listener, "MEDIAOPS_GRPC_ADDR").await?;
     tracing::info!(addr = %listener.local_addr()?, "core-service listening (gRPC)");
     core.serve(listener, mediaops_listener::shutdown_signal()).await
 }

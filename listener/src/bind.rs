@@ -13,7 +13,9 @@ use crate::settings::ListenerSettings;
 const BACKLOG: u32 = 1024;
 
 /// Binds `addr` (`host:port`; a name is resolved and its addresses tried in
-/// turn, as `TcpListener::bind` does) for a server port of `settings`.
+/// turn, as `TcpListener::bind` does), the value of the setting `variable`
+/// (`MEDIAOPS_REST_ADDR`, `MEDIAOPS_GRPC_ADDR`), for a server port of
+/// `settings`.
 ///
 /// With `settings.reuse_port` the socket is bound with `SO_REUSEPORT`: other
 /// processes of the same user that bind the same address with it too listen
@@ -23,8 +25,16 @@ const BACKLOG: u32 = 1024;
 ///
 /// # Errors
 /// `addr` does not resolve, or none of its addresses can be bound (the last
-/// address's error).
-pub async fn bind(addr: &str, settings: &ListenerSettings) -> io::Result<TcpListener> {
+/// address's error): the error's kind, with a message that names `variable`
+/// and `addr` ("cannot listen on MEDIAOPS_REST_ADDR 0.0.0.0:8080: …").
+pub async fn bind(addr: &str, settings: &ListenerSettings, variable: &str) -> io::Result<TcpListener> {
+    bind_any(addr, settings)
+        .await
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {variable} {addr}: {e}")))
+}
+
+/// [`bind`] without the setting's name in its error.
+async fn bind_any(addr: &str, settings: &ListenerSettings) -> io::Result<TcpListener> {
     let mut last = None;
     for addr in tokio::net::lookup_host(addr).await? {
         let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
@@ -50,24 +60,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_taken_port_is_shared_only_when_both_ask_for_it() {
-        let first = bind("127.0.0.1:0", &settings(true)).await.unwrap();
+        let first = bind("127.0.0.1:0", &settings(true), "MEDIAOPS_REST_ADDR").await.unwrap();
         let addr = first.local_addr().unwrap().to_string();
-        let second = bind(&addr, &settings(true)).await.unwrap();
+        let second = bind(&addr, &settings(true), "MEDIAOPS_REST_ADDR").await.unwrap();
         assert_eq!(second.local_addr().unwrap(), first.local_addr().unwrap());
 
-        let refused = bind(&addr, &settings(false)).await.unwrap_err();
+        let refused = bind(&addr, &settings(false), "MEDIAOPS_REST_ADDR").await.unwrap_err();
         assert_eq!(refused.kind(), io::ErrorKind::AddrInUse, "{refused}");
-        let alone = bind("127.0.0.1:0", &settings(false)).await.unwrap();
+        let alone = bind("127.0.0.1:0", &settings(false), "MEDIAOPS_REST_ADDR").await.unwrap();
         let alone_addr = alone.local_addr().unwrap().to_string();
-        let refused = bind(&alone_addr, &settings(true)).await.unwrap_err();
+        let refused = bind(&alone_addr, &settings(true), "MEDIAOPS_REST_ADDR").await.unwrap_err();
         assert_eq!(refused.kind(), io::ErrorKind::AddrInUse, "a port bound without it stays its own: {refused}");
     }
 
     #[tokio::test]
     async fn both_listeners_of_a_shared_port_take_connections() {
-        let first = bind("127.0.0.1:0", &settings(true)).await.unwrap();
+        let first = bind("127.0.0.1:0", &settings(true), "MEDIAOPS_REST_ADDR").await.unwrap();
         let addr = first.local_addr().unwrap();
-        let second = bind(&addr.to_string(), &settings(true)).await.unwrap();
+        let second = bind(&addr.to_string(), &settings(true), "MEDIAOPS_REST_ADDR").await.unwrap();
         let mut accepted = [0usize; 2];
         let mut clients = Vec::new();
         for _ in 0..64 {
@@ -83,6 +93,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_address_without_a_port_is_an_error() {
-        assert!(bind("127.0.0.1", &settings(false)).await.is_err());
+        let error = bind("127.0.0.1", &settings(false), "MEDIAOPS_REST_ADDR").await.unwrap_err();
+        assert!(error.to_string().starts_with("cannot listen on MEDIAOPS_REST_ADDR 127.0.0.1: "), "{error}");
     }
 }

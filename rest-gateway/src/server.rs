@@ -133,9 +133,7 @@ pub async fn run(settings: &crate::GatewaySettings) -> anyhow::Result<()> {
     let client = CoreClient::connect(&settings.core_addr, settings.core_refresh())?;
     let draining = Draining::new();
     let router = router(client, settings, draining.clone())?;
-    let listener = mediaops_listener::bind(&settings.rest_addr, &settings.listener)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on MEDIAOPS_REST_ADDR {}: {e}", settings.rest_addr))?;
+    let listener = mediaops_listener::bind(&settings.rest_addr, &settings.listener, "MEDIAOPS_REST_ADDR").await?;
     println!("REST  listening on http://{} (cores {})", listener.local_addr()?, settings.core_addr);
     serve(listener, router, &settings.listener, mediaops_listener::shutdown_signal(), &draining).await
 }
