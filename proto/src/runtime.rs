@@ -68,9 +68,26 @@ pub enum Flavor {
 /// [`Flavor::Shards`] the other shards' threads.
 pub struct Runtimes {
     main: tokio::runtime::Runtime,
-    /// The other shards: each thread runs its runtime until its sender is
-    /// dropped or sent to.
-    others: Vec<(std::thread::JoinHandle<()>, tokio::sync::oneshot::Sender<()>)>,
+    /// The other shards ([`start_shard`]).
+    others: Vec<ShardThread>,
+}
+
+/// A shard's thread, which runs its runtime until the sender is sent to or
+/// dropped.
+type ShardThread = (std::thread::JoinHandle<()>, tokio::sync::oneshot::Sender<()>);
+
+/// Starts the thread `shard-<shard>` that runs `runtime` as shard `shard`
+/// ([`current_shard`] answers `shard` on it) until told to stop, then drops
+/// it and writes the thread's waiting log lines.
+fn start_shard(shard: usize, runtime: tokio::runtime::Runtime) -> std::io::Result<ShardThread> {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new().name(format!("shard-{shard}")).spawn(move || {
+        SHARD.with(|s| s.set(shard));
+        let _ = runtime.block_on(stopped);
+        drop(runtime);
+        crate::log_buffer::flush();
+    })?;
+    Ok((thread, stop))
 }
 
 impl Runtimes {
@@ -158,17 +175,7 @@ pub fn build() -> Result<Runtimes, String> {
     for shard in 1..workers {
         let runtime = builder(1).build().map_err(|e| e.to_string())?;
         handles.push(runtime.handle().clone());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name(format!("shard-{shard}"))
-            .spawn(move || {
-                SHARD.with(|s| s.set(shard));
-                let _ = runtime.block_on(stopped);
-                drop(runtime);
-                crate::log_buffer::flush();
-            })
-            .map_err(|e| e.to_string())?;
-        others.push((thread, stop));
+        others.push(start_shard(shard, runtime).map_err(|e| e.to_string())?);
     }
     if SHARDS.set(Shards { handles, next: AtomicUsize::new(0) }).is_err() {
         return Err("the process's shards were built twice".to_owned());
@@ -257,19 +264,14 @@ mod tests {
 
     #[tokio::test]
     async fn connections_are_dealt_to_the_shards_in_turn() {
-        // Three shards, each a current-thread runtime on a thread that marks
-        // itself as the shard, as `build` makes them.
+        // Three shards, each a current-thread runtime on a thread of its
+        // own, as `build` makes them.
         let mut handles = Vec::new();
         let mut stops = Vec::new();
         for shard in 0..3 {
             let runtime = builder(1).build().unwrap();
             handles.push(runtime.handle().clone());
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let thread = std::thread::spawn(move || {
-                SHARD.with(|s| s.set(shard));
-                let _ = runtime.block_on(stopped);
-            });
-            stops.push((stop, thread));
+            stops.push(start_shard(shard, runtime).unwrap());
         }
         let shards = Shards { handles, next: AtomicUsize::new(0) };
         let mut ran_on = Vec::new();
@@ -277,7 +279,7 @@ mod tests {
             ran_on.push(shards.next().spawn(async { current_shard() }).await.unwrap());
         }
         assert_eq!(ran_on, [0, 1, 2, 0, 1, 2, 0]);
-        for (stop, thread) in stops {
+        for (thread, stop) in stops {
             stop.send(()).unwrap();
             thread.join().unwrap();
         }
