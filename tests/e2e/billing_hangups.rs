@@ -15,6 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::KEY;
+use common::own_redis::OwnRedis;
 use common::process::{Process, Spawn, cli, redis_prefix, redis_url};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -353,55 +354,6 @@ async fn hang_ups_on_a_split_deployment_of_one_worker_per_process_charge_only_wr
 async fn hang_ups_in_one_process_charge_only_written_answers_and_leave_no_hold() {
     let deployment = one_process(Ledger::Embedded);
     hang_ups(&deployment, "one process, embedded ledger").await;
-}
-
-/// A Redis server of this test's own on a free port, so it can be frozen
-/// (SIGSTOP) without touching the machine's shared one. Dropped, it is
-/// resumed and killed, whatever happened.
-struct OwnRedis {
-    port: u16,
-    child: std::process::Child,
-    _dir: tempfile::TempDir,
-}
-
-impl OwnRedis {
-    fn start() -> OwnRedis {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let dir = tempfile::tempdir().unwrap();
-        let child = std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH");
-        let redis = OwnRedis { port, child, _dir: dir };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return redis;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start on port {port}");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    fn signal(&self, signal: &str) {
-        let status =
-            std::process::Command::new("kill").args([&format!("-{signal}"), &self.child.id().to_string()]).status();
-        assert!(status.is_ok_and(|s| s.success()), "kill -{signal} redis-server failed");
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("kill").args(["-CONT", &self.child.id().to_string()]).status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The documented bound (docs/billing.md "Failing closed": a Redis command

@@ -49,6 +49,7 @@ mod maintenance;
 mod mcp;
 mod openapi;
 mod rate_limits;
+mod redis_socket;
 mod request_fuzz;
 mod rest_errors;
 mod runtime_shards;

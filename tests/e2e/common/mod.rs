@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod own_redis;
 pub mod process;
 pub mod spec_tables;
 pub mod vendor_replay;
