@@ -1,7 +1,7 @@
 # Shared by bench/profile, bench/cpu-per-call and bench/instructions-per-call
 # (sourced, not run): the calls they load a server with, its data, its Redis.
 # Expects ROOT, BENCH_TARGET, KEY (the bootstrap key), LEDGER (redis |
-# embedded) and RUN (the run directory) to be set, and PIDS to be the array
+# redis-socket | embedded) and RUN (the run directory) to be set, and PIDS to be the array
 # its cleanup kills.
 
 BILIBILI_DATA=${BILIBILI_DATA:-$ROOT/../shared/data/works/bilibili}
@@ -44,30 +44,37 @@ cleanup() {
   wait 2>/dev/null || true
 }
 
-# With LEDGER=redis and no REDIS_URL: a private redis-server on <port>
-# (no persistence), and REDIS_URL set to it.
+# With a Redis ledger (LEDGER, or any of LEDGERS, redis or redis-socket) and
+# no REDIS_URL: a private redis-server on <port> and on the Unix socket
+# $RUN/redis.sock (no persistence), REDIS_URL and REDIS_SOCKET set to them.
 start_redis() {
-  if [[ $LEDGER == redis && -z "${REDIS_URL:-}" ]]; then
-    redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no --dir "$RUN" --logfile "$RUN/redis.log" &
+  if [[ " ${LEDGERS:-$LEDGER} " == *" redis"* && -z "${REDIS_URL:-}" ]]; then
+    redis-server --port "$1" --bind 127.0.0.1 --unixsocket "$RUN/redis.sock" --unixsocketperm 700 \
+      --save '' --appendonly no --dir "$RUN" --logfile "$RUN/redis.log" &
     PIDS+=($!)
     REDIS_PID=$!
     REDIS_URL=redis://127.0.0.1:$1
+    REDIS_SOCKET=$RUN/redis.sock
+    for _ in $(seq 50); do [[ -S $REDIS_SOCKET ]] && break; sleep 0.1; done
   fi
 }
 
 # The environment of a `mediaops serve` on <port> (REST; gRPC on port + 1)
 # over <data dir> into which the Bilibili works were imported by <binary>,
-# with the Redis ledger under key prefix <prefix> when LEDGER=redis: the
-# array SERVE_ENV.
+# with the Redis ledger under key prefix <prefix> when LEDGER is redis or
+# redis-socket (over Redis's Unix socket): the array SERVE_ENV.
 #   prepare_server <binary> <data dir> <port> <prefix>
 prepare_server() {
   mkdir -p "$2"
   MEDIAOPS_DATA_DIR="$2" "$1" import bilibili-popular "$BILIBILI_DATA" >"$2.import.json" 2>/dev/null
   SERVE_ENV=(MEDIAOPS_DATA_DIR="$2" MEDIAOPS_BOOTSTRAP_KEY=$KEY MEDIAOPS_BOOTSTRAP_POINTS=1000000000000000
     MEDIAOPS_REST_ADDR=127.0.0.1:$3 MEDIAOPS_GRPC_ADDR=127.0.0.1:$(($3 + 1)))
-  if [[ $LEDGER == redis ]]; then
-    SERVE_ENV+=(MEDIAOPS_REDIS_URL="$REDIS_URL" MEDIAOPS_REDIS_PREFIX="$4")
-  fi
+  case $LEDGER in
+    redis) SERVE_ENV+=(MEDIAOPS_REDIS_URL="$REDIS_URL" MEDIAOPS_REDIS_PREFIX="$4") ;;
+    redis-socket)
+      [[ -S ${REDIS_SOCKET:-} ]] || { echo "no Redis socket at '${REDIS_SOCKET:-}' (set REDIS_SOCKET)" >&2; exit 1; }
+      SERVE_ENV+=(MEDIAOPS_REDIS_URL="unix://$REDIS_SOCKET" MEDIAOPS_REDIS_PREFIX="$4") ;;
+  esac
 }
 
 # Starts <binary> as MODE says (all-in-one, the default: `serve`; split: a
