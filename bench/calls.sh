@@ -69,11 +69,23 @@ prepare_server() {
   MEDIAOPS_DATA_DIR="$2" "$1" import bilibili-popular "$BILIBILI_DATA" >"$2.import.json" 2>/dev/null
   SERVE_ENV=(MEDIAOPS_DATA_DIR="$2" MEDIAOPS_BOOTSTRAP_KEY=$KEY MEDIAOPS_BOOTSTRAP_POINTS=1000000000000000
     MEDIAOPS_REST_ADDR=127.0.0.1:$3 MEDIAOPS_GRPC_ADDR=127.0.0.1:$(($3 + 1)))
-  case $LEDGER in
-    redis) SERVE_ENV+=(MEDIAOPS_REDIS_URL="$REDIS_URL" MEDIAOPS_REDIS_PREFIX="$4") ;;
+  if [[ $LEDGER == redis* ]]; then
+    local url
+    url=$(redis_url_for "$LEDGER")
+    SERVE_ENV+=(MEDIAOPS_REDIS_URL="$url" MEDIAOPS_REDIS_PREFIX="$4")
+  fi
+}
+
+# The MEDIAOPS_REDIS_URL of the ledger word <ledger>: REDIS_URL for redis,
+# unix://REDIS_SOCKET for redis-socket (fails when that is no socket).
+#   redis_url_for redis|redis-socket
+redis_url_for() {
+  case $1 in
+    redis) echo "$REDIS_URL" ;;
     redis-socket)
-      [[ -S ${REDIS_SOCKET:-} ]] || { echo "no Redis socket at '${REDIS_SOCKET:-}' (set REDIS_SOCKET)" >&2; exit 1; }
-      SERVE_ENV+=(MEDIAOPS_REDIS_URL="unix://$REDIS_SOCKET" MEDIAOPS_REDIS_PREFIX="$4") ;;
+      [[ -S ${REDIS_SOCKET:-} ]] || { echo "no Redis socket at '${REDIS_SOCKET:-}' (set REDIS_SOCKET)" >&2; return 1; }
+      echo "unix://$REDIS_SOCKET" ;;
+    *) echo "a Redis ledger is redis or redis-socket, not $1" >&2; return 1 ;;
   esac
 }
 
