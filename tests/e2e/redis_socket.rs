@@ -7,18 +7,9 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
-
 use common::own_redis::OwnRedis;
-use common::process::{Process, Spawn, redis_prefix};
-use serde_json::{Value, json};
-
-/// `GET /api/account/balance`: the points left.
-async fn balance(http: &reqwest::Client, base: &str) -> i64 {
-    let url = format!("{base}/api/account/balance");
-    let envelope: Value = http.get(url).bearer_auth(common::KEY).send().await.unwrap().json().await.unwrap();
-    envelope["data"]["points"].as_i64().unwrap_or_else(|| panic!("no balance in {envelope}"))
-}
+use common::process::{Process, Spawn, balance, charged_since, redis_prefix};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ledger_over_a_unix_socket_charges_once_in_that_redis() {
@@ -42,14 +33,8 @@ async fn the_ledger_over_a_unix_socket_charges_once_in_that_redis() {
             .unwrap();
         assert_eq!(response.status(), 200);
     }
-    // The check costs 1 point (spec 4.12); settled as each answer is delivered.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut charged = before - balance(&http, &base).await;
-    while charged < CALLS && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        charged = before - balance(&http, &base).await;
-    }
-    assert_eq!(charged, CALLS, "every call charged once");
+    // The check costs 1 point (spec 4.12).
+    assert_eq!(charged_since(&http, &base, before, CALLS).await, CALLS, "every call charged once");
 
     // Read over the server's TCP port, which only this test uses.
     let mut tcp = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();

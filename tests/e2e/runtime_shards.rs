@@ -9,19 +9,12 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::process::{Process, Spawn, redis_prefix, redis_url};
-use serde_json::{Value, json};
+use common::process::{Process, Spawn, balance, charged_since, redis_prefix, redis_url};
+use serde_json::json;
 
 /// Clients, each on a connection of its own, and calls per client.
 const CLIENTS: usize = 8;
 const CALLS_PER_CLIENT: usize = 10;
-
-/// `GET /api/account/balance`: the points left.
-async fn balance(http: &reqwest::Client, base: &str) -> i64 {
-    let url = format!("{base}/api/account/balance");
-    let envelope: Value = http.get(url).bearer_auth(common::KEY).send().await.unwrap().json().await.unwrap();
-    envelope["data"]["points"].as_i64().unwrap_or_else(|| panic!("no balance in {envelope}"))
-}
 
 /// The time on a CPU (ns, from `/proc/<pid>/task/*/schedstat`) of each
 /// thread of `pid` named `name` (a shard's thread is `shard-<n>`).
@@ -78,13 +71,8 @@ async fn two_shards_serve_charge_once_and_drain() {
         client.await.unwrap();
     }
     let calls = i64::try_from(CLIENTS * CALLS_PER_CLIENT).unwrap();
-    // The check costs 1 point (spec 4.12); settled as each answer is delivered.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let mut charged = before - balance(&reqwest::Client::new(), &base).await;
-    while charged < calls && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        charged = before - balance(&reqwest::Client::new(), &base).await;
-    }
+    // The check costs 1 point (spec 4.12).
+    let charged = charged_since(&reqwest::Client::new(), &base, before, calls).await;
     assert_eq!(charged, calls, "every call charged once");
     // Half the connections were dealt to the second shard: its thread ran
     // their calls (a millisecond is less than one call's work in a debug

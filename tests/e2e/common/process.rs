@@ -238,3 +238,25 @@ pub fn slow_upstream(delay: Duration) -> String {
     });
     format!("http://{addr}/v1")
 }
+
+/// `GET /api/account/balance` with the bootstrap key on the REST base
+/// `rest`: the points left.
+pub async fn balance(http: &reqwest::Client, rest: &str) -> i64 {
+    let url = format!("{rest}/api/account/balance");
+    let envelope: serde_json::Value =
+        http.get(url).bearer_auth(crate::common::KEY).send().await.unwrap().json().await.unwrap();
+    envelope["data"]["points"].as_i64().unwrap_or_else(|| panic!("no balance in {envelope}"))
+}
+
+/// The points charged since the balance was `before`, once `expected` are
+/// (calls are settled as each answer is delivered), or what was charged
+/// after 10 s.
+pub async fn charged_since(http: &reqwest::Client, rest: &str, before: i64, expected: i64) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut charged = before - balance(http, rest).await;
+    while charged < expected && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        charged = before - balance(http, rest).await;
+    }
+    charged
+}
