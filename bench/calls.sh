@@ -30,11 +30,12 @@ build_release() {
   fi
 }
 
-# The header and rule of a Markdown table with a column per binary of
-# BINARIES after the first column "call".
+# The header and rule of a Markdown table with a column per <name> after
+# the first column "call".
+#   table_head <name>…
 table_head() {
-  local header="| call |" rule="|---|" bin
-  for bin in "${BINARIES[@]}"; do header+=" $bin |"; rule+="---:|"; done
+  local header="| call |" rule="|---|" name
+  for name in "$@"; do header+=" $name |"; rule+="---:|"; done
   printf '%s\n%s\n' "$header" "$rule"
 }
 
