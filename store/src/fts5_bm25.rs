@@ -20,11 +20,19 @@
 //!   of a term most works hold walked 1,000,000 rows at that scale). With two
 //!   or more, each phrase's IDF is counted as `bm25` counts it.
 //!
-//! Called as `mediaops_bm25(<fts5 table>, scored, weight₀, weight₁, …)`:
-//! `scored` the number of leading phrases that score, then one weight per
-//! column as `bm25`'s (1.0 for a column without one). Lower is more
-//! relevant, as `bm25`. Registered on every connection of the embedded
-//! store's pool ([`register`]).
+//! - **The row's length.** `bm25` looks each match's token count up in the
+//!   table's `%_docsize` (one B-tree search per match; a quarter to a third
+//!   of a search's CPU at 300,000 works, docs/rankings.md "Searches: what
+//!   each match's length costs"). The store keeps that count beside the row
+//!   (`works.fts_tokens`, [`crate::fts5_tokens`]), which the search reads
+//!   anyway, and passes it in; NULL has FTS5 look it up as `bm25` does.
+//!
+//! Called as `mediaops_bm25(<fts5 table>, scored, tokens, weight₀, weight₁,
+//! …)`: `scored` the number of leading phrases that score, `tokens` the
+//! row's token count in every column (or NULL), then one weight per column
+//! as `bm25`'s (1.0 for a column without one). Lower is more relevant, as
+//! `bm25`. Registered on every connection of the embedded store's pool
+//! ([`register`]).
 
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -148,19 +156,35 @@ unsafe fn row_score(
         let Some(freq) = usize::try_from(phrase).ok().and_then(|p| data.freq.get_mut(p)) else { continue };
         let weight = usize::try_from(column)
             .ok()
-            .and_then(|c| args.get(c + 1))
+            .and_then(|c| args.get(c + 2))
             // SAFETY: a value SQLite passed to this call.
             .map_or(1.0, |v| unsafe { ffi::sqlite3_value_double(*v) });
         *freq += weight;
     }
-    let mut tokens = 0;
-    check(unsafe { call(api.xColumnSize)?(fts, -1, &mut tokens) })?;
-    let d = f64::from(tokens);
+    let d = f64::from(unsafe { row_tokens(api, fts, args.get(1).copied())? });
     let mut score = 0.0;
     for (idf, freq) in data.idf.iter().zip(&data.freq) {
         score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / data.avgdl)));
     }
     Ok(-score)
+}
+
+/// The current row's token count in every column: `given` when it is a
+/// number (the store's `fts_tokens`), else FTS5's own (a `%_docsize` lookup).
+unsafe fn row_tokens(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    given: Option<*mut ffi::sqlite3_value>,
+) -> Result<c_int, c_int> {
+    // SAFETY: a value SQLite passed to this call.
+    if let Some(given) = given.filter(|v| unsafe { ffi::sqlite3_value_type(*v) } == ffi::SQLITE_INTEGER) {
+        // SAFETY: as above. FTS5 counts a row's tokens in an `int` too.
+        return c_int::try_from(unsafe { ffi::sqlite3_value_int64(given) }).map_err(|_| ffi::SQLITE_MISMATCH);
+    }
+    let mut tokens = 0;
+    // SAFETY: the API's call on the query's context.
+    check(unsafe { call(api.xColumnSize)?(fts, -1, &mut tokens) })?;
+    Ok(tokens)
 }
 
 /// The query's [`QueryData`], computed at its first row.
@@ -248,6 +272,8 @@ mod tests {
         let conn = Connection::open_in_memory().unwrap();
         // SAFETY: an open connection used by this thread alone.
         unsafe { super::register(conn.handle()) }.unwrap();
+        // SAFETY: as above.
+        unsafe { crate::fts5_tokens::register(conn.handle()) }.unwrap();
         conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5 (title_terms, body_terms, platform_terms)").unwrap();
         let words = ["美食", "探店", "火锅", "露营", "装备", "旅行", "攻略", "作品", "ai", "绘画"];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -270,17 +296,30 @@ mod tests {
             )
             .unwrap();
         }
+        // The rows' token counts as the store keeps them beside its rows.
+        conn.execute_batch(
+            "CREATE TABLE n (id INTEGER PRIMARY KEY, tokens INTEGER); \
+             INSERT INTO n SELECT id, mediaops_fts_tokens(sz) FROM t_docsize",
+        )
+        .unwrap();
         conn
     }
 
     /// (rowid, bm25, mediaops_bm25) of every match of `query`, scoring its
-    /// first `scored` phrases.
+    /// first `scored` phrases; the two ways of `mediaops_bm25` (the token
+    /// count passed in, and looked up by FTS5) must give the same bits.
     fn scores(conn: &Connection, query: &str, scored: usize) -> Vec<(i64, f64, f64)> {
         let sql = format!(
-            "SELECT rowid, bm25(t, 3.0, 1.0, 0.0), mediaops_bm25(t, {scored}, 3.0, 1.0, 0.0) FROM t WHERE t MATCH ?1"
+            "SELECT t.rowid, bm25(t, 3.0, 1.0, 0.0), mediaops_bm25(t, {scored}, n.tokens, 3.0, 1.0, 0.0), \
+             mediaops_bm25(t, {scored}, NULL, 3.0, 1.0, 0.0) FROM t CROSS JOIN n ON n.id = t.rowid WHERE t MATCH ?1"
         );
         let mut stmt = conn.prepare(&sql).unwrap();
-        stmt.query_map([query], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+        let rows = stmt.query_map([query], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, f64>(3)?)));
+        let rows: Vec<(i64, f64, f64, f64)> = rows.unwrap().map(Result::unwrap).collect();
+        for (rowid, _, given, looked_up) in &rows {
+            assert_eq!(given.to_bits(), looked_up.to_bits(), "{query}, row {rowid}: {given} against {looked_up}");
+        }
+        rows.into_iter().map(|(rowid, bm25, given, _)| (rowid, bm25, given)).collect()
     }
 
     #[test]

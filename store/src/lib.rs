@@ -50,6 +50,7 @@ pub mod failure;
 pub mod feed_token;
 pub mod freshness;
 pub mod fts5_bm25;
+pub mod fts5_tokens;
 mod history;
 pub mod import;
 pub mod legacy;

@@ -189,11 +189,14 @@ impl Dialect {
                 let ph = c.bind(Param::Text(query.unwrap_or_default()));
                 c.push(format!("{table}_fts MATCH {ph}"));
                 // The terms' phrases come first; the platform's, last, only
-                // filters ([`crate::fts5_bm25`]).
+                // filters; the row's token count is read beside it
+                // ([`crate::fts5_bm25`]).
                 let scored = segment::query_terms(terms).len();
                 let rank = match replaced {
                     true => format!("bm25({table}_fts, 3.0, 1.0, 0.0)"),
-                    false => format!("{}({table}_fts, {scored}, 3.0, 1.0, 0.0)", crate::fts5_bm25::NAME),
+                    false => {
+                        format!("{}({table}_fts, {scored}, {alias}.fts_tokens, 3.0, 1.0, 0.0)", crate::fts5_bm25::NAME)
+                    }
                 };
                 (format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"), (rank, ""))
             }

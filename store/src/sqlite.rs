@@ -20,7 +20,7 @@ use super::listing::Dialect;
 use super::model::{Account, AccountSnapshot, Work, WorkSnapshot};
 use super::point_cache::PointCache;
 use super::retention::{self, PruneReport};
-use super::{PoolSettings, StoreError, StoreResult, fts5_bm25, segment, sql};
+use super::{PoolSettings, StoreError, StoreResult, fts5_bm25, fts5_tokens, segment, sql};
 
 const DIALECT: Dialect = Dialect::Sqlite;
 
@@ -49,6 +49,7 @@ fn migrator() -> Migrator {
         (20, "board values", include_str!("migrations/sqlite/0020_board_values.sql")),
         (21, "board values by work", include_str!("migrations/sqlite/0021_board_values_by_work.sql")),
         (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
+        (23, "fts token counts", include_str!("migrations/sqlite/0023_fts_token_counts.sql")),
     ])
 }
 
@@ -126,13 +127,16 @@ impl SqliteStore {
 
 /// Registers the store's own SQL functions on a new connection of the
 /// pool: the relevance score [`fts5_bm25`] (docs/data-apis.md "Search at
-/// scale").
+/// scale") and the token count [`fts5_tokens`] it is given.
 async fn register_functions(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
     let mut handle = conn.lock_handle().await?;
-    // SAFETY: the handle is locked for this call alone and stays open.
-    unsafe { fts5_bm25::register(handle.as_raw_handle().as_ptr()) }.map_err(|code| {
-        sqlx::Error::Configuration(format!("cannot register {} (SQLite code {code})", fts5_bm25::NAME).into())
-    })
+    let db = handle.as_raw_handle().as_ptr();
+    let refused =
+        |name: &str, code| sqlx::Error::Configuration(format!("cannot register {name} (SQLite code {code})").into());
+    // SAFETY: the handle is locked for these calls alone and stays open.
+    unsafe { fts5_bm25::register(db) }.map_err(|code| refused(fts5_bm25::NAME, code))?;
+    // SAFETY: as above.
+    unsafe { fts5_tokens::register(db) }.map_err(|code| refused(fts5_tokens::NAME, code))
 }
 
 /// Replaces a work's FTS row with its segmented title and body and its
@@ -145,7 +149,7 @@ async fn index_work(conn: &mut SqliteConnection, id: i64, work: &Work) -> StoreR
         ("body_terms", body.join(" ")),
         ("platform_terms", segment::platform_term(&work.platform)),
     ];
-    index(conn, "works_fts", id, columns).await?;
+    index(conn, "works", id, columns).await?;
     for statement in TERM_ROWS_OF_WORK.iter() {
         sqlx::query(statement).bind(id).execute(&mut *conn).await?;
     }
@@ -161,16 +165,19 @@ async fn index_account(conn: &mut SqliteConnection, id: i64, account: &Account) 
         ("body_terms", body.join(" ")),
         ("platform_terms", segment::platform_term(&account.platform)),
     ];
-    index(conn, "accounts_fts", id, columns).await
+    index(conn, "accounts", id, columns).await
 }
 
-/// Replaces row `id` of the FTS table `table` with `columns` (name, text).
+/// Replaces row `id` of the FTS table `{owner}_fts` with `columns` (name,
+/// text), then sets `{owner}.fts_tokens` of that row to the FTS row's token
+/// count ([`fts5_tokens`], migration 0023).
 async fn index<const N: usize>(
     conn: &mut SqliteConnection,
-    table: &str,
+    owner: &str,
     id: i64,
     columns: [(&str, String); N],
 ) -> StoreResult<()> {
+    let table = format!("{owner}_fts");
     sqlx::query(&format!("DELETE FROM {table} WHERE rowid = ?1")).bind(id).execute(&mut *conn).await?;
     let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
     let placeholders: Vec<String> = (2..=N + 1).map(|i| format!("?{i}")).collect();
@@ -181,6 +188,11 @@ async fn index<const N: usize>(
         query = query.bind(text);
     }
     query.execute(&mut *conn).await?;
+    let tokens = format!(
+        "UPDATE {owner} SET fts_tokens = (SELECT {}(sz) FROM {table}_docsize WHERE id = ?1) WHERE id = ?1",
+        fts5_tokens::NAME
+    );
+    sqlx::query(&tokens).bind(id).execute(&mut *conn).await?;
     Ok(())
 }
 
