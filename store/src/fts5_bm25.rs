@@ -169,8 +169,9 @@ unsafe fn row_score(
     Ok(-score)
 }
 
-/// The current row's token count in every column: `given` when it is a
-/// number (the store's `fts_tokens`), else FTS5's own (a `%_docsize` lookup).
+/// The current row's token count in every column: `given` when it is an
+/// integer (the store's `fts_tokens`), else FTS5's own (a `%_docsize`
+/// lookup); `SQLITE_MISMATCH` for an integer past `int`, which FTS5 counts in.
 unsafe fn row_tokens(
     api: &ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
