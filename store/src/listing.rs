@@ -490,12 +490,7 @@ impl Dialect {
             ))
         });
         // Every join of `parts` is a LEFT JOIN, so an empty page keeps the
-        // count's row. The window holds one match more than the cap to tell
-        // a count past it; past it, the page leaves out the oldest match
-        // (the least `newest`, which is unique) by a filter: sorting the
-        // window by `newest` again to drop it was a sixth of a search's
-        // statement (docs/rankings.md "Searches: each match's length kept
-        // beside it").
+        // count's row.
         let counted_page = cap.zip(window.as_deref()).map(|(cap, window)| {
             let newest = format!(
                 "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
@@ -503,10 +498,9 @@ impl Dialect {
                 cap + 1
             );
             self.placeholders(format!(
-                "WITH win AS MATERIALIZED ({newest}), \
-                 counted AS (SELECT count(*) AS listing_total, min(newest) AS oldest FROM win), \
-                 paged AS (SELECT * FROM win WHERE (SELECT listing_total FROM counted) <= {cap} \
-                 OR newest > (SELECT oldest FROM counted) ORDER BY {inner_order}page_id {paged}) \
+                "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
+                 paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
+                 ORDER BY {inner_order}page_id {paged}) \
                  SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM counted c LEFT JOIN paged p ON 1 = 1 \
                  LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
             ))
@@ -850,14 +844,7 @@ mod tests {
         assert!(counted.starts_with("WITH win AS MATERIALIZED (SELECT w.id AS page_id, mediaops_bm25("), "{counted}");
         assert!(counted.contains("works_fts.rowid AS newest FROM works_fts CROSS JOIN works w"), "{counted}");
         assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10001), counted AS"), "{counted}");
-        assert!(counted.contains("min(newest) AS oldest FROM win"), "{counted}");
-        assert!(
-            counted.contains(
-                "FROM win WHERE (SELECT listing_total FROM counted) <= 10000 OR newest > (SELECT oldest FROM counted) \
-                 ORDER BY k0, k1 DESC NULLS LAST"
-            ),
-            "{counted}"
-        );
+        assert!(counted.contains("FROM win ORDER BY newest DESC LIMIT 10000) kept ORDER BY k0, k1 DESC NULLS LAST"));
         let exact = Dialect::Sqlite.find_works(&WorkQuery { exact_total: true, ..q.clone() }).unwrap().unwrap();
         assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none() && exact.counted_page.is_none());
         assert_eq!(exact.page_of(10_001, Vec::<()>::new()).total, 10_001);
