@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use common::KEY;
 use common::own_redis::OwnRedis;
-use common::process::{Process, Spawn, cli, redis_prefix, redis_url};
+use common::process::{Process, Spawn, balance, cli, redis_prefix, redis_url};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// The charged call of every test: 1 point (spec 4.14), free of upstreams.
+/// The charged call of every test: 1 point (spec 4.6), free of upstreams.
 const PATH: &str = "/api/apis/tool/check-banned-words/call";
 const PRICE: i64 = 1;
 
@@ -90,10 +90,7 @@ fn one_process(ledger: Ledger) -> Deployment {
 
 impl Deployment {
     async fn balance(&self) -> i64 {
-        let url = format!("{}/api/account/balance", self.rest);
-        let response = reqwest::Client::new().get(url).bearer_auth(KEY).send().await.unwrap();
-        let envelope: Value = response.json().await.unwrap();
-        envelope["data"]["points"].as_i64().unwrap_or_else(|| panic!("no balance in {envelope}"))
+        balance(&reqwest::Client::new(), &self.rest).await
     }
 
     /// The reservations the bootstrap account holds now.

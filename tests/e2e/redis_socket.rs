@@ -33,7 +33,7 @@ async fn the_ledger_over_a_unix_socket_charges_once_in_that_redis() {
             .unwrap();
         assert_eq!(response.status(), 200);
     }
-    // The check costs 1 point (spec 4.12).
+    // The check costs 1 point (spec 4.6).
     assert_eq!(charged_since(&http, &base, before, CALLS).await, CALLS, "every call charged once");
 
     // Read over the server's TCP port, which only this test uses.

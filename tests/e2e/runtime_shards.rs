@@ -71,7 +71,7 @@ async fn two_shards_serve_charge_once_and_drain() {
         client.await.unwrap();
     }
     let calls = i64::try_from(CLIENTS * CALLS_PER_CLIENT).unwrap();
-    // The check costs 1 point (spec 4.12).
+    // The check costs 1 point (spec 4.6).
     let charged = charged_since(&reqwest::Client::new(), &base, before, calls).await;
     assert_eq!(charged, calls, "every call charged once");
     // Half the connections were dealt to the second shard: its thread ran
