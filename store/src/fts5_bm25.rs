@@ -27,6 +27,13 @@
 //!   (`works.fts_tokens`, [`crate::fts5_tokens`]), which the search reads
 //!   anyway, and passes it in; NULL has FTS5 look it up as `bm25` does.
 //!
+//! - **The merged instance list.** `bm25` reads a row's frequencies from
+//!   FTS5's list of every phrase's instances (`xInstCount`/`xInst`), which
+//!   FTS5 builds per row by merging each phrase's positions, the platform's
+//!   too. Here each scored phrase's positions are read on their own
+//!   (`xPhraseFirst`/`xPhraseNext`): the same instances of that phrase in
+//!   the same order, so the same sums.
+//!
 //! Called as `mediaops_bm25(<fts5 table>, scored, tokens, weight₀, weight₁,
 //! …)`: `scored` the number of leading phrases that score, `tokens` the
 //! row's token count in every column (or NULL), then one weight per column
@@ -146,20 +153,22 @@ unsafe fn row_score(
     };
     // SAFETY: the query's context, valid during the call.
     let data = unsafe { query_data(api, fts, args[0])? };
-    data.freq.fill(0.0);
-    let mut instances = 0;
-    // SAFETY: the API's calls on the query's context (below too).
-    check(unsafe { call(api.xInstCount)?(fts, &mut instances) })?;
-    for i in 0..instances {
-        let (mut phrase, mut column, mut offset) = (0, 0, 0);
-        check(unsafe { call(api.xInst)?(fts, i, &mut phrase, &mut column, &mut offset) })?;
-        let Some(freq) = usize::try_from(phrase).ok().and_then(|p| data.freq.get_mut(p)) else { continue };
-        let weight = usize::try_from(column)
-            .ok()
-            .and_then(|c| args.get(c + 2))
-            // SAFETY: a value SQLite passed to this call.
-            .map_or(1.0, |v| unsafe { ffi::sqlite3_value_double(*v) });
-        *freq += weight;
+    // Each scored phrase's own instances (the platform's phrase, last,
+    // is never read), in the order of the row's columns and offsets, as
+    // `bm25` adds them up from its merged list of every phrase's.
+    for (phrase, freq) in (0..).zip(data.freq.iter_mut()) {
+        *freq = 0.0;
+        let mut iter = ffi::Fts5PhraseIter { a: ptr::null(), b: ptr::null() };
+        let (mut column, mut offset) = (0, 0);
+        // SAFETY: the API's calls on the query's context and the iterator
+        // it fills (below too).
+        check(unsafe { call(api.xPhraseFirst)?(fts, phrase, &mut iter, &mut column, &mut offset) })?;
+        let next = call(api.xPhraseNext)?;
+        while column >= 0 {
+            *freq += column_weight(args, column);
+            // SAFETY: as above.
+            unsafe { next(fts, &mut iter, &mut column, &mut offset) };
+        }
     }
     let d = f64::from(unsafe { row_tokens(api, fts, args.get(1).copied())? });
     let mut score = 0.0;
@@ -167,6 +176,16 @@ unsafe fn row_score(
         score += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / data.avgdl)));
     }
     Ok(-score)
+}
+
+/// The weight of `column` among the call's arguments (after the table and
+/// the token count); 1.0 for a column without one, as `bm25`.
+fn column_weight(args: &[*mut ffi::sqlite3_value], column: c_int) -> f64 {
+    usize::try_from(column)
+        .ok()
+        .and_then(|c| args.get(c + 2))
+        // SAFETY: a value SQLite passed to this call.
+        .map_or(1.0, |v| unsafe { ffi::sqlite3_value_double(*v) })
 }
 
 /// The current row's token count in every column: `given` when it is an
