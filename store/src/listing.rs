@@ -48,6 +48,35 @@ pub(super) struct MatchFilter<'a> {
     pub(super) by_likes: bool,
 }
 
+/// What [`Dialect::text_match`] gives its caller.
+struct TextMatch {
+    /// The FROM clause of the match.
+    from: String,
+    /// The relevance key.
+    rank: Key,
+    /// SQLite: `<table>_fts WHERE <table>_fts MATCH $n`, the full-text
+    /// index alone, when its matches are exactly the rows of the table with
+    /// the text and the platform (the query names the platform's term,
+    /// [`segment::platform_term`]), so that a count with no other filter
+    /// reads the index without a row lookup per match. `None` on
+    /// PostgreSQL.
+    index_only: Option<String>,
+}
+
+/// How [`Dialect::two_step`] caps a listing (docs/data-apis.md "Search at
+/// scale").
+struct Cap {
+    /// The count's cap ([`crate::TOTAL_CAP`]), `None` = exact.
+    total: Option<u64>,
+    /// For a relevance order: the expression that orders the rows newest
+    /// stored first (the window past the cap).
+    window: Option<String>,
+    /// [`TextMatch::index_only`] when the listing has no filter but the
+    /// text and the platform: the count then reads the full-text index
+    /// alone.
+    index_only: Option<String>,
+}
+
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
@@ -76,8 +105,11 @@ pub struct Listing {
     /// answers one row). The same count and page as [`Listing::count`]
     /// then [`Listing::page_for`]: the matches are all ranked when they
     /// are `cap` or fewer, else the `cap` newest (docs/data-apis.md
-    /// "Search at scale"). Run with the index-ordered shapes
-    /// ([`super::plans`]).
+    /// "Search at scale"). On SQLite, when the listing has no filter but
+    /// the text and the platform ([`TextMatch::index_only`]), the count
+    /// reads the full-text index alone and the page the newest `cap`
+    /// matches, without the materialized window. Run with the
+    /// index-ordered shapes ([`super::plans`]).
     pub counted_page: Option<String>,
     /// The setting [`Listing::counted_page`] is planned under, in a
     /// transaction of its own ([`Dialect::newest_walk_setting`]); `None`:
@@ -157,10 +189,10 @@ impl Dialect {
         }
     }
 
-    /// (FROM clause, rank key) of a full-text match of `terms` on `table`
-    /// (`works` alias `w`, `accounts` alias `a`) of `platform`; adds the
-    /// match condition (the caller adds the platform's condition,
-    /// [`Dialect::platform_condition`]).
+    /// (FROM clause, rank key, [`TextMatch::index_only`]) of a full-text
+    /// match of `terms` on `table` (`works` alias `w`, `accounts` alias `a`)
+    /// of `platform`; adds the match condition (the caller adds the
+    /// platform's condition, [`Dialect::platform_condition`]).
     /// SQLite's FROM starts at the FTS table with `CROSS JOIN`, which makes
     /// it the outer loop: left to itself the planner walks every row of the
     /// platform and probes the FTS table once per row. SQLite's works query
@@ -175,19 +207,25 @@ impl Dialect {
         (table, alias): (&str, &str),
         platform: &str,
         terms: &[String],
-    ) -> (String, Key) {
+    ) -> TextMatch {
         match self {
             Dialect::Sqlite => {
                 // The replaced shape (for the bench's before and after):
                 // FTS5's own `bm25`, and accounts matched on every platform.
                 let replaced = !super::plans::index_ordered();
-                let query = match table {
-                    "works" => segment::fts5_work_query(terms, platform),
-                    _ if replaced => segment::fts5_query(terms),
-                    _ => segment::fts5_account_query(terms, platform),
+                let (query, names_platform) = match table {
+                    "works" => (segment::fts5_work_query(terms, platform), true),
+                    _ if replaced => (segment::fts5_query(terms), false),
+                    _ => (segment::fts5_account_query(terms, platform), true),
                 };
                 let ph = c.bind(Param::Text(query.unwrap_or_default()));
-                c.push(format!("{table}_fts MATCH {ph}"));
+                let matched = format!("{table}_fts MATCH {ph}");
+                // The platform's term stands for `platform = …` only for a
+                // platform of spec 1's list (lower-case letters, which
+                // `segment::platform_term` keeps as they are).
+                let index_only = (names_platform && PLATFORM_ORDER.contains(&platform))
+                    .then(|| format!("{table}_fts WHERE {matched}"));
+                c.push(matched);
                 // The terms' phrases come first; the platform's, last, only
                 // filters; the row's token count is read beside it
                 // ([`crate::fts5_bm25`]).
@@ -198,12 +236,20 @@ impl Dialect {
                         format!("{}({table}_fts, {scored}, {alias}.fts_tokens, 3.0, 1.0, 0.0)", crate::fts5_bm25::NAME)
                     }
                 };
-                (format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"), (rank, ""))
+                TextMatch {
+                    from: format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
+                    rank: (rank, ""),
+                    index_only,
+                }
             }
             Dialect::Postgres => {
                 let ph = c.bind(Param::Text(segment::tsquery_literal(terms).unwrap_or_default()));
                 c.push(format!("{alias}.search_vector @@ {ph}::tsquery"));
-                (format!("{table} {alias}"), (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"))
+                TextMatch {
+                    from: format!("{table} {alias}"),
+                    rank: (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"),
+                    index_only: None,
+                }
             }
         }
     }
@@ -243,7 +289,7 @@ impl Dialect {
             c.push(format!("kw.id IN (SELECT rowid FROM works_fts WHERE works_fts MATCH {ph})"));
             "works kw INDEXED BY works_likes".to_owned()
         } else {
-            self.text_match(c, ("works", "kw"), f.platform, &terms).0
+            self.text_match(c, ("works", "kw"), f.platform, &terms).from
         };
         self.platform_condition(c, "kw", f.platform, true);
         if let Some(category) = f.category {
@@ -464,7 +510,7 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
-        (cap, window): (Option<u64>, Option<String>),
+        Cap { total: cap, window, index_only }: Cap,
     ) -> Listing {
         let filter = c.where_sql();
         let n = c.params.len();
@@ -484,26 +530,46 @@ impl Dialect {
                  ORDER BY {outer_order}{alias}.id"
             ))
         };
-        let page_past_cap = cap.zip(window.as_deref()).map(|(cap, window)| {
-            outer(&format!(
+        // The page of the `cap` newest matches, ranked.
+        let newest_ranked = |cap: u64, window: &str| {
+            format!(
                 "SELECT * FROM ({keyed} ORDER BY {window} DESC LIMIT {cap}) win ORDER BY {inner_order}page_id {paged}"
-            ))
-        });
+            )
+        };
+        let page_past_cap = cap.zip(window.as_deref()).map(|(cap, window)| outer(&newest_ranked(cap, window)));
         // Every join of `parts` is a LEFT JOIN, so an empty page keeps the
         // count's row.
         let counted_page = cap.zip(window.as_deref()).map(|(cap, window)| {
-            let newest = format!(
-                "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
-                 ORDER BY {window} DESC LIMIT {}",
-                cap + 1
-            );
-            self.placeholders(format!(
-                "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
-                 paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
-                 ORDER BY {inner_order}page_id {paged}) \
-                 SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM counted c LEFT JOIN paged p ON 1 = 1 \
-                 LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
-            ))
+            let statement = match &index_only {
+                // The count reads the full-text index alone (no row lookup
+                // per match) and the page reads the newest `cap` matches
+                // once, ranked as they are read: SQLite's materialized
+                // window (below) cost more than the second read of the
+                // index (docs/data-apis.md "Search at scale").
+                Some(index_only) => format!(
+                    "SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM \
+                     (SELECT count(*) AS listing_total FROM (SELECT 1 FROM {index_only} LIMIT {})) c \
+                     LEFT JOIN ({}) p ON 1 = 1 \
+                     LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id",
+                    cap + 1,
+                    newest_ranked(cap, window)
+                ),
+                None => {
+                    let newest = format!(
+                        "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
+                         ORDER BY {window} DESC LIMIT {}",
+                        cap + 1
+                    );
+                    format!(
+                        "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
+                         paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
+                         ORDER BY {inner_order}page_id {paged}) \
+                         SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM counted c LEFT JOIN paged p ON 1 = 1 \
+                         LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
+                    )
+                }
+            };
+            self.placeholders(statement)
         });
         Listing {
             count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
@@ -523,6 +589,7 @@ impl Dialect {
         let mut c = Conditions::default();
         let mut from = "works w".to_owned();
         let mut rank = None;
+        let mut index_only = None;
         let mut terms = Vec::new();
         if let Some(text) = &q.text {
             terms = crate::text::index_terms(text);
@@ -534,10 +601,13 @@ impl Dialect {
             terms.push(topic.marker().to_owned());
         }
         if !terms.is_empty() {
-            let (f, r) = self.text_match(&mut c, ("works", "w"), &q.platform, &terms);
-            from = f;
+            let matched = self.text_match(&mut c, ("works", "w"), &q.platform, &terms);
+            from = matched.from;
             // A topic alone is a filter, not a relevance.
-            rank = q.text.is_some().then_some(r);
+            rank = q.text.is_some().then_some(matched.rank);
+            let unfiltered =
+                q.author_id.is_none() && q.published_from.is_none() && q.published_to.is_none() && q.category.is_none();
+            index_only = matched.index_only.filter(|_| unfiltered);
         }
         self.platform_condition(&mut c, "w", &q.platform, !terms.is_empty());
         if let Some(author) = &q.author_id {
@@ -568,7 +638,7 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        let cap = (total_cap(q.exact_total), window);
+        let cap = Cap { total: total_cap(q.exact_total), window, index_only };
         Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
@@ -579,14 +649,16 @@ impl Dialect {
         let mut c = Conditions::default();
         let mut from = "accounts a".to_owned();
         let mut rank = None;
+        let mut index_only = None;
         if let Some(text) = &q.text {
             let terms = crate::text::index_terms(text);
             if terms.is_empty() {
                 return Ok(None);
             }
-            let (f, r) = self.text_match(&mut c, ("accounts", "a"), &q.platform, &terms);
-            from = f;
-            rank = Some(r);
+            let matched = self.text_match(&mut c, ("accounts", "a"), &q.platform, &terms);
+            from = matched.from;
+            rank = Some(matched.rank);
+            index_only = matched.index_only.filter(|_| q.nickname.is_none() && q.category.is_none());
         }
         self.platform_condition(&mut c, "a", &q.platform, q.text.is_some());
         if let Some(nickname) = &q.nickname {
@@ -600,7 +672,7 @@ impl Dialect {
             (AccountOrder::Relevance, Some(rank)) => (vec![rank, fans], Some(self.newest_stored("accounts", "a"))),
             _ => (vec![fans], None),
         };
-        let cap = (total_cap(q.exact_total), window);
+        let cap = Cap { total: total_cap(q.exact_total), window, index_only };
         Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 

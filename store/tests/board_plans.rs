@@ -16,7 +16,9 @@ use mediaops_store::test_support as support;
 use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use mediaops_store::model::{Account, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot};
+use mediaops_store::model::{
+    Account, AccountOrder, AccountQuery, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot,
+};
 use mediaops_store::plans::{self, KEYWORD_WALK_FROM};
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::{ContentStore, KEYWORD_MATCH_CAP};
@@ -202,6 +204,34 @@ async fn compare(store: &dyn ContentStore) {
         let here = format!("search {keyword} {published_from:?} page {page} exact {exact_total}");
         let found = same(&here, async || store.find_works(&query).await.unwrap()).await;
         assert_eq!(found.total_is_lower_bound, keyword == "作品" && !exact_total, "{here}");
+    }
+    // The count of a search with no other filter reads the full-text index
+    // alone on SQLite: it must count the platform's matches only (both
+    // platforms' titles hold 作品, both platforms' nicknames 作者).
+    let articles = WorkQuery {
+        platform: "articles".into(),
+        text: Some("作品".into()),
+        order: WorkOrder::Relevance,
+        page: 2,
+        page_size: 20,
+        ..WorkQuery::default()
+    };
+    let found = same("search 作品 on articles", async || store.find_works(&articles).await.unwrap()).await;
+    assert_eq!((found.total, found.total_is_lower_bound, found.items.len()), (3_000, false, 20));
+    for (page, nickname) in [(1, None), (2, None), (3, None), (1, Some("作者7"))] {
+        let query = AccountQuery {
+            platform: "lifestyle".into(),
+            text: Some("作者".into()),
+            nickname: nickname.map(str::to_owned),
+            order: AccountOrder::Relevance,
+            page,
+            page_size: 20,
+            ..AccountQuery::default()
+        };
+        let here = format!("account search 作者 page {page} {nickname:?}");
+        let found = same(&here, async || store.find_accounts(&query).await.unwrap()).await;
+        let (total, items) = if nickname.is_some() { (1, 1) } else { (40, [20, 20, 0][page as usize - 1]) };
+        assert_eq!((found.total, found.items.len()), (total, items), "{here}");
     }
     // Level boards over reads, windows longer than a day (and one day).
     let mut compared = 0;
