@@ -912,7 +912,19 @@ mod tests {
         );
         let postgres = Dialect::Postgres.find_works(&q).unwrap().unwrap();
         assert!(postgres.page_past_cap.unwrap().contains("ORDER BY w.id DESC LIMIT 10000) win"));
+        // No filter but the text and the platform: the count reads the
+        // full-text index alone, the page the newest 10,000 matches.
         let counted = sqlite.counted_page.as_deref().unwrap();
+        assert!(
+            counted.contains("FROM (SELECT count(*) AS listing_total FROM (SELECT 1 FROM works_fts WHERE works_fts MATCH ?1 LIMIT 10001)) c"),
+            "{counted}"
+        );
+        assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10000) win ORDER BY k0"), "{counted}");
+        assert!(!counted.contains("MATERIALIZED"), "{counted}");
+        // With a filter the window is read once, materialized.
+        let filtered = WorkQuery { category: Some("旅行".into()), ..q.clone() };
+        let filtered = Dialect::Sqlite.find_works(&filtered).unwrap().unwrap();
+        let counted = filtered.counted_page.as_deref().unwrap();
         assert!(counted.starts_with("WITH win AS MATERIALIZED (SELECT w.id AS page_id, mediaops_bm25("), "{counted}");
         assert!(counted.contains("works_fts.rowid AS newest FROM works_fts CROSS JOIN works w"), "{counted}");
         assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10001), counted AS"), "{counted}");
