@@ -36,6 +36,9 @@
 //!   complete); `RANKINGS_BENCH_ONLY=SearchNote,HitData` calls only the
 //!   operations whose gRPC method contains one of the words;
 //!   `RANKINGS_BENCH_BOARDS=0` skips the board build and the `+boards` run.
+//! - Texts: a work's title alone by default, so every match of a keyword
+//!   scores the same; `RANKINGS_BENCH_TEXTS=varied` adds descriptions of
+//!   varied length and words, for the searches' relevance order.
 //! - Before and after: each operation is called first with the boards'
 //!   replaced statement shapes (`<backend> before`, the shapes the
 //!   index-ordered ones replaced: `mediaops_store::plans`; the
@@ -93,6 +96,61 @@ const BATCH: usize = 5_000;
 const SNAPSHOTS_PER_CALL: usize = 50_000;
 const SEED: u64 = 20_261_120;
 const NOW: &str = "2026-11-20";
+
+/// `RANKINGS_BENCH_TEXTS=varied`: each work also gets a description of
+/// 0–59 words drawn from [`DESCRIPTION_WORDS`] and its platform's
+/// categories, so that a keyword's matches differ in length and in how often
+/// they hold it, and relevance has an order to find. By default a work has
+/// its title alone (`<category>作品<n>`), and every match of a keyword
+/// scores the same. The kept store's name says which (`…-varied`).
+fn varied_texts() -> bool {
+    std::env::var("RANKINGS_BENCH_TEXTS").is_ok_and(|v| v == "varied")
+}
+
+/// The kept store's name suffix for [`varied_texts`].
+fn texts_suffix() -> &'static str {
+    if varied_texts() { "-varied" } else { "" }
+}
+
+/// The words of a [`varied_texts`] description, beside the categories.
+const DESCRIPTION_WORDS: [&str; 24] = [
+    "分享",
+    "日常",
+    "推荐",
+    "教程",
+    "攻略",
+    "好物",
+    "体验",
+    "记录",
+    "生活",
+    "周末",
+    "新手",
+    "干货",
+    "合集",
+    "测评",
+    "避坑",
+    "清单",
+    "作品",
+    "美味佳肴",
+    "美食",
+    "火锅",
+    "旅行",
+    "露营",
+    "数码",
+    "账号",
+];
+
+/// A [`varied_texts`] description: 0–59 words, space-separated.
+fn description(rng: &mut StdRng, categories: &[String]) -> String {
+    let words = rng.random_range(0..60);
+    (0..words)
+        .map(|_| {
+            let i = rng.random_range(0..DESCRIPTION_WORDS.len() + categories.len());
+            DESCRIPTION_WORDS.get(i).copied().unwrap_or_else(|| &categories[i - DESCRIPTION_WORDS.len()])
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -219,10 +277,12 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
         for w in 0..works / 3 {
             let id = format!("{platform}-w{w}");
             let author = rng.random_range(0..accounts);
+            let description = varied_texts().then(|| description(&mut rng, &categories));
             entities.push(Record::Work(Work {
                 platform: platform.into(),
                 platform_id: id.clone(),
                 title: format!("{}作品{w}", categories[w % categories.len()]),
+                description,
                 author_id: Some(format!("{platform}-a{author}")),
                 category: Some(categories[w % categories.len()].clone()),
                 published_at: Some(day_at(0) - chrono::Duration::days(rng.random_range(0..30))),
@@ -536,7 +596,7 @@ impl Kept {
     fn new(backend: &str, works: usize, days: u64) -> Option<Kept> {
         let dir = std::path::PathBuf::from(std::env::var_os("RANKINGS_BENCH_STORE")?);
         std::fs::create_dir_all(&dir).unwrap();
-        let marker = dir.join(format!("{backend}-{works}x{days}.filled"));
+        let marker = dir.join(format!("{backend}-{works}x{days}{}.filled", texts_suffix()));
         Some(Kept { dir, marker })
     }
 
@@ -842,7 +902,7 @@ async fn main() {
             let temp = tempfile::tempdir().unwrap();
             let kept = Kept::new("sqlite", works, days);
             let path = match &kept {
-                Some(k) => k.dir.join(format!("sqlite-{works}x{days}.sqlite")),
+                Some(k) => k.dir.join(format!("sqlite-{works}x{days}{}.sqlite", texts_suffix())),
                 None => temp.path().join("store.sqlite"),
             };
             let store = Arc::new(SqliteStore::open_with(&path, sqlite_settings()).await.expect("open SQLite"));
@@ -867,7 +927,7 @@ async fn main() {
                 .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
             let kept = Kept::new("postgres", works, days);
             let schema = match &kept {
-                Some(_) => format!("rankings_bench_kept_{works}x{days}"),
+                Some(_) => format!("rankings_bench_kept_{works}x{days}{}", texts_suffix().replace('-', "_")),
                 None => format!("rankings_bench_{}", uuid::Uuid::new_v4().simple()),
             };
             let mut conn = PgConnection::connect(&url).await.expect("PostgreSQL");
