@@ -12,6 +12,7 @@ use super::model::{
 };
 use super::{StoreResult, paging, segment, sql};
 use crate::rules::platforms::PLATFORM_ORDER;
+use crate::term_lists::exact_char;
 
 /// A query of backend `DB` with its arguments.
 pub(crate) type DbQuery<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments<'q>>;
@@ -229,12 +230,15 @@ impl Dialect {
                 // The terms' phrases come first; the platform's, last, only
                 // filters; the row's token count is read beside it
                 // ([`crate::fts5_bm25`]).
-                let scored = segment::query_terms(terms).len();
+                let scored = segment::query_terms(terms);
+                let rows = Self::term_rows(table, scored);
                 let rank = match replaced {
                     true => format!("bm25({table}_fts, 3.0, 1.0, 0.0)"),
-                    false => {
-                        format!("{}({table}_fts, {scored}, {alias}.fts_tokens, 3.0, 1.0, 0.0)", crate::fts5_bm25::NAME)
-                    }
+                    false => format!(
+                        "{}({table}_fts, {}, {alias}.fts_tokens, {rows}3.0, 1.0, 0.0)",
+                        crate::fts5_bm25::NAME,
+                        scored.len()
+                    ),
                 };
                 TextMatch {
                     from: format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
@@ -252,6 +256,27 @@ impl Dialect {
                 }
             }
         }
+    }
+
+    /// The row-count arguments of `mediaops_bm25` ([`crate::fts5_bm25`]) for
+    /// the `scored` terms of a search of `table`, each followed by `, `:
+    /// with two or more terms, a works search reads each term's count of
+    /// works from `work_term_rows` (migration 0024) instead of having FTS5
+    /// walk the term's doclist; a term FTS5 may fold
+    /// ([`crate::term_lists::exact_char`]; it is not counted apart there), a
+    /// lone term (whose count the score does not read) and an accounts
+    /// search pass NULL. A counted term is made of letters, digits and CJK
+    /// ideographs only, so it is written as a literal: the statement binds
+    /// no more params than before.
+    fn term_rows(table: &str, scored: &[String]) -> String {
+        let counted = |term: &String| table == "works" && scored.len() > 1 && term.chars().all(exact_char);
+        scored
+            .iter()
+            .map(|term| match counted(term) {
+                true => format!("coalesce((SELECT rows FROM work_term_rows WHERE term = '{term}'), 0), "),
+                false => "NULL, ".to_owned(),
+            })
+            .collect()
     }
 
     /// The condition `{alias}.platform = …` of a query on `platform`.

@@ -50,6 +50,7 @@ fn migrator() -> Migrator {
         (21, "board values by work", include_str!("migrations/sqlite/0021_board_values_by_work.sql")),
         (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
         (23, "fts token counts", include_str!("migrations/sqlite/0023_fts_token_counts.sql")),
+        (24, "work term rows", include_str!("migrations/sqlite/0024_work_term_rows.sql")),
     ])
 }
 
