@@ -251,9 +251,8 @@ unsafe fn query_data<'q>(
     let avgdl = tokens as f64 / rows as f64;
     let mut idf = vec![1.0; scored];
     if scored > 1 {
-        for ((i, idf), given) in
-            (0..).zip(idf.iter_mut()).zip(given_rows.iter().map(Some).chain(std::iter::repeat(None)))
-        {
+        for (i, idf) in (0..).zip(idf.iter_mut()) {
+            let given = usize::try_from(i).ok().and_then(|i| given_rows.get(i));
             // SAFETY: a value SQLite passed to this call.
             let given = given.filter(|v| unsafe { ffi::sqlite3_value_type(**v) } == ffi::SQLITE_INTEGER);
             let mut hits: i64 = 0;

@@ -562,39 +562,40 @@ impl Dialect {
             )
         };
         let page_past_cap = cap.zip(window.as_deref()).map(|(cap, window)| outer(&newest_ranked(cap, window)));
-        // Every join of `parts` is a LEFT JOIN, so an empty page keeps the
-        // count's row.
-        let counted_page = cap.zip(window.as_deref()).map(|(cap, window)| {
-            let statement = match &index_only {
-                // The count reads the full-text index alone (no row lookup
-                // per match) and the page reads the newest `cap` matches
-                // once, ranked as they are read: SQLite's materialized
-                // window (below) cost more than the second read of the
-                // index (docs/data-apis.md "Search at scale").
-                Some(index_only) => format!(
-                    "SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM \
-                     (SELECT count(*) AS listing_total FROM (SELECT 1 FROM {index_only} LIMIT {})) c \
-                     LEFT JOIN ({}) p ON 1 = 1 \
-                     LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id",
-                    cap + 1,
-                    newest_ranked(cap, window)
-                ),
-                None => {
-                    let newest = format!(
-                        "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
-                         ORDER BY {window} DESC LIMIT {}",
-                        cap + 1
-                    );
-                    format!(
-                        "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
-                         paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
-                         ORDER BY {inner_order}page_id {paged}) \
-                         SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM counted c LEFT JOIN paged p ON 1 = 1 \
-                         LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
-                    )
-                }
-            };
-            self.placeholders(statement)
+        // The count's row (`c`) with the page's rows (`p`) and their
+        // parts. Every join of `parts` is a LEFT JOIN, so an empty page
+        // keeps the count's row.
+        let counted_with = |head: &str, counted: &str, page: &str| {
+            self.placeholders(format!(
+                "{head}SELECT c.listing_total, p.page_id AS listing_page, {columns} FROM {counted} c \
+                 LEFT JOIN {page} p ON 1 = 1 \
+                 LEFT JOIN {table} {alias} ON {alias}.id = p.page_id{joins} ORDER BY {outer_order}{alias}.id"
+            ))
+        };
+        let counted_page = cap.zip(window.as_deref()).map(|(cap, window)| match &index_only {
+            // The count reads the full-text index alone (no row lookup per
+            // match) and the page reads the newest `cap` matches once,
+            // ranked as they are read: SQLite's materialized window (below)
+            // cost more than the second read of the index (docs/data-apis.md
+            // "Search at scale").
+            Some(index_only) => counted_with(
+                "",
+                &format!("(SELECT count(*) AS listing_total FROM (SELECT 1 FROM {index_only} LIMIT {}))", cap + 1),
+                &format!("({})", newest_ranked(cap, window)),
+            ),
+            None => {
+                let newest = format!(
+                    "SELECT {alias}.id AS page_id{key_columns}, {window} AS newest FROM {from}{inner_joins}{filter} \
+                     ORDER BY {window} DESC LIMIT {}",
+                    cap + 1
+                );
+                let head = format!(
+                    "WITH win AS MATERIALIZED ({newest}), counted AS (SELECT count(*) AS listing_total FROM win), \
+                     paged AS (SELECT * FROM (SELECT * FROM win ORDER BY newest DESC LIMIT {cap}) kept \
+                     ORDER BY {inner_order}page_id {paged}) "
+                );
+                counted_with(&head, "counted", "paged")
+            }
         });
         Listing {
             count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
