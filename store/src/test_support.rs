@@ -13,6 +13,19 @@ use futures::FutureExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
+/// Puts the SQLite store at `path` back as it was before migration
+/// `version`: runs `undo` (statements that remove what the migration
+/// added) and forgets the migration, so that the next open runs it again
+/// (the tests of a migration's backfill).
+pub async fn sqlite_before_migration(path: &std::path::Path, undo: &[&str], version: i64) {
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    for statement in undo {
+        sqlx::query(statement).execute(&mut conn).await.unwrap();
+    }
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = ?1").bind(version).execute(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+}
+
 /// `MEDIAOPS_TEST_DATABASE_URL`, else the machine's PostgreSQL.
 pub fn database_url() -> String {
     std::env::var("MEDIAOPS_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())

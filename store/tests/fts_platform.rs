@@ -8,7 +8,7 @@
 use mediaops_store::ContentStore;
 use mediaops_store::model::{Account, AccountOrder, AccountQuery, Record, Work, WorkOrder, WorkQuery};
 use mediaops_store::sqlite::SqliteStore;
-use sqlx::Connection;
+use mediaops_store::test_support as support;
 
 fn work(platform: &str, id: &str, title: &str) -> Record {
     Record::Work(Work { platform: platform.into(), platform_id: id.into(), title: title.into(), ..Work::default() })
@@ -49,17 +49,13 @@ async fn a_search_reads_its_platform_only_before_and_after_the_migration() {
     drop(store);
 
     // The index as migration 0013 found it: two columns, no platform.
-    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
-    for statement in [
+    let undo = [
         "CREATE VIRTUAL TABLE works_fts_old USING fts5 (title_terms, body_terms, tokenize = 'unicode61')",
         "INSERT INTO works_fts_old (rowid, title_terms, body_terms) SELECT rowid, title_terms, body_terms FROM works_fts",
         "DROP TABLE works_fts",
         "ALTER TABLE works_fts_old RENAME TO works_fts",
-        "DELETE FROM _sqlx_migrations WHERE version = 13",
-    ] {
-        sqlx::query(statement).execute(&mut conn).await.unwrap();
-    }
-    conn.close().await.unwrap();
+    ];
+    support::sqlite_before_migration(&path, &undo, 13).await;
 
     let store = SqliteStore::open(&path).await.unwrap();
     assert_eq!(search(&store, "lifestyle", "露营").await, expected, "the same answer after the rebuild");
@@ -119,18 +115,14 @@ async fn an_account_search_reads_its_platform_only_before_and_after_the_migratio
     drop(store);
 
     // The index as migration 0019 found it: two columns, no platform.
-    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
-    for statement in [
+    let undo = [
         "CREATE VIRTUAL TABLE accounts_fts_old USING fts5 (nickname_terms, body_terms, tokenize = 'unicode61')",
         "INSERT INTO accounts_fts_old (rowid, nickname_terms, body_terms) \
          SELECT rowid, nickname_terms, body_terms FROM accounts_fts",
         "DROP TABLE accounts_fts",
         "ALTER TABLE accounts_fts_old RENAME TO accounts_fts",
-        "DELETE FROM _sqlx_migrations WHERE version = 19",
-    ] {
-        sqlx::query(statement).execute(&mut conn).await.unwrap();
-    }
-    conn.close().await.unwrap();
+    ];
+    support::sqlite_before_migration(&path, &undo, 19).await;
 
     let store = SqliteStore::open(&path).await.unwrap();
     assert_eq!(search_accounts(&store, "lifestyle", "露营").await, expected, "the same answer after the rebuild");

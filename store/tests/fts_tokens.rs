@@ -10,6 +10,7 @@ use mediaops_store::ContentStore;
 use mediaops_store::fts5_tokens::total_tokens;
 use mediaops_store::model::{Account, AccountOrder, AccountQuery, Record, Work, WorkOrder, WorkQuery};
 use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::test_support as support;
 use sqlx::{Connection, Row, SqliteConnection};
 
 fn work(id: &str, title: &str, description: &str) -> Record {
@@ -125,15 +126,8 @@ async fn every_write_keeps_fts5s_count_and_an_old_store_is_filled_in() {
     drop(store);
 
     // The store as it was before migration 0023: no column.
-    let mut conn = connect(&path).await;
-    for statement in [
-        "ALTER TABLE works DROP COLUMN fts_tokens",
-        "ALTER TABLE accounts DROP COLUMN fts_tokens",
-        "DELETE FROM _sqlx_migrations WHERE version = 23",
-    ] {
-        sqlx::query(statement).execute(&mut conn).await.unwrap();
-    }
-    conn.close().await.unwrap();
+    let undo = ["ALTER TABLE works DROP COLUMN fts_tokens", "ALTER TABLE accounts DROP COLUMN fts_tokens"];
+    support::sqlite_before_migration(&path, &undo, 23).await;
     let store = SqliteStore::open(&path).await.unwrap();
     assert_counts_are_fts5s(&path).await;
     assert_eq!(search(&store, "露营").await, works, "the same order after the migration");

@@ -9,6 +9,7 @@
 use mediaops_store::ContentStore;
 use mediaops_store::model::{Record, Work, WorkOrder, WorkQuery};
 use mediaops_store::sqlite::SqliteStore;
+use mediaops_store::test_support as support;
 use sqlx::{Connection, SqliteConnection};
 
 fn work(platform: &str, id: &str, title: &str, description: &str) -> Record {
@@ -106,16 +107,9 @@ async fn each_terms_count_of_works_is_fts5s_after_writes_rewrites_and_the_migrat
     drop(store);
 
     // The store as it was before migration 0024.
-    let mut conn = connect(&path).await;
-    for statement in [
-        "DROP TRIGGER work_term_rows_insert",
-        "DROP TRIGGER work_term_rows_delete",
-        "DROP TABLE work_term_rows",
-        "DELETE FROM _sqlx_migrations WHERE version = 24",
-    ] {
-        sqlx::query(statement).execute(&mut conn).await.unwrap();
-    }
-    conn.close().await.unwrap();
+    let undo =
+        ["DROP TRIGGER work_term_rows_insert", "DROP TRIGGER work_term_rows_delete", "DROP TABLE work_term_rows"];
+    support::sqlite_before_migration(&path, &undo, 24).await;
     let store = SqliteStore::open(&path).await.unwrap();
     assert_eq!(camping(&assert_rows_are_fts5s(&path).await), 4);
 
