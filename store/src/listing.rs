@@ -12,7 +12,7 @@ use super::model::{
 };
 use super::{StoreResult, paging, segment, sql};
 use crate::rules::platforms::PLATFORM_ORDER;
-use crate::term_lists::exact_char;
+use crate::text::exact_char;
 
 /// A query of backend `DB` with its arguments.
 pub(crate) type DbQuery<'q, DB> = sqlx::query::Query<'q, DB, <DB as Database>::Arguments<'q>>;
@@ -263,7 +263,7 @@ impl Dialect {
     /// with two or more terms, a works search reads each term's count of
     /// works from `work_term_rows` (migration 0024) instead of having FTS5
     /// walk the term's doclist; a term FTS5 may fold
-    /// ([`crate::term_lists::exact_char`]; it is not counted apart there), a
+    /// ([`crate::text::exact_char`]; it is not counted apart there), a
     /// lone term (whose count the score does not read) and an accounts
     /// search pass NULL. A counted term is made of letters, digits and CJK
     /// ideographs only, so it is written as a literal: the statement binds

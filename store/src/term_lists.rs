@@ -37,21 +37,14 @@
 use super::listing::{Conditions, Dialect, Param};
 use super::model::BoardQuery;
 use super::segment;
+use crate::text::exact_char;
 
 /// The term under which SQLite lists a work holding a term that FTS5
 /// might fold ([`exact_char`]); no index term is empty.
 pub const FOLDED: &str = "";
 
-/// Whether FTS5's `unicode61` tokenizer keeps `c` as it is (no case or
-/// diacritic folding, never a separator): ASCII lower-case letters and
-/// digits (index terms are lower-cased) and the CJK ideographs of the
-/// unified block and extension A. The same set as [`EXACT_GLOB`].
-pub fn exact_char(c: char) -> bool {
-    c.is_ascii_digit() || c.is_ascii_lowercase() || crate::text::cjk_ideograph(c)
-}
-
 /// The SQLite `GLOB` pattern of a term holding a character that is not an
-/// [`exact_char`]: the migration and each write list such a work under
+/// [`exact_char`] (the same set): the migration and each write list such a work under
 /// [`FOLDED`].
 const EXACT_GLOB: &str = "*[^0-9a-z\u{3400}-\u{4DBF}\u{4E00}-\u{9FFF}]*";
 

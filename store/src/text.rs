@@ -75,6 +75,17 @@ pub fn cjk_ideograph(c: char) -> bool {
     ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
 }
 
+/// Whether FTS5's `unicode61` tokenizer keeps `c` as it is (no case or
+/// diacritic folding, never a separator): ASCII lower-case letters and
+/// digits (index terms are lower-cased) and the CJK ideographs of the
+/// unified block and extension A. A term made of these is one FTS5 token,
+/// itself: the term lists (`term_lists`) list it under itself and the
+/// relevance score reads its kept count of works (`listing`, migration
+/// 0024).
+pub fn exact_char(c: char) -> bool {
+    c.is_ascii_digit() || c.is_ascii_lowercase() || cjk_ideograph(c)
+}
+
 /// Longest term, in UTF-8 bytes: PostgreSQL's word limit (2,047 bytes,
 /// `MAXSTRLEN` of tsearch); a longer term is cut at a character boundary.
 pub const MAX_TERM_BYTES: usize = 2047;

@@ -70,10 +70,7 @@ async fn assert_rows_are_fts5s(path: &std::path::Path) -> Vec<(String, i64)> {
     .fetch_all(&mut conn)
     .await
     .unwrap();
-    // The characters FTS5 keeps as they are (store/src/term_lists.rs).
-    let exact = |t: &String| {
-        t.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase() || ('\u{3400}'..='\u{9fff}').contains(&c))
-    };
+    let exact = |t: &String| t.chars().all(mediaops_store::text::exact_char);
     for term in held.iter().filter(|t| exact(t)) {
         assert!(counted.iter().any(|(c, rows)| c == term && *rows > 0), "{term} is not counted");
     }
