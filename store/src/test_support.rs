@@ -13,12 +13,25 @@ use futures::FutureExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
+/// Writes `records` to `store`; each must be written.
+pub async fn write_all(store: &dyn ContentStore, records: &[crate::model::Record]) {
+    for outcome in store.write(records).await.unwrap() {
+        outcome.unwrap();
+    }
+}
+
+/// A plain connection to the SQLite store at `path` (none of the store's
+/// own settings or functions), to read or change its tables directly.
+pub async fn sqlite_connection(path: &std::path::Path) -> sqlx::SqliteConnection {
+    sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap()
+}
+
 /// Puts the SQLite store at `path` back as it was before migration
 /// `version`: runs `undo` (statements that remove what the migration
 /// added) and forgets the migration, so that the next open runs it again
 /// (the tests of a migration's backfill).
 pub async fn sqlite_before_migration(path: &std::path::Path, undo: &[&str], version: i64) {
-    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    let mut conn = sqlite_connection(path).await;
     for statement in undo {
         sqlx::query(statement).execute(&mut conn).await.unwrap();
     }

@@ -11,7 +11,7 @@ use mediaops_store::fts5_tokens::total_tokens;
 use mediaops_store::model::{Account, AccountOrder, AccountQuery, Record, Work, WorkOrder, WorkQuery};
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::test_support as support;
-use sqlx::{Connection, Row, SqliteConnection};
+use sqlx::{Connection, Row};
 
 fn work(id: &str, title: &str, description: &str) -> Record {
     Record::Work(Work {
@@ -43,20 +43,10 @@ fn records() -> Vec<Record> {
     ]
 }
 
-async fn write(store: &SqliteStore, records: &[Record]) {
-    for outcome in store.write(records).await.unwrap() {
-        outcome.unwrap();
-    }
-}
-
-async fn connect(path: &std::path::Path) -> SqliteConnection {
-    SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap()
-}
-
 /// Each row of `table` (`works` or `accounts`): its platform id, its
 /// `fts_tokens`, and FTS5's own count from the docsize blob.
 async fn counts(path: &std::path::Path, table: &str) -> Vec<(String, Option<i64>, Option<i64>)> {
-    let mut conn = connect(path).await;
+    let mut conn = support::sqlite_connection(path).await;
     let statement = format!(
         "SELECT t.platform_id, t.fts_tokens, d.sz FROM {table} t LEFT JOIN {table}_fts_docsize d ON d.id = t.id \
          ORDER BY t.id"
@@ -112,7 +102,7 @@ async fn every_write_keeps_fts5s_count_and_an_old_store_is_filled_in() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.sqlite");
     let store = SqliteStore::open(&path).await.unwrap();
-    write(&store, &records()).await;
+    support::write_all(&store, &records()).await;
     assert_counts_are_fts5s(&path).await;
     let (works, accounts) = (search(&store, "露营").await, search_accounts(&store, "露营").await);
     assert_eq!(works.len(), 3, "{works:?}");
@@ -120,7 +110,7 @@ async fn every_write_keeps_fts5s_count_and_an_old_store_is_filled_in() {
 
     // A rewritten work is counted again.
     let before = counts(&path, "works").await[2].1.unwrap();
-    write(&store, &[work("w3", "火锅探店：成都 重庆 两地 十家 火锅店", "成都最好吃的火锅")]).await;
+    support::write_all(&store, &[work("w3", "火锅探店：成都 重庆 两地 十家 火锅店", "成都最好吃的火锅")]).await;
     assert!(counts(&path, "works").await[2].1.unwrap() > before);
     assert_counts_are_fts5s(&path).await;
     drop(store);
@@ -142,10 +132,10 @@ async fn the_relevance_order_reads_the_kept_count() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.sqlite");
     let store = SqliteStore::open(&path).await.unwrap();
-    write(&store, &records()).await;
+    support::write_all(&store, &records()).await;
     let order = search(&store, "露营").await;
     let best = order[0].clone();
-    let mut conn = connect(&path).await;
+    let mut conn = support::sqlite_connection(&path).await;
     let kept: i64 = sqlx::query_scalar("SELECT fts_tokens FROM works WHERE platform_id = ?1")
         .bind(&best)
         .fetch_one(&mut conn)

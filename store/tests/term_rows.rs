@@ -10,7 +10,7 @@ use mediaops_store::ContentStore;
 use mediaops_store::model::{Record, Work, WorkOrder, WorkQuery};
 use mediaops_store::sqlite::SqliteStore;
 use mediaops_store::test_support as support;
-use sqlx::{Connection, SqliteConnection};
+use sqlx::Connection;
 
 fn work(platform: &str, id: &str, title: &str, description: &str) -> Record {
     Record::Work(Work {
@@ -33,21 +33,11 @@ fn records() -> Vec<Record> {
     ]
 }
 
-async fn write(store: &SqliteStore, records: &[Record]) {
-    for outcome in store.write(records).await.unwrap() {
-        outcome.unwrap();
-    }
-}
-
-async fn connect(path: &std::path::Path) -> SqliteConnection {
-    SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap()
-}
-
 /// Every counted term's count is the number of rows FTS5 finds holding it
 /// in the title or the body, and every term FTS5 holds there that is made
 /// of letters, digits and CJK ideographs is counted. Returns the counts.
 async fn assert_rows_are_fts5s(path: &std::path::Path) -> Vec<(String, i64)> {
-    let mut conn = connect(path).await;
+    let mut conn = support::sqlite_connection(path).await;
     let counted: Vec<(String, i64)> =
         sqlx::query_as("SELECT term, rows FROM work_term_rows ORDER BY term").fetch_all(&mut conn).await.unwrap();
     assert!(counted.len() > 10, "{counted:?}");
@@ -83,14 +73,18 @@ async fn each_terms_count_of_works_is_fts5s_after_writes_rewrites_and_the_migrat
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.sqlite");
     let store = SqliteStore::open(&path).await.unwrap();
-    write(&store, &records()).await;
+    support::write_all(&store, &records()).await;
     let counted = assert_rows_are_fts5s(&path).await;
     let camping = |counted: &[(String, i64)]| counted.iter().find(|(t, _)| t == "露营").unwrap().1;
     assert_eq!(camping(&counted), 5, "every work's tag is 露营 (one row each, however often)");
 
     // A rewritten work is counted again: w1's title and text no longer hold
     // 露营, but its tag does; then with another tag, it does not.
-    write(&store, &[work("lifestyle", "w1", "装备清单", "帐篷和睡袋"), work("lifestyle", "w3", "露营探店", "")]).await;
+    support::write_all(
+        &store,
+        &[work("lifestyle", "w1", "装备清单", "帐篷和睡袋"), work("lifestyle", "w3", "露营探店", "")],
+    )
+    .await;
     assert_eq!(camping(&assert_rows_are_fts5s(&path).await), 5);
     let retagged = Record::Work(Work {
         platform: "lifestyle".into(),
@@ -99,7 +93,7 @@ async fn each_terms_count_of_works_is_fts5s_after_writes_rewrites_and_the_migrat
         tags: vec!["装备".into()],
         ..Work::default()
     });
-    write(&store, &[retagged]).await;
+    support::write_all(&store, &[retagged]).await;
     assert_eq!(camping(&assert_rows_are_fts5s(&path).await), 4);
     drop(store);
 
