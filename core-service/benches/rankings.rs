@@ -258,6 +258,7 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
     let mut account_start: Vec<Start> = Vec::new();
     let mut work_start: Vec<Start> = Vec::new();
     let mut entities = Vec::new();
+    let varied = varied_texts();
     for (platform, list) in PLATFORMS {
         let categories: Vec<String> =
             list.values().into_iter().filter(|c| Some(c.as_str()) != list.all_value()).collect();
@@ -277,7 +278,7 @@ async fn generate(store: &dyn ContentStore, works: usize, days: u64) -> StoreRes
         for w in 0..works / 3 {
             let id = format!("{platform}-w{w}");
             let author = rng.random_range(0..accounts);
-            let description = varied_texts().then(|| description(&mut rng, &categories));
+            let description = varied.then(|| description(&mut rng, &categories));
             entities.push(Record::Work(Work {
                 platform: platform.into(),
                 platform_id: id.clone(),
