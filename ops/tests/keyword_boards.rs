@@ -311,11 +311,11 @@ async fn postgres_keyword_boards_rank_the_most_liked_matches_past_the_cap() {
 
 /// `TOTAL_CAP + 5` works matching 露营 (and a few that do not): the total
 /// is the cap, flagged as a lower bound; a relevance page ranks the cap's
-/// most recently stored matches (the 5 first written are left out), and
-/// an exact count still counts them all.
+/// most recently stored matches (the 5 first written are left out), also
+/// when not counted, and an exact count still counts them all.
 async fn search_past_the_cap(store: &dyn ContentStore) {
     use mediaops_store::TOTAL_CAP;
-    use mediaops_store::model::WorkQuery;
+    use mediaops_store::model::{Total, WorkQuery};
     let n = TOTAL_CAP as usize + 5;
     let mut records = Vec::new();
     for i in 0..n + 3 {
@@ -346,7 +346,9 @@ async fn search_past_the_cap(store: &dyn ContentStore) {
     assert_eq!(page.items.len(), 50);
     let first_written: Vec<String> = (0..5).map(|i| format!("w{i}")).collect();
     assert!(page.items.iter().all(|r| !first_written.contains(&r.work.platform_id)), "outside the window");
-    let exact = store.find_works(&WorkQuery { exact_total: true, ..query.clone() }).await.unwrap();
+    let uncounted = store.find_works(&WorkQuery { total: Total::Uncounted, ..query.clone() }).await.unwrap();
+    assert_eq!(uncounted.items, page.items, "uncounted: the same page of the newest matches");
+    let exact = store.find_works(&WorkQuery { total: Total::Exact, ..query.clone() }).await.unwrap();
     assert_eq!((exact.total, exact.total_is_lower_bound), (n as u64, false));
     // below the cap the five most relevant come first
     let few = WorkQuery { published_from: None, category: None, ..query };

@@ -272,10 +272,13 @@ pub trait ContentStore: Send + Sync {
     async fn counts(&self) -> StoreResult<Counts>;
 
     /// Works matching every filter of `query`, in its order, one page, with
-    /// the total of all matches. [`StoreError::Invalid`] for bad paging.
+    /// the total of all matches as [`WorkQuery::total`] asks (none when
+    /// [`model::Total::Uncounted`]). [`StoreError::Invalid`] for bad
+    /// paging.
     async fn find_works(&self, query: &WorkQuery) -> StoreResult<SearchPage<WorkRecord>>;
 
-    /// Accounts matching every filter of `query`, one page, with the total.
+    /// Accounts matching every filter of `query`, one page, with the total
+    /// as [`AccountQuery::total`] asks.
     async fn find_accounts(&self, query: &AccountQuery) -> StoreResult<SearchPage<AccountRecord>>;
 
     /// Comments on the work `work_id` (the work's `platform_id`), most liked

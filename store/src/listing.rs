@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{Database, Encode, Type};
 
 use super::model::{
-    AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, WorkOrder, WorkQuery,
+    AccountOrder, AccountQuery, BoardQuery, HotListQuery, SearchPage, SeriesQuery, Total, WorkOrder, WorkQuery,
 };
 use super::{StoreResult, paging, segment, sql};
 use crate::rules::platforms::PLATFORM_ORDER;
@@ -69,6 +69,8 @@ struct TextMatch {
 struct Cap {
     /// The count's cap ([`crate::TOTAL_CAP`]), `None` = exact.
     total: Option<u64>,
+    /// The caller shows no total ([`Total::Uncounted`]).
+    uncounted: bool,
     /// For a relevance order: the expression that orders the rows newest
     /// stored first (the window past the cap).
     window: Option<String>,
@@ -112,16 +114,27 @@ pub struct Listing {
     /// matches, without the materialized window. Run with the
     /// index-ordered shapes ([`super::plans`]).
     pub counted_page: Option<String>,
-    /// The setting [`Listing::counted_page`] is planned under, in a
-    /// transaction of its own ([`Dialect::newest_walk_setting`]); `None`:
-    /// the server's.
-    pub counted_page_setting: Option<&'static str>,
+    /// The setting a statement that reads the window of newest matches
+    /// ([`Listing::counted_page`], [`Listing::page_past_cap`]) is planned
+    /// under, in a transaction of its own
+    /// ([`Dialect::newest_walk_setting`]); `None`: the server's.
+    pub window_setting: Option<&'static str>,
     pub params: Vec<Param>,
     /// The count's cap ([`crate::TOTAL_CAP`]), `None` = exact.
     pub cap: Option<u64>,
+    /// The caller shows no total ([`Total::Uncounted`]): no count is run,
+    /// only [`Listing::uncounted_page`].
+    pub uncounted: bool,
 }
 
 impl Listing {
+    /// The page statement of an [`Listing::uncounted`] listing: the page
+    /// past the cap when there is one (it ranks the newest `cap` matches,
+    /// which are every match when there are no more), else the page.
+    pub fn uncounted_page(&self) -> &str {
+        self.page_past_cap.as_deref().unwrap_or(&self.page)
+    }
+
     /// The page statement to run after [`Listing::count`] gave `counted`.
     pub fn page_for(&self, counted: i64) -> &str {
         match (&self.page_past_cap, self.cap) {
@@ -535,7 +548,7 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
-        Cap { total: cap, window, index_only }: Cap,
+        Cap { total: cap, uncounted, window, index_only }: Cap,
     ) -> Listing {
         let filter = c.where_sql();
         let n = c.params.len();
@@ -600,11 +613,12 @@ impl Dialect {
         Listing {
             count: self.placeholders(count_statement(&format!("{from}{filter}"), cap)),
             page: outer(&format!("{keyed} ORDER BY {inner_order}{alias}.id {paged}")),
+            window_setting: page_past_cap.as_ref().and(self.newest_walk_setting()),
             page_past_cap,
-            counted_page_setting: counted_page.as_ref().and(self.newest_walk_setting()),
             counted_page,
             params: with_paging(c.params, limit, offset),
             cap,
+            uncounted,
         }
     }
 
@@ -664,7 +678,7 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        let cap = Cap { total: total_cap(q.exact_total), window, index_only };
+        let cap = Cap { total: total_cap(q.total), uncounted: q.total == Total::Uncounted, window, index_only };
         Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
@@ -698,7 +712,7 @@ impl Dialect {
             (AccountOrder::Relevance, Some(rank)) => (vec![rank, fans], Some(self.newest_stored("accounts", "a"))),
             _ => (vec![fans], None),
         };
-        let cap = Cap { total: total_cap(q.exact_total), window, index_only };
+        let cap = Cap { total: total_cap(q.total), uncounted: q.total == Total::Uncounted, window, index_only };
         Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 
@@ -716,7 +730,8 @@ impl Dialect {
             )),
             page_past_cap: None,
             counted_page: None,
-            counted_page_setting: None,
+            window_setting: None,
+            uncounted: false,
             params: with_paging(vec![Param::Text(platform.into()), Param::Text(work_id.into())], limit, offset),
             cap: None,
         })
@@ -840,9 +855,10 @@ impl Dialect {
 }
 
 /// The count cap of a listing: [`crate::TOTAL_CAP`] unless the
-/// caller asks for an exact total.
-fn total_cap(exact: bool) -> Option<u64> {
-    (!exact).then_some(super::TOTAL_CAP)
+/// caller asks for an exact total (an uncounted listing keeps the cap for
+/// its window of newest matches).
+fn total_cap(total: Total) -> Option<u64> {
+    (total != Total::Exact).then_some(super::TOTAL_CAP)
 }
 
 fn with_paging(mut params: Vec<Param>, limit: i64, offset: i64) -> Vec<Param> {
@@ -955,11 +971,20 @@ mod tests {
         assert!(counted.contains("works_fts.rowid AS newest FROM works_fts CROSS JOIN works w"), "{counted}");
         assert!(counted.contains("ORDER BY works_fts.rowid DESC LIMIT 10001), counted AS"), "{counted}");
         assert!(counted.contains("FROM win ORDER BY newest DESC LIMIT 10000) kept ORDER BY k0, k1 DESC NULLS LAST"));
-        let exact = Dialect::Sqlite.find_works(&WorkQuery { exact_total: true, ..q.clone() }).unwrap().unwrap();
+        let exact = Dialect::Sqlite.find_works(&WorkQuery { total: Total::Exact, ..q.clone() }).unwrap().unwrap();
         assert!(!exact.count.contains("LIMIT") && exact.page_past_cap.is_none() && exact.counted_page.is_none());
         assert_eq!(exact.page_of(10_001, Vec::<()>::new()).total, 10_001);
+        // Not counted: the page past the cap alone (every match when there
+        // are no more), planned as the window is.
+        let uncounted = WorkQuery { total: Total::Uncounted, ..q.clone() };
+        let uncounted = Dialect::Postgres.find_works(&uncounted).unwrap().unwrap();
+        assert!(uncounted.uncounted && !postgres.uncounted);
+        assert_eq!(Some(uncounted.uncounted_page()), uncounted.page_past_cap.as_deref());
+        assert_eq!(uncounted.window_setting, Dialect::Postgres.newest_walk_setting());
         let newest = Dialect::Sqlite.find_works(&WorkQuery { order: WorkOrder::Newest, ..q }).unwrap().unwrap();
         assert!(newest.page_past_cap.is_none(), "a stored key is not windowed");
+        let newest = Listing { uncounted: true, ..newest };
+        assert_eq!(newest.uncounted_page(), newest.page);
     }
 
     #[test]

@@ -361,10 +361,26 @@ pub struct WorkQuery {
     pub page: u32,
     /// 1..=[`crate::MAX_PAGE_SIZE`].
     pub page_size: u32,
-    /// Count every match (the count's cost then grows with the matches);
-    /// `false`, the default: count up to [`crate::TOTAL_CAP`]
+    /// How the matches are counted for [`SearchPage::total`].
+    pub total: Total,
+}
+
+/// How a listing counts its matches for [`SearchPage::total`]
+/// (docs/data-apis.md "Search at scale").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Total {
+    /// Up to [`crate::TOTAL_CAP`]: past it the total is the cap, flagged
     /// ([`SearchPage::total_is_lower_bound`]).
-    pub exact_total: bool,
+    #[default]
+    Capped,
+    /// Every match (the count's cost then grows with the matches).
+    Exact,
+    /// Not counted, for an answer that shows no total: only the page is
+    /// read, the same page as with [`Total::Capped`] (a relevance order
+    /// ranks the newest [`crate::TOTAL_CAP`] matches, all of them when
+    /// fewer match). [`SearchPage::total`] is then 0, flagged as a lower
+    /// bound.
+    Uncounted,
 }
 
 /// How an account listing is ordered (ties by row id).
@@ -395,8 +411,8 @@ pub struct AccountQuery {
     pub page: u32,
     /// 1..=[`crate::MAX_PAGE_SIZE`].
     pub page_size: u32,
-    /// As [`WorkQuery::exact_total`].
-    pub exact_total: bool,
+    /// As [`WorkQuery::total`].
+    pub total: Total,
 }
 
 /// What [`crate::ContentStore::hot_list_entries`] returns: entries

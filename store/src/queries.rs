@@ -53,9 +53,11 @@ where
 
 /// Runs a [`Listing`] on `pool`: the count, then the page, each row
 /// decoded by `decode`; a capped relevance listing in one statement
-/// ([`Listing::counted_page`]) with the index-ordered shapes, planned under
-/// [`Listing::counted_page_setting`] in a transaction of its own when there
-/// is one.
+/// ([`Listing::counted_page`]) with the index-ordered shapes; an
+/// uncounted one ([`Listing::uncounted`]) its page alone, with a total of 0
+/// flagged as a lower bound. A statement that reads the window of newest
+/// matches is planned under [`Listing::window_setting`] in a transaction
+/// of its own when there is one.
 async fn run_listing<DB, T, F>(pool: &Pool<DB>, listing: Listing, decode: F) -> StoreResult<SearchPage<T>>
 where
     DB: Database + sqlx::database::HasStatementCache,
@@ -72,13 +74,21 @@ where
     Option<DateTime<Utc>>: Type<DB> + for<'q> Encode<'q, DB>,
     NaiveDate: Type<DB> + for<'q> Encode<'q, DB>,
 {
+    if listing.uncounted {
+        // The window's page is planned per call, as the counted page below.
+        let windowed = listing.page_past_cap.is_some();
+        let statement = bind_params(sqlx::query(listing.uncounted_page()), &listing.params).persistent(!windowed);
+        let rows = fetch_all_under(pool, listing.window_setting, statement).await?;
+        let items = rows.iter().map(&decode).collect::<Result<Vec<_>, _>>()?;
+        return Ok(SearchPage { total: 0, total_is_lower_bound: true, items });
+    }
     if let Some(counted_page) = listing.counted_page.as_deref().filter(|_| super::plans::index_ordered()) {
         // Planned per call: PostgreSQL's generic plan of a prepared
         // statement (chosen after five calls) read a deep page of a capped
         // window in 270 ms against 32 ms for the plan of its own values
         // (docs/data-apis.md "Search at scale").
         let statement = bind_params(sqlx::query(counted_page), &listing.params).persistent(false);
-        let rows = fetch_all_under(pool, listing.counted_page_setting, statement).await?;
+        let rows = fetch_all_under(pool, listing.window_setting, statement).await?;
         let mut counted = 0;
         let mut items = Vec::with_capacity(rows.len());
         for row in &rows {

@@ -17,7 +17,8 @@ use std::fmt::Debug;
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use mediaops_store::model::{
-    Account, AccountOrder, AccountQuery, BoardQuery, Counter, Measure, Record, Work, WorkOrder, WorkQuery, WorkSnapshot,
+    Account, AccountOrder, AccountQuery, BoardQuery, Counter, Measure, Record, Total, Work, WorkOrder, WorkQuery,
+    WorkSnapshot,
 };
 use mediaops_store::plans::{self, KEYWORD_WALK_FROM};
 use mediaops_store::sqlite::SqliteStore;
@@ -178,17 +179,18 @@ async fn compare(store: &dyn ContentStore) {
     }
     // Relevance searches: the count and the page in one statement equal
     // the count then the page (past the cap, below it, a publish window,
-    // deep and empty pages, an exact total).
+    // deep and empty pages, an exact total); the page alone, uncounted, is
+    // the capped count's page.
     let window = (Some(Utc.with_ymd_and_hms(2026, 11, 3, 0, 0, 0).unwrap()), None);
-    for (keyword, (published_from, published_to), page, exact_total) in [
-        ("作品", (None, None), 1, false),
-        ("作品", (None, None), 37, false),
-        ("作品", (None, None), 600, false),
-        ("作品", window, 1, false),
-        ("作品", window, 2, true),
-        ("美食", (None, None), 1, false),
-        ("美食作品", window, 3, false),
-        ("火锅", (None, None), 1, false),
+    for (keyword, (published_from, published_to), page, total) in [
+        ("作品", (None, None), 1, Total::Capped),
+        ("作品", (None, None), 37, Total::Capped),
+        ("作品", (None, None), 600, Total::Capped),
+        ("作品", window, 1, Total::Capped),
+        ("作品", window, 2, Total::Exact),
+        ("美食", (None, None), 1, Total::Capped),
+        ("美食作品", window, 3, Total::Capped),
+        ("火锅", (None, None), 1, Total::Capped),
     ] {
         let query = WorkQuery {
             platform: "lifestyle".into(),
@@ -198,12 +200,18 @@ async fn compare(store: &dyn ContentStore) {
             order: WorkOrder::Relevance,
             page,
             page_size: 20,
-            exact_total,
+            total,
             ..WorkQuery::default()
         };
-        let here = format!("search {keyword} {published_from:?} page {page} exact {exact_total}");
+        let here = format!("search {keyword} {published_from:?} page {page} {total:?}");
         let found = same(&here, async || store.find_works(&query).await.unwrap()).await;
-        assert_eq!(found.total_is_lower_bound, keyword == "作品" && !exact_total, "{here}");
+        assert_eq!(found.total_is_lower_bound, keyword == "作品" && total == Total::Capped, "{here}");
+        if total == Total::Capped {
+            let uncounted = WorkQuery { total: Total::Uncounted, ..query };
+            let alone = same(&here, async || store.find_works(&uncounted).await.unwrap()).await;
+            assert_eq!((alone.total, alone.total_is_lower_bound), (0, true), "{here} uncounted");
+            assert_eq!(alone.items, found.items, "{here} uncounted");
+        }
     }
     // The count of a search with no other filter reads the full-text index
     // alone on SQLite: it must count the platform's matches only (both
@@ -232,6 +240,9 @@ async fn compare(store: &dyn ContentStore) {
         let found = same(&here, async || store.find_accounts(&query).await.unwrap()).await;
         let (total, items) = if nickname.is_some() { (1, 1) } else { (40, [20, 20, 0][page as usize - 1]) };
         assert_eq!((found.total, found.items.len()), (total, items), "{here}");
+        let uncounted = AccountQuery { total: Total::Uncounted, ..query };
+        let alone = same(&here, async || store.find_accounts(&uncounted).await.unwrap()).await;
+        assert_eq!((alone.total, alone.total_is_lower_bound, alone.items), (0, true, found.items), "{here} uncounted");
     }
     // Level boards over reads, windows longer than a day (and one day).
     let mut compared = 0;

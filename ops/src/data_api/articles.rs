@@ -99,9 +99,8 @@ pub async fn search_article(
     req: pb::SearchArticleRequest,
 ) -> Result<Answer<pb::SearchArticleResponse>, ServiceError> {
     let query = keyword::latest_or_matching(PLATFORM, &req.keyword, PageRequest::page(req.page, "page")?)?;
-    let items: Vec<pb::ArticleSearchItem> = keyword::works(&api, &query)
+    let items: Vec<pb::ArticleSearchItem> = keyword::work_items(&api, query)
         .await?
-        .items
         .into_iter()
         .map(|r| pb::ArticleSearchItem {
             account_name: account_name(&r),
@@ -157,9 +156,8 @@ pub async fn hot_article(
         published_to: to,
         ..keyword::works_query(PLATFORM, &req.keyword, PageRequest::page(1, "page")?)?
     };
-    let items: Vec<pb::HotArticleItem> = keyword::works(&api, &query)
+    let items: Vec<pb::HotArticleItem> = keyword::work_items(&api, query)
         .await?
-        .items
         .into_iter()
         .map(|r| {
             let s = r.latest.unwrap_or_default();
@@ -226,7 +224,7 @@ pub async fn daily_publish(
             page_size: MAX_SIZE,
             ..WorkQuery::default()
         };
-        items.extend(keyword::works(&api, &query).await?.items.into_iter().map(|r| pb::DailyPublishItem {
+        items.extend(keyword::work_items(&api, query).await?.into_iter().map(|r| pb::DailyPublishItem {
             account_name: record.account.nickname.clone(),
             clicks_count: reads(&r),
             title: r.work.title,
@@ -264,9 +262,8 @@ pub async fn work_list(
         published_to: to,
         ..author_works_query(PLATFORM, record.account.platform_id, page)
     };
-    let items: Vec<pb::AccountArticleItem> = keyword::works(&api, &query)
+    let items: Vec<pb::AccountArticleItem> = keyword::work_items(&api, query)
         .await?
-        .items
         .into_iter()
         .map(|r| pb::AccountArticleItem {
             clicks_count: reads(&r),

@@ -66,10 +66,9 @@ fn work_item(record: WorkRecord) -> pb::ClipWorkItem {
     }
 }
 
-/// One page of works as list items (no total: spec 4.10).
-async fn work_page(api: &DataApi, query: &WorkQuery) -> Result<Vec<pb::ClipWorkItem>, ServiceError> {
-    let found = api.store.find_works(query).await.map_err(store_error)?;
-    Ok(found.items.into_iter().map(work_item).collect())
+/// One page of works as list items (no total: spec 4.10, so not counted).
+async fn work_page(api: &DataApi, query: WorkQuery) -> Result<Vec<pb::ClipWorkItem>, ServiceError> {
+    Ok(super::keyword::work_items(api, query).await?.into_iter().map(work_item).collect())
 }
 
 /// `search-work`: `{items[ClipWorkItem]}` for `keyword` in `sort` order;
@@ -81,7 +80,7 @@ pub async fn search_work(
     let keyword = required(&req.keyword, "keyword")?;
     let page = PageRequest::new(req.page, "page", req.size, "size")?;
     let query = WorkQuery { order: sort_order(&req.sort)?, ..keyword::works_query(PLATFORM, keyword, page)? };
-    let items = work_page(&api, &query).await?;
+    let items = work_page(&api, query).await?;
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items }, empty))
 }
@@ -150,7 +149,7 @@ pub async fn user_works(
         return Ok(list(pb::UserWorksResponse { items: Vec::new() }, true));
     };
     let query = author_works_query(PLATFORM, author.account.platform_id, page);
-    let items = work_page(&api, &query).await?;
+    let items = work_page(&api, query).await?;
     let empty = items.is_empty();
     Ok(list(pb::UserWorksResponse { items }, empty))
 }

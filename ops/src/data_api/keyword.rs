@@ -10,7 +10,9 @@ use super::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::service::Answer;
-use mediaops_store::model::{AccountOrder, AccountQuery, AccountRecord, SearchPage, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{
+    AccountOrder, AccountQuery, AccountRecord, SearchPage, Total, WorkOrder, WorkQuery, WorkRecord,
+};
 
 /// The request field every keyword search reads.
 pub const KEYWORD: &str = "keyword";
@@ -61,9 +63,17 @@ pub fn shown_total(ctx: &CallContext, total: u64, lower_bound: bool) -> i64 {
     i64::try_from(total).unwrap_or(i64::MAX)
 }
 
-/// One page of works matching `query`.
+/// One page of works matching `query`, with its total.
 pub async fn works(api: &DataApi, query: &WorkQuery) -> Result<SearchPage<WorkRecord>, ServiceError> {
     api.store.find_works(query).await.map_err(store_error)
+}
+
+/// One page of works matching `query`, not counted ([`Total::Uncounted`]):
+/// for an answer that shows no total, which then reads the page alone
+/// (docs/data-apis.md "Search at scale").
+pub async fn work_items(api: &DataApi, query: WorkQuery) -> Result<Vec<WorkRecord>, ServiceError> {
+    let query = WorkQuery { total: Total::Uncounted, ..query };
+    Ok(api.store.find_works(&query).await.map_err(store_error)?.items)
 }
 
 /// One page of `platform`'s accounts matching the request's `keyword`

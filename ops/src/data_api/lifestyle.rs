@@ -185,9 +185,8 @@ pub async fn search_work(
     let page = PageRequest::new(req.page, "page", req.page_size, "pageSize")?;
     let (from, to) = date_window(&req.start_date, "startDate", &req.end_date, "endDate")?;
     let query = WorkQuery { published_from: from, published_to: to, ..works_query(PLATFORM, &req.keyword, page)? };
-    let found = keyword::works(&api, &query).await?;
+    let found = keyword::work_items(&api, query).await?;
     let items: Vec<pb::WorkScoreItem> = found
-        .items
         .into_iter()
         .map(|r| {
             let author_nickname = author_nickname(&r);
@@ -236,9 +235,8 @@ pub async fn crawl_work(
     let page = PageRequest { page: 1, size: MAX_SIZE };
     let query =
         WorkQuery { published_from: from, published_to: to, order, ..works_query(PLATFORM, &req.keyword, page)? };
-    let found = keyword::works(&api, &query).await?;
+    let found = keyword::work_items(&api, query).await?;
     let items: Vec<pb::CrawlWorkItem> = found
-        .items
         .into_iter()
         .map(|r| pb::CrawlWorkItem {
             author_nickname: author_nickname(&r),

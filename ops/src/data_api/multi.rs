@@ -17,7 +17,7 @@ use super::paging::{DEFAULT_SIZE, MAX_SIZE, PageRequest};
 use super::{DataApi, list, required, store_error};
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::service::Answer;
-use mediaops_store::model::{WorkOrder, WorkQuery};
+use mediaops_store::model::{Total, WorkOrder, WorkQuery};
 use mediaops_store::rules::times::{day_end, day_start, parse_date, parse_datetime};
 
 /// The platform token.
@@ -71,6 +71,8 @@ pub async fn cn30_multi_search(
             order: WorkOrder::Relevance,
             page: 1,
             page_size: SEARCH_HITS,
+            // the answer shows no total
+            total: Total::Uncounted,
             ..WorkQuery::default()
         };
         let store = api.store.clone();

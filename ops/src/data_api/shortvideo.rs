@@ -207,8 +207,8 @@ pub async fn search_work(
     let (from, to) = date_window(&req.start_date, "startDate", &req.end_date, "endDate")?;
     let page = PageRequest::page(0, "page")?;
     let query = WorkQuery { published_from: from, published_to: to, ..works_query(PLATFORM, &req.keyword, page)? };
-    let found = keyword::works(&api, &query).await?;
-    let items: Vec<pb::WorkLinkItem> = found.items.into_iter().map(link_item).collect();
+    let found = keyword::work_items(&api, query).await?;
+    let items: Vec<pb::WorkLinkItem> = found.into_iter().map(link_item).collect();
     let empty = items.is_empty();
     Ok(list(pb::SearchWorkResponse { items }, empty))
 }
@@ -239,9 +239,8 @@ pub async fn realtime_search(
     let since = published_since(&req.publish_time, api.clock.now())?;
     let page = PageRequest::page(req.page, "page")?;
     let query = WorkQuery { published_from: since, order, ..works_query(PLATFORM, &req.keyword, page)? };
-    let found = keyword::works(&api, &query).await?;
+    let found = keyword::work_items(&api, query).await?;
     let items: Vec<pb::RealtimeWorkItem> = found
-        .items
         .into_iter()
         .map(|r| pb::RealtimeWorkItem {
             description: caption(&r),
@@ -293,8 +292,8 @@ pub async fn user_works(
     };
     let page = PageRequest::page(0, "page")?;
     let query = author_query(&account.account.platform_id, (None, None), WorkOrder::Newest, page);
-    let found = keyword::works(&api, &query).await?;
-    let items: Vec<pb::WorkLinkItem> = found.items.into_iter().map(link_item).collect();
+    let found = keyword::work_items(&api, query).await?;
+    let items: Vec<pb::WorkLinkItem> = found.into_iter().map(link_item).collect();
     let empty = items.is_empty();
     Ok(list(pb::ShortvideoUserWorksResponse { items }, empty))
 }
@@ -313,9 +312,8 @@ pub async fn work_list(
     };
     let page = PageRequest::page(0, "page")?;
     let query = author_query(&account.account.platform_id, window, WorkOrder::Newest, page);
-    let found = keyword::works(&api, &query).await?;
+    let found = keyword::work_items(&api, query).await?;
     let items: Vec<pb::AccountWorkItem> = found
-        .items
         .into_iter()
         .map(|r| pb::AccountWorkItem {
             title: r.work.title,

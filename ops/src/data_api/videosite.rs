@@ -213,9 +213,8 @@ pub async fn user_works(
         other => other,
     };
     let query = WorkQuery { order, ..author_works_query(PLATFORM, mid, page) };
-    let found = api.store.find_works(&query).await.map_err(store_error)?;
-    let items: Vec<pb::UploaderWorkItem> = found
-        .items
+    let items: Vec<pb::UploaderWorkItem> = super::keyword::work_items(&api, query)
+        .await?
         .into_iter()
         .map(|r| pb::UploaderWorkItem {
             title: r.work.title,

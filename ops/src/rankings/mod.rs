@@ -26,7 +26,7 @@ use mediaops_proto::excerpt::excerpt;
 use mediaops_proto::service::Answer;
 use mediaops_store::model::{
     AccountOrder, AccountQuery, AccountRecord, AccountSeries, BoardAccount, BoardQuery, BoardWork, Counter,
-    KeywordMatches, Measure, SearchPage, SeriesQuery, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
+    KeywordMatches, Measure, SearchPage, SeriesQuery, Total, WorkOrder, WorkQuery, WorkRecord, WorkSeries,
 };
 use mediaops_store::rankings::board_tables::NamedRow;
 use mediaops_store::rankings::rules::{Checked, Window};
@@ -220,6 +220,7 @@ pub async fn most_followed(
         order: AccountOrder::Fans,
         page: 1,
         page_size: mediaops_store::MAX_PAGE_SIZE,
+        total: Total::Uncounted,
         ..AccountQuery::default()
     };
     Ok(api.store.find_accounts(&query).await.map_err(store_error)?.items)

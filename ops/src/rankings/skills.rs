@@ -22,7 +22,7 @@ use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::service::Answer;
-use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{Total, WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rankings::rules::{self as rules, Period};
 use mediaops_store::topic::Topic;
 
@@ -200,8 +200,9 @@ fn article_item(record: WorkRecord) -> pb::ArticleReadItem {
     }
 }
 
-/// Up to `size` works of `query` (one store page).
+/// Up to `size` works of `query` (one store page, not counted).
 async fn first_page(api: &DataApi, query: WorkQuery) -> Result<Vec<WorkRecord>, ServiceError> {
+    let query = WorkQuery { total: Total::Uncounted, ..query };
     Ok(api.store.find_works(&query).await.map_err(store_error)?.items)
 }
 

@@ -37,7 +37,7 @@ use crate::data_api::{list, store_error};
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::service::Answer;
 use mediaops_store::clock::shanghai;
-use mediaops_store::model::{HotListQuery, WorkOrder, WorkQuery};
+use mediaops_store::model::{HotListQuery, Total, WorkOrder, WorkQuery};
 use mediaops_store::rules::times::day_start;
 
 /// Longest window, in days (spec 4.14 "last 30 days").
@@ -112,7 +112,7 @@ pub async fn last30days(
                 page,
                 page_size,
                 // mentions counts every match past the pages read
-                exact_total: true,
+                total: Total::Exact,
                 ..WorkQuery::default()
             };
             let found = trends.api.store.find_works(&query).await.map_err(store_error)?;

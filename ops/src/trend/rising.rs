@@ -21,7 +21,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::data_api::store_error;
 use mediaops_proto::error::ServiceError;
 use mediaops_store::ContentStore;
-use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{Total, WorkOrder, WorkQuery, WorkRecord};
 
 /// Days before now a rising work may have been published in.
 pub const RISING_DAYS: i64 = 7;
@@ -68,6 +68,7 @@ pub async fn rising_works(
             order: WorkOrder::Likes,
             page,
             page_size,
+            total: Total::Uncounted,
             ..WorkQuery::default()
         };
         let found = store.find_works(&query).await.map_err(store_error)?;
