@@ -49,6 +49,7 @@ fn migrator() -> Migrator {
         (20, "board values", include_str!("migrations/postgres/0020_board_values.sql")),
         (21, "board values by work", include_str!("migrations/postgres/0021_board_values_by_work.sql")),
         (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
+        (25, "accounts newest", include_str!("migrations/postgres/0025_accounts_newest.sql")),
     ])
 }
 
