@@ -53,6 +53,17 @@ struct Deployment {
     ledger: Ledger,
 }
 
+/// The ledger of a deployment once its calls have settled
+/// ([`Deployment::settled`]).
+struct Settled {
+    /// Reservations still held.
+    held: usize,
+    /// Points charged since the balance read before the load.
+    charged: i64,
+    /// The bootstrap account's usage records.
+    usage: Vec<Value>,
+}
+
 /// The log every process writes in these tests: JSON lines, with the
 /// gateway's one line per charged answer (written to the transport or not).
 fn log_env() -> Vec<(&'static str, String)> {
@@ -116,16 +127,26 @@ impl Deployment {
         }
     }
 
-    /// Waits (at most 15 s, far below the reservations' 120 s time to
-    /// live) until no reservation is held; returns how many are left.
-    async fn holds_after_settling(&self) -> usize {
+    /// The ledger once every call has settled: the reservations held, the
+    /// points charged since `before` and the usage records, read until two
+    /// reads 500 ms apart agree with no reservation held (at most 15 s). A
+    /// call whose request the server read before its client hung up may
+    /// still be on its way to the reserve when the clients are done, so one
+    /// read of the holds alone can see none before that reserve runs, and
+    /// the balance read after it would count a hold as a charge.
+    async fn settled(&self, before: i64) -> Settled {
         let deadline = Instant::now() + Duration::from_secs(15);
+        let mut last = None;
         loop {
             let held = self.holds().await;
-            if held == 0 || Instant::now() >= deadline {
-                return held;
+            let charged = before - self.balance().await;
+            let usage = self.usage();
+            let read = (held, charged, usage.len());
+            if (held == 0 && last == Some(read)) || Instant::now() >= deadline {
+                return Settled { held, charged, usage };
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            last = Some(read);
+            tokio::time::sleep(Duration::from_millis(500)).await;
         }
     }
 
@@ -298,13 +319,9 @@ async fn hang_ups(deployment: &Deployment, name: &str) {
     }
     let elapsed = started.elapsed();
     let held_at_once = deployment.holds().await;
-    let held = deployment.holds_after_settling().await;
-    let charged = before - deployment.balance().await;
-    let usage: Vec<Value> = deployment
-        .usage()
-        .into_iter()
-        .filter(|r| r["requestId"].as_str().is_some_and(|id| id.starts_with("hangup-")))
-        .collect();
+    let Settled { held, charged, usage } = deployment.settled(before).await;
+    let usage: Vec<Value> =
+        usage.into_iter().filter(|r| r["requestId"].as_str().is_some_and(|id| id.starts_with("hangup-"))).collect();
     let (ok, usage_points) = charged_calls(&usage);
     let cancelled = usage.iter().filter(|r| r["outcome"] == "cancelled").count();
     let (written, lost) = deployment.deliveries("hangup-");
@@ -428,9 +445,7 @@ async fn a_frozen_redis_fails_calls_within_its_bound_and_the_ledger_is_exact_aft
     let unavailable: Vec<&Answer> = answers.iter().filter(|a| a.status == 503).collect();
     let slowest = unavailable.iter().map(|a| a.elapsed).max().unwrap_or_default();
     let oks: BTreeSet<String> = answers.iter().filter(|a| a.status == 200).map(|a| a.id.clone()).collect();
-    let held = deployment.holds_after_settling().await;
-    let charged = before - deployment.balance().await;
-    let usage = deployment.usage();
+    let Settled { held, charged, usage } = deployment.settled(before).await;
     let (charged_ids, usage_points) = charged_calls(&usage);
     // The core's own time for each 503: its "failed" log line.
     let server_times: std::collections::BTreeMap<String, Duration> = deployment
