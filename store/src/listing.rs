@@ -67,10 +67,8 @@ struct TextMatch {
 /// How [`Dialect::two_step`] caps a listing (docs/data-apis.md "Search at
 /// scale").
 struct Cap {
-    /// The count's cap ([`crate::TOTAL_CAP`]), `None` = exact.
-    total: Option<u64>,
-    /// The caller shows no total ([`Total::Uncounted`]).
-    uncounted: bool,
+    /// How the caller counts the matches.
+    total: Total,
     /// For a relevance order: the expression that orders the rows newest
     /// stored first (the window past the cap).
     window: Option<String>,
@@ -548,8 +546,9 @@ impl Dialect {
         keys: &[Key],
         (columns, joins): (String, String),
         (limit, offset): (i64, i64),
-        Cap { total: cap, uncounted, window, index_only }: Cap,
+        Cap { total, window, index_only }: Cap,
     ) -> Listing {
+        let cap = total_cap(total);
         let filter = c.where_sql();
         let n = c.params.len();
         let mut key_columns = String::new();
@@ -618,7 +617,7 @@ impl Dialect {
             counted_page,
             params: with_paging(c.params, limit, offset),
             cap,
-            uncounted,
+            uncounted: total == Total::Uncounted,
         }
     }
 
@@ -678,7 +677,7 @@ impl Dialect {
             (WorkOrder::Comments, _) => (vec![key("s.comments", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
             (WorkOrder::Collects, _) => (vec![key("s.collects", " DESC NULLS LAST"), newest], WORK_SNAPSHOT_JOIN),
         };
-        let cap = Cap { total: total_cap(q.total), uncounted: q.total == Total::Uncounted, window, index_only };
+        let cap = Cap { total: q.total, window, index_only };
         Ok(Some(self.two_step(c, ("works", "w"), &from, snapshot_join, &keys, self.work_parts(), paging, cap)))
     }
 
@@ -712,7 +711,7 @@ impl Dialect {
             (AccountOrder::Relevance, Some(rank)) => (vec![rank, fans], Some(self.newest_stored("accounts", "a"))),
             _ => (vec![fans], None),
         };
-        let cap = Cap { total: total_cap(q.total), uncounted: q.total == Total::Uncounted, window, index_only };
+        let cap = Cap { total: q.total, window, index_only };
         Ok(Some(self.two_step(c, ("accounts", "a"), &from, "", &keys, self.account_parts(), paging, cap)))
     }
 

@@ -16,13 +16,13 @@ use super::{
     BOARD_SIZE, account_by_id_or_name, most_followed, series_query, today, warn_if_empty, window_or_warn, works,
 };
 use crate::data_api::feeds::{FeedQuery, feed_page};
-use crate::data_api::keyword::fans;
+use crate::data_api::keyword::{fans, work_items};
 use crate::data_api::paging::PageRequest;
 use crate::data_api::{DataApi, count, list, required, store_error};
 use mediaops_platform::registry::CallContext;
 use mediaops_proto::error::ServiceError;
 use mediaops_proto::service::Answer;
-use mediaops_store::model::{Total, WorkOrder, WorkQuery, WorkRecord};
+use mediaops_store::model::{WorkOrder, WorkQuery, WorkRecord};
 use mediaops_store::rankings::rules::{self as rules, Period};
 use mediaops_store::topic::Topic;
 
@@ -200,12 +200,6 @@ fn article_item(record: WorkRecord) -> pb::ArticleReadItem {
     }
 }
 
-/// Up to `size` works of `query` (one store page, not counted).
-async fn first_page(api: &DataApi, query: WorkQuery) -> Result<Vec<WorkRecord>, ServiceError> {
-    let query = WorkQuery { total: Total::Uncounted, ..query };
-    Ok(api.store.find_works(&query).await.map_err(store_error)?.items)
-}
-
 /// `articles-search`: `{items[{title, accountName, readCount}]}`: the
 /// articles matching `keyword` (all its terms, as search) with more than
 /// 5,000 reads (newest snapshot), most read first, 50 at most.
@@ -223,7 +217,7 @@ pub async fn articles_search(
         page_size: mediaops_store::MAX_PAGE_SIZE,
         ..WorkQuery::default()
     };
-    let items: Vec<pb::ArticleReadItem> = first_page(&api, query)
+    let items: Vec<pb::ArticleReadItem> = work_items(&api, query)
         .await?
         .into_iter()
         .filter(|r| r.latest.as_ref().and_then(|s| s.views).is_some_and(|v| v > SEARCH_MIN_READS))
@@ -252,7 +246,7 @@ pub async fn viral_notes(
         page_size: page.size,
         ..WorkQuery::default()
     };
-    let items: Vec<pb::ViralNote> = first_page(&api, query)
+    let items: Vec<pb::ViralNote> = work_items(&api, query)
         .await?
         .into_iter()
         .map(|r| {
@@ -289,7 +283,7 @@ pub async fn playlet_articles(
         page_size: SKILL_LIST_SIZE,
         ..WorkQuery::default()
     };
-    let items: Vec<pb::ArticleReadItem> = first_page(&api, query).await?.into_iter().map(article_item).collect();
+    let items: Vec<pb::ArticleReadItem> = work_items(&api, query).await?.into_iter().map(article_item).collect();
     let empty = items.is_empty();
     Ok(list(pb::PlayletArticlesFeedResponse { items }, empty))
 }
