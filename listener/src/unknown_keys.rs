@@ -53,6 +53,7 @@ pub const GATEWAY_KEYS: &[&str] = &[
     "core_addr",
     "core_connections",
     "core_refresh_secs",
+    "core_transport",
     "max_body_bytes",
     "cors_origins",
     "request_timeout_secs",

@@ -7,6 +7,7 @@
 #![allow(clippy::doc_lazy_continuation, clippy::large_enum_variant)]
 
 pub mod bearer;
+pub mod call_stream;
 pub mod codec;
 pub mod delivery;
 pub mod error;

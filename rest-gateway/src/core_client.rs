@@ -8,6 +8,7 @@ use http::uri::PathAndQuery;
 use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::delivery::ACK_VALUE;
 
+use crate::call_stream::CallStreams;
 use crate::delivery::{AckGate, Delivery};
 use std::future::Future;
 use std::pin::Pin;
@@ -69,6 +70,22 @@ pub struct CoreClient {
     service: CoreService,
     /// The core's call pipeline in this process, if it is here.
     local: Option<Arc<dyn LocalCore>>,
+    /// The call streams to the cores, when the calls go as messages on
+    /// them (`MEDIAOPS_CORE_TRANSPORT=stream`, [`crate::call_stream`]).
+    streams: Option<Arc<CallStreams>>,
+}
+
+/// How a split gateway's calls reach the cores (`MEDIAOPS_CORE_TRANSPORT`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoreTransport {
+    /// Each call is the operation's unary RPC, with the delivery
+    /// acknowledgement on its request stream (the default).
+    #[default]
+    Unary,
+    /// The calls are messages on a few long-lived call streams
+    /// ([`crate::call_stream`]).
+    Stream,
 }
 
 /// The core's call pipeline in this process (the one-process `mediaops`),
@@ -110,11 +127,22 @@ impl CoreClient {
     ///
     /// # Errors
     /// An entry of `core_addr` that is not an `http://` URI with a host.
-    pub fn connect(core_addr: &str, refresh: crate::core_set::Refresh) -> anyhow::Result<CoreClient> {
+    /// With `transport` [`CoreTransport::Stream`] the operations' calls go
+    /// as messages on `refresh.connections` call streams
+    /// ([`crate::call_stream`]), each taking new calls for one refresh
+    /// interval.
+    pub fn connect(
+        core_addr: &str,
+        refresh: crate::core_set::Refresh,
+        transport: CoreTransport,
+    ) -> anyhow::Result<CoreClient> {
         let targets = crate::core_set::parse_targets(core_addr)?;
         let channel = crate::core_set::balanced_channel(targets, refresh);
         let service = channel.map_request(crate::delivery::gate).map_err(|e| TransportError(e.into()));
-        Ok(CoreClient { service: CoreService::new(service), local: None })
+        let service = CoreService::new(service);
+        let streams = (transport == CoreTransport::Stream)
+            .then(|| Arc::new(CallStreams::new(service.clone(), refresh.connections, refresh.every)));
+        Ok(CoreClient { service, local: None, streams })
     }
 
     /// A client of the core in this process: each operation's call goes
@@ -136,7 +164,7 @@ impl CoreClient {
         // Only health checks use it: no call here carries an acknowledgement gate.
         let service =
             service.map_response(|response| response.map(tonic::body::Body::new)).map_err(|e| TransportError(e.into()));
-        CoreClient { service: CoreService::new(service), local: Some(local) }
+        CoreClient { service: CoreService::new(service), local: Some(local), streams: None }
     }
 
     /// Calls the unary RPC at `grpc_path` with an encoded request; the
@@ -176,6 +204,13 @@ impl CoreClient {
             let LocalAnswer { response, settle } = local.call(grpc_path, request).await?;
             let notes = AnswerNotes::from_metadata(response.metadata());
             return Ok((response.into_inner(), notes, Delivery::local(settle, call.request_id)));
+        }
+        if let Some(streams) = &self.streams {
+            let (metadata, _, body) = request.into_parts();
+            let entries = mediaops_proto::call_stream::entries(metadata);
+            let (response, settle) = streams.call(grpc_path, body, entries).await?;
+            let notes = AnswerNotes::from_metadata(response.metadata());
+            return Ok((response.into_inner(), notes, Delivery::streamed(settle, call.request_id)));
         }
         let mut grpc = tonic::client::Grpc::new(self.service.clone());
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;

@@ -7,7 +7,8 @@
 //! ([`mediaops_listener::WhenWritten`]), or resets it when it could not,
 //! so the core releases the points at once. In one process the gateway
 //! tells the core's settlement itself ([`crate::core_client::LocalCore`]):
-//! no stream.
+//! no stream. On a call stream ([`crate::call_stream`]) it sends the call's
+//! `delivered` message.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -41,11 +42,17 @@ enum Way {
     /// In one process: the core's settlement itself
     /// ([`crate::core_client::LocalAnswer::settle`]).
     Local(Box<dyn FnOnce(bool) + Send>),
+    /// On a call stream: its `delivered` message ([`crate::call_stream`]).
+    Streamed(crate::call_stream::Settle),
 }
 
 impl Delivery {
     pub(crate) fn new(ack: oneshot::Sender<()>, rest: tonic::Streaming<Bytes>, request_id: &str) -> Delivery {
         Delivery { way: Some(Way::Stream { ack, rest: Box::new(rest) }), request_id: request_id.to_owned() }
+    }
+
+    pub(crate) fn streamed(settle: crate::call_stream::Settle, request_id: &str) -> Delivery {
+        Delivery { way: Some(Way::Streamed(settle)), request_id: request_id.to_owned() }
     }
 
     pub(crate) fn local(settle: Box<dyn FnOnce(bool) + Send>, request_id: &str) -> Delivery {
@@ -58,6 +65,7 @@ impl Delivery {
         tracing::debug!(target: LOG_TARGET, request_id = self.request_id, written, "answer delivery");
         match self.way.take() {
             Some(Way::Local(settle)) => settle(written),
+            Some(Way::Streamed(settle)) => settle.delivered(written),
             // Not written: dropping the sender resets the stream.
             Some(Way::Stream { ack, mut rest }) if written => {
                 let _ = ack.send(());

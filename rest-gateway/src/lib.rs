@@ -4,6 +4,7 @@
 //! over gRPC. No per-operation code lives here.
 
 pub mod call;
+pub mod call_stream;
 pub mod core_client;
 pub mod core_set;
 pub mod delivery;

@@ -130,7 +130,7 @@ pub async fn serve(
 /// # Errors
 /// A bad `core_addr`, a port that cannot be bound.
 pub async fn run(settings: &crate::GatewaySettings) -> anyhow::Result<()> {
-    let client = CoreClient::connect(&settings.core_addr, settings.core_refresh())?;
+    let client = CoreClient::connect(&settings.core_addr, settings.core_refresh(), settings.core_transport)?;
     let draining = Draining::new();
     let router = router(client, settings, draining.clone())?;
     let listener = mediaops_listener::bind(&settings.rest_addr, &settings.listener, "MEDIAOPS_REST_ADDR").await?;

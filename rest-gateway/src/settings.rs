@@ -25,6 +25,11 @@ pub struct GatewaySettings {
     /// every core (`MEDIAOPS_CORE_REFRESH_SECS`, 1-3600, default 2): a core
     /// that stops serving is taken out within this time.
     pub core_refresh_secs: u64,
+    /// How the calls reach the cores (`MEDIAOPS_CORE_TRANSPORT`): `unary`
+    /// (the default: each call its operation's unary RPC) or `stream` (the
+    /// calls as messages on `core_connections` long-lived call streams,
+    /// [`crate::call_stream`]).
+    pub core_transport: crate::core_client::CoreTransport,
     /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
     /// Origins a browser may call the API from (`MEDIAOPS_CORS_ORIGINS`):
@@ -53,6 +58,7 @@ impl Default for GatewaySettings {
             core_addr: "http://127.0.0.1:50051".into(),
             core_connections: 2,
             core_refresh_secs: 2,
+            core_transport: crate::core_client::CoreTransport::Unary,
             max_body_bytes: 4 * 1024 * 1024,
             cors_origins: String::new(),
             request_timeout_secs: 330,

@@ -71,14 +71,14 @@ fn log_env() -> Vec<(&'static str, String)> {
 }
 
 /// A core and a gateway process on Redis: every call crosses a real HTTP/2
-/// connection between them. `workers`: each process's async workers
-/// (`MEDIAOPS_WORKER_THREADS`; one is tokio's current-thread runtime), else
-/// the default.
-fn split_on_redis(url: String, prefix: String, workers: Option<&str>) -> Deployment {
+/// connection between them. `settings`: more of both processes' settings,
+/// e.g. their async workers (`MEDIAOPS_WORKER_THREADS`; one is tokio's
+/// current-thread runtime) or the gateway's `MEDIAOPS_CORE_TRANSPORT`.
+fn split_on_redis(url: String, prefix: String, settings: &[(&'static str, &str)]) -> Deployment {
     let data_dir = tempfile::tempdir().unwrap();
     let mut env = vec![("MEDIAOPS_REDIS_URL", url.clone()), ("MEDIAOPS_REDIS_PREFIX", prefix.clone())];
     env.extend(log_env());
-    env.extend(workers.map(|workers| ("MEDIAOPS_WORKER_THREADS", workers.to_owned())));
+    env.extend(settings.iter().map(|(name, value)| (*name, (*value).to_owned())));
     let core = Process::spawn(data_dir.path(), Spawn { args: vec!["core"], env: env.clone() });
     let core_addr = core.grpc().to_owned();
     let gateway =
@@ -352,7 +352,7 @@ async fn hang_ups(deployment: &Deployment, name: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hang_ups_on_a_split_deployment_charge_only_written_answers_and_leave_no_hold() {
-    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split"), None);
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split"), &[]);
     hang_ups(&deployment, "split, Redis").await;
 }
 
@@ -360,8 +360,20 @@ async fn hang_ups_on_a_split_deployment_charge_only_written_answers_and_leave_no
 /// share (docs/performance.md "One worker: the current-thread runtime").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hang_ups_on_a_split_deployment_of_one_worker_per_process_charge_only_written_answers() {
-    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_one"), Some("1"));
+    let deployment =
+        split_on_redis(redis_url(), redis_prefix("hangups_split_one"), &[("MEDIAOPS_WORKER_THREADS", "1")]);
     hang_ups(&deployment, "split, Redis, one worker per process").await;
+}
+
+/// The same with the gateway's calls as messages on call streams
+/// (`MEDIAOPS_CORE_TRANSPORT=stream`, docs/performance.md "Calls as
+/// messages on a stream"): a client gone before its answer stops its call
+/// on the core, and an answer's charge waits for the gateway's word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_ups_on_a_split_deployment_over_call_streams_charge_only_written_answers() {
+    let settings = [("MEDIAOPS_WORKER_THREADS", "1"), ("MEDIAOPS_CORE_TRANSPORT", "stream")];
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_stream"), &settings);
+    hang_ups(&deployment, "split, Redis, call streams").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! several replicas on the machine's PostgreSQL and Redis,
 //! as separate processes of the built binary. Two cores and two gateways
-//! (each gateway balanced over both cores), plus one gateway pinned to each
+//! (each gateway balanced over both cores; the second sends its calls on
+//! call streams, `MEDIAOPS_CORE_TRANSPORT=stream`), plus one gateway pinned to each
 //! core so a test can say "through one replica, seen on the other". Every
 //! process has a data directory of its own: nothing may be shared through
 //! files.
@@ -71,19 +72,27 @@ impl Cluster {
             ("MEDIAOPS_WEB_SEARCH__WAIT_SECS", "1".into()),
         ];
         let mut dirs = Vec::new();
-        let mut spawn = |args: Vec<&str>| {
+        let mut spawn_with = |args: Vec<&str>, more: &[(&'static str, &str)]| {
             let dir = tempfile::tempdir().unwrap();
-            let process = Process::spawn(dir.path(), Spawn { args, env: env.clone() });
+            let mut env = env.clone();
+            env.extend(more.iter().map(|(name, value)| (*name, (*value).to_owned())));
+            let process = Process::spawn(dir.path(), Spawn { args, env });
             dirs.push(dir);
             process
         };
+        let mut spawn = |args: Vec<&str>| spawn_with(args, &[]);
         let cores = vec![spawn(vec!["core"]), spawn(vec!["core"])];
         let both = format!("{},{}", cores[0].grpc(), cores[1].grpc());
-        let gateways = vec![spawn(vec!["gateway", "--core-addr", &both]), spawn(vec!["gateway", "--core-addr", &both])];
+        let first = spawn(vec!["gateway", "--core-addr", &both]);
         let pinned = vec![
             spawn(vec!["gateway", "--core-addr", cores[0].grpc()]),
             spawn(vec!["gateway", "--core-addr", cores[1].grpc()]),
         ];
+        // The second balanced gateway sends its calls as messages on call
+        // streams (docs/performance.md "Calls as messages on a stream"), so
+        // the load and the SIGTERM below go through both transports.
+        let streams = [("MEDIAOPS_CORE_TRANSPORT", "stream")];
+        let gateways = vec![first, spawn_with(vec!["gateway", "--core-addr", &both], &streams)];
         Cluster {
             env,
             cores,
@@ -424,6 +433,7 @@ async fn load_with_a_sigterm_on_one_core(cluster: &mut Cluster, http: &reqwest::
     println!("core 1: {drained}");
     assert_eq!(balance, LOAD_POINTS - tally.points, "balance == start - sum of the prices of the 2xx answers");
     assert!(balance >= 0, "never negative");
+    assert!(tally.other.is_empty(), "a core's stop after its notice loses no call: {:?}", tally.other);
     assert!(tally.insufficient > 0, "the balance ran out under load (the 402 path was exercised)");
     assert!(tally.ok > total / 4, "most calls were answered: {tally:?}");
 

@@ -189,7 +189,8 @@ impl Core {
         });
         let in_flight = self.pipeline.metrics.in_flight.clone();
         let pipeline = self.pipeline.clone();
-        let router = routes::router(self.pipeline, health)?;
+        let (stopping, stopping_rx) = tokio::sync::watch::channel(false);
+        let router = routes::router(self.pipeline, health, stopping_rx)?;
         Ok(Serving {
             router,
             pipeline,
@@ -201,6 +202,7 @@ impl Core {
             pruner,
             readiness,
             draining,
+            stopping,
             in_flight,
             callback,
             listener: self.listener,

@@ -1,26 +1,34 @@
 //! The core's gRPC routes besides the operations: reflection (v1 and
-//! v1alpha) and `grpc.health.v1`, with `GET /metrics` (docs/metrics.md)
+//! v1alpha), `grpc.health.v1` and the gateways' call stream
+//! (`mediaops_platform::dispatch::call_stream`), with `GET /metrics` (docs/metrics.md)
 //! merged in, every other path falling back to the operation service
 //! (`mediaops_platform::dispatch::OperationService`).
 
 use std::sync::Arc;
 
+use mediaops_platform::dispatch::call_stream::CallStreamService;
 use mediaops_platform::dispatch::{OperationService, Pipeline};
 
 /// The router of a started core: reflection, `health` (the service
-/// `tonic_health::server::health_reporter` made), `GET /metrics`, and the
-/// operation service over `pipeline` for every other path.
+/// `tonic_health::server::health_reporter` made), the call stream (whose
+/// streams say `goaway` once `stopping` turns `true`), `GET /metrics`, and
+/// the operation service over `pipeline` for every other path.
 ///
 /// # Errors
 /// A reflection service cannot be built from the embedded descriptor sets.
 pub(super) fn router(
     pipeline: Arc<Pipeline>,
     health: tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
+    stopping: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<axum::Router> {
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
     let mut routes = tonic::service::Routes::builder();
-    routes.add_service(reflection_v1).add_service(reflection_v1alpha).add_service(health);
+    routes
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(health)
+        .add_service(CallStreamService::new(pipeline.clone(), stopping));
     let metrics = pipeline.metrics.clone().router();
     Ok(routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(pipeline)))
 }

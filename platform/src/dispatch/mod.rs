@@ -52,6 +52,7 @@ use crate::validate::FieldChecks;
 use mediaops_proto::error::ServiceError;
 
 mod acknowledgement;
+pub mod call_stream;
 mod delivery;
 mod finish_on_drop;
 pub mod in_process;

@@ -1,0 +1,297 @@
+//! The gateway's end of the call stream ([`mediaops_proto::call_stream`],
+//! `MEDIAOPS_CORE_TRANSPORT=stream`): the calls to the cores as messages on
+//! a few long-lived bidirectional gRPC streams, instead of one HTTP/2
+//! stream per call (docs/performance.md "Calls as messages on a stream").
+//!
+//! The gateway keeps `MEDIAOPS_CORE_CONNECTIONS` streams open over the
+//! balanced channel of [`crate::core_set`], each opened on the core that
+//! the balancer picks, and hands its calls to them in turn. A stream is
+//! retired (no new calls; its side ends once its calls are settled, the
+//! core's side then) when its core says `goaway` (it stops accepting), when
+//! it has been open for one refresh interval (so a core that joins or comes
+//! back gets calls within about one refresh, as with unary calls), or when
+//! it breaks (its calls waiting for an answer fail with `unavailable`:
+//! 502 `upstream_unavailable`, nothing charged).
+//!
+//! A call whose caller goes away before its answer tells the core
+//! `delivered: false`, which stops it; an answer is settled through
+//! [`Settle`] (docs/billing.md "When a call is charged").
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mediaops_proto::call_stream::{self, AnswerFrame, CallFrame, answer_frame, call_frame};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::core_client::CoreService;
+
+/// What a call waits for: the core's answer, or the status it failed with.
+type Reply = Result<tonic::Response<Bytes>, tonic::Status>;
+
+/// The gateway's call streams to the cores; cheap to share.
+pub struct CallStreams {
+    service: CoreService,
+    /// Streams kept open at once.
+    size: usize,
+    /// How long a stream takes new calls.
+    lifetime: Duration,
+    /// The streams taking new calls.
+    open: Mutex<Vec<Arc<Stream>>>,
+    /// Held while a stream is being opened.
+    opening: tokio::sync::Mutex<()>,
+    /// The next stream's turn.
+    turn: AtomicUsize,
+}
+
+impl CallStreams {
+    /// Streams over `service` (the balanced channel to the cores): `size`
+    /// of them, each taking new calls for `lifetime`.
+    pub fn new(service: CoreService, size: usize, lifetime: Duration) -> CallStreams {
+        CallStreams {
+            service,
+            size: size.max(1),
+            lifetime,
+            open: Mutex::new(Vec::new()),
+            opening: tokio::sync::Mutex::new(()),
+            turn: AtomicUsize::new(0),
+        }
+    }
+
+    /// Runs one call: the unary RPC at `path` with `message` (encoded) and
+    /// `metadata` (as gRPC headers).
+    ///
+    /// # Errors
+    /// The core's status for the call; `unavailable` when no stream could
+    /// be opened or the call's stream broke before its answer.
+    pub async fn call(
+        &self,
+        path: &str,
+        message: Bytes,
+        metadata: Vec<call_stream::Entry>,
+    ) -> Result<(tonic::Response<Bytes>, Settle), tonic::Status> {
+        let call = call_stream::Call { path: path.to_owned(), metadata, message };
+        let mut frame = CallFrame { id: 0, frame: Some(call_frame::Frame::Call(call)) };
+        let (waiting, answer) = loop {
+            let stream = self.pick().await?;
+            frame.id = stream.next_id.fetch_add(1, Ordering::Relaxed);
+            let id = frame.id;
+            let (reply, answer) = oneshot::channel();
+            match stream.begin(reply, frame) {
+                // From here the call is the guard's until its answer comes:
+                // a caller gone meanwhile stops it.
+                Ok(()) => break (Waiting { stream, id, answered: false }, answer),
+                // The stream ended its side since it was picked: another one.
+                Err(back) => frame = back,
+            }
+        };
+        let reply = answer.await.unwrap_or_else(|_| Err(broken()));
+        let mut waiting = waiting;
+        waiting.answered = true;
+        let (stream, id) = (waiting.stream.clone(), waiting.id);
+        match reply {
+            Ok(response) => Ok((response, Settle { stream: Some(stream), id })),
+            Err(status) => {
+                // A failure owes the core no word.
+                stream.settled();
+                Err(status)
+            }
+        }
+    }
+
+    /// A stream taking new calls: the next one's turn, after retiring the
+    /// old; a new one when fewer than `size` are open.
+    async fn pick(&self) -> Result<Arc<Stream>, tonic::Status> {
+        loop {
+            {
+                let mut open = self.lock_open();
+                open.retain(|stream| {
+                    if stream.opened.elapsed() >= self.lifetime {
+                        stream.retire();
+                    }
+                    !stream.retiring.load(Ordering::Acquire)
+                });
+                if open.len() >= self.size {
+                    let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.len();
+                    return Ok(open[turn].clone());
+                }
+            }
+            let _opening = self.opening.lock().await;
+            if self.lock_open().len() >= self.size {
+                continue;
+            }
+            let stream = Stream::open(self.service.clone()).await?;
+            self.lock_open().push(stream.clone());
+            return Ok(stream);
+        }
+    }
+
+    fn lock_open(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Stream>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The status of a call whose stream broke before its answer.
+fn broken() -> tonic::Status {
+    tonic::Status::unavailable("the call stream to the core broke before the answer came")
+}
+
+/// One stream to a core.
+struct Stream {
+    /// The gateway's side; `None` once ended.
+    sender: Mutex<Option<mpsc::UnboundedSender<CallFrame>>>,
+    /// Calls waiting for their answer, by id.
+    waiting: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    next_id: AtomicU64,
+    /// Calls not settled yet: waiting for their answer, or answered and
+    /// owing the core `delivered`.
+    unsettled: AtomicUsize,
+    /// No new calls; the side ends once none is unsettled.
+    retiring: AtomicBool,
+    opened: Instant,
+}
+
+impl Stream {
+    /// Opens a stream on the core the balancer picks, and the task that
+    /// reads its answers.
+    async fn open(service: CoreService) -> Result<Arc<Stream>, tonic::Status> {
+        let (sender, frames) = mpsc::unbounded_channel();
+        let mut grpc = tonic::client::Grpc::new(service);
+        grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
+        let request = tonic::Request::new(tokio_stream::wrappers::UnboundedReceiverStream::new(frames));
+        let path = http::uri::PathAndQuery::from_static(call_stream::PATH);
+        let codec = tonic_prost::ProstCodec::<CallFrame, AnswerFrame>::default();
+        let answers = grpc.streaming(request, path, codec).await?.into_inner();
+        let stream = Arc::new(Stream {
+            sender: Mutex::new(Some(sender)),
+            waiting: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            unsettled: AtomicUsize::new(0),
+            retiring: AtomicBool::new(false),
+            opened: Instant::now(),
+        });
+        tokio::spawn(stream.clone().read(answers));
+        Ok(stream)
+    }
+
+    /// Hands each answer to its call; on `goaway` retires the stream; on
+    /// the end or a break fails the calls still waiting.
+    async fn read(self: Arc<Stream>, mut answers: tonic::Streaming<AnswerFrame>) {
+        let ended = loop {
+            match answers.message().await {
+                Ok(Some(AnswerFrame { id, frame: Some(answer_frame::Frame::Answer(answer)) })) => {
+                    if let Some(reply) = self.lock_waiting().remove(&id) {
+                        let _ = reply.send(call_stream::read_answer(answer));
+                    }
+                }
+                Ok(Some(AnswerFrame { frame: Some(answer_frame::Frame::Goaway(_)), .. })) => self.retire(),
+                Ok(Some(AnswerFrame { frame: None, .. })) => {}
+                Ok(None) => break None,
+                Err(status) => break Some(status),
+            }
+        };
+        if let Some(status) = &ended {
+            tracing::warn!(error = %status.message(), "the call stream to a core broke; its waiting calls fail");
+        }
+        self.retiring.store(true, Ordering::Release);
+        // Nothing more can be answered here: the side ends (a call begun
+        // after this picks another stream), then dropping the replies fails
+        // the calls still waiting with `broken()`.
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.lock_waiting().clear();
+    }
+
+    /// Sends the call of `frame`, which then waits for its answer in
+    /// `reply` and counts as unsettled; gives `frame` back when the side
+    /// has ended. Under the side's lock, so a retiring side cannot end
+    /// between the count and the send.
+    fn begin(&self, reply: oneshot::Sender<Reply>, frame: CallFrame) -> Result<(), CallFrame> {
+        let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(sender) = &*sender else { return Err(frame) };
+        self.lock_waiting().insert(frame.id, reply);
+        self.unsettled.fetch_add(1, Ordering::AcqRel);
+        // A closed side: the reader fails the waiting calls.
+        let _ = sender.send(frame);
+        Ok(())
+    }
+
+    fn send(&self, frame: CallFrame) {
+        if let Some(sender) = &*self.sender.lock().unwrap_or_else(|e| e.into_inner()) {
+            // A closed side: the reader fails the waiting calls.
+            let _ = sender.send(frame);
+        }
+    }
+
+    /// Tells the core `delivered` for call `id`, and counts it settled.
+    fn deliver(&self, id: u64, delivered: bool) {
+        self.send(CallFrame { id, frame: Some(call_frame::Frame::Delivered(delivered)) });
+        self.settled();
+    }
+
+    /// One call fewer to settle; a retiring stream's side ends at none.
+    fn settled(&self) {
+        if self.unsettled.fetch_sub(1, Ordering::AcqRel) == 1 && self.retiring.load(Ordering::Acquire) {
+            self.end_if_settled();
+        }
+    }
+
+    fn retire(&self) {
+        self.retiring.store(true, Ordering::Release);
+        self.end_if_settled();
+    }
+
+    fn end_if_settled(&self) {
+        let mut sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        if self.unsettled.load(Ordering::Acquire) == 0 {
+            sender.take();
+        }
+    }
+
+    fn lock_waiting(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Reply>>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A call sent and not answered yet; dropped so (its caller went away), it
+/// tells the core `delivered: false`, which stops the call.
+struct Waiting {
+    stream: Arc<Stream>,
+    id: u64,
+    answered: bool,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.stream.lock_waiting().remove(&self.id);
+            self.stream.deliver(self.id, false);
+        }
+    }
+}
+
+/// An answered call's settlement: [`Settle::delivered`] tells the core
+/// whether the answer reached the client; dropped without it, not.
+pub struct Settle {
+    stream: Option<Arc<Stream>>,
+    id: u64,
+}
+
+impl Settle {
+    /// The answer was (`true`: the core commits the charge) or was not
+    /// (`false`: released) written to the client.
+    pub fn delivered(mut self, delivered: bool) {
+        if let Some(stream) = self.stream.take() {
+            stream.deliver(self.id, delivered);
+        }
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            stream.deliver(self.id, false);
+        }
+    }
+}
