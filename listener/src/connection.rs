@@ -109,7 +109,7 @@ impl Drop for InFlight {
 }
 
 /// The hyper service of one connection: `router` with a read deadline on
-/// every request body, the request counted until its response is sent, and
+/// every request body but a call stream's, the request counted until its response is sent, and
 /// a response's [`WhenWritten`] told whether it was written
 /// ([`crate::delivery`]).
 #[derive(Clone)]
@@ -136,7 +136,13 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
             http::Version::HTTP_2 => Transport::Http2,
             _ => Transport::Http1(self.flushes.clone()),
         };
-        let mut request = request.map(|body| Body::new(TimedBody::new(body, deadline, secs)));
+        // A gateway's call stream stays open by design, its frames coming
+        // when its calls do (mediaops_proto::call_stream): no body deadline.
+        let mut request = if request.uri().path() == mediaops_proto::call_stream::PATH {
+            request.map(Body::new)
+        } else {
+            request.map(|body| Body::new(TimedBody::new(body, deadline, secs)))
+        };
         request.extensions_mut().insert(Watching);
         let answer = self.router.clone().oneshot(request);
         Box::pin(async move {

@@ -57,6 +57,15 @@ use bytes::Bytes;
 /// The RPC's path.
 pub const PATH: &str = "/mediaops.transport.v1.CallStream/Calls";
 
+/// The largest request or answer message one call carries: tonic's limit
+/// for a unary call's message (4 MiB). A call over it fails alone; the
+/// stream goes on.
+pub const MESSAGE_LIMIT: usize = 4 * 1024 * 1024;
+
+/// The largest frame either end decodes: a message at [`MESSAGE_LIMIT`]
+/// with its metadata.
+pub const FRAME_LIMIT: usize = MESSAGE_LIMIT + 1024 * 1024;
+
 /// One message from the gateway.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct CallFrame {

@@ -158,7 +158,9 @@ impl Stream {
     /// reads its answers.
     async fn open(service: CoreService) -> Result<Arc<Stream>, tonic::Status> {
         let (sender, frames) = mpsc::unbounded_channel();
-        let mut grpc = tonic::client::Grpc::new(service);
+        let mut grpc = tonic::client::Grpc::new(service)
+            .max_decoding_message_size(call_stream::FRAME_LIMIT)
+            .max_encoding_message_size(call_stream::FRAME_LIMIT);
         grpc.ready().await.map_err(|e| tonic::Status::unavailable(format!("core not ready: {e}")))?;
         let request = tonic::Request::new(tokio_stream::wrappers::UnboundedReceiverStream::new(frames));
         let path = http::uri::PathAndQuery::from_static(call_stream::PATH);
@@ -189,11 +191,15 @@ impl Stream {
                 Ok(Some(AnswerFrame { frame: Some(answer_frame::Frame::Goaway(_)), .. })) => self.retire(),
                 Ok(Some(AnswerFrame { frame: None, .. })) => {}
                 Ok(None) => break None,
-                Err(status) => break Some(status),
+                Err(status) => break Some(status.message().to_owned()),
             }
         };
-        if let Some(status) = &ended {
-            tracing::warn!(error = %status.message(), "the call stream to a core broke; its waiting calls fail");
+        // The core ends its side only after the gateway has ended its own:
+        // an end before that is a break.
+        let unasked = ended.is_some() || self.sender.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+        if unasked {
+            let error = ended.as_deref().unwrap_or("the core ended it");
+            tracing::warn!(error, "the call stream to a core broke; the calls waiting on it fail (502)");
         }
         self.retiring.store(true, Ordering::Release);
         // Nothing more can be answered here: the side ends (a call begun

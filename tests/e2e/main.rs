@@ -21,6 +21,7 @@ mod billing;
 mod billing_failures;
 mod billing_hangups;
 mod binary;
+mod call_streams;
 mod catalog;
 mod catalog_golden;
 mod charter;

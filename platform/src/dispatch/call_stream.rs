@@ -87,7 +87,10 @@ impl tower::Service<http::Request<tonic::body::Body>> for CallStreamService {
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
         let service = self.clone();
         Box::pin(async move {
-            let mut grpc = tonic::server::Grpc::new(tonic_prost::ProstCodec::<AnswerFrame, CallFrame>::default());
+            let codec = tonic_prost::ProstCodec::<AnswerFrame, CallFrame>::default();
+            let mut grpc = tonic::server::Grpc::new(codec)
+                .max_decoding_message_size(call_stream::FRAME_LIMIT)
+                .max_encoding_message_size(call_stream::FRAME_LIMIT);
             Ok(grpc.streaming(service, request).await)
         })
     }
@@ -126,7 +129,11 @@ impl Stream {
                     Ok(Some(frame)) => self.take(frame).await,
                     Ok(None) => break,
                     Err(status) => {
-                        tracing::debug!(error = %status.message(), "a gateway's call stream broke");
+                        tracing::info!(
+                            error = %status.message(),
+                            unsettled = self.running.len() + self.answered.len(),
+                            "a gateway's call stream broke; its unsettled calls are stopped or released"
+                        );
                         break;
                     }
                 },
@@ -174,6 +181,14 @@ impl Stream {
             let status = tonic::Status::invalid_argument(format!("call id {id} is already in use on this stream"));
             return self.send(id, call_stream::failure(&status)).await;
         }
+        if call.message.len() > call_stream::MESSAGE_LIMIT {
+            let status = tonic::Status::out_of_range(format!(
+                "the request message is {} bytes, more than the {} a call may carry",
+                call.message.len(),
+                call_stream::MESSAGE_LIMIT
+            ));
+            return self.send(id, call_stream::failure(&status)).await;
+        }
         let request = tonic::Request::from_parts(metadata, http::Extensions::new(), call.message);
         let (pipeline, done) = (self.pipeline.clone(), self.done.0.clone());
         let task = tokio::spawn(async move {
@@ -190,6 +205,16 @@ impl Stream {
             return;
         }
         let answer = match result {
+            Ok(answer) if answer.response.get_ref().len() > call_stream::MESSAGE_LIMIT => {
+                // As a unary caller's decoder refuses it; dropping the
+                // settlement releases the hold.
+                let status = tonic::Status::out_of_range(format!(
+                    "the answer is {} bytes, more than the {} a call may carry",
+                    answer.response.get_ref().len(),
+                    call_stream::MESSAGE_LIMIT
+                ));
+                call_stream::failure(&status)
+            }
             Ok(answer) => {
                 let (metadata, message, _) = answer.response.into_parts();
                 self.answered.insert(id, (answer.delivery, Instant::now()));
