@@ -3,9 +3,9 @@
 //! a few long-lived bidirectional gRPC streams, instead of one HTTP/2
 //! stream per call (docs/performance.md "Calls as messages on a stream").
 //!
-//! The gateway keeps `MEDIAOPS_CORE_CONNECTIONS` streams open over the
-//! balanced channel of [`crate::core_set`], each opened on the core that
-//! the balancer picks, and hands its calls to them in turn. A stream is
+//! The gateway keeps `MEDIAOPS_CORE_CONNECTIONS` streams per core in use
+//! open over the balanced channel of [`crate::core_set`], each opened on
+//! the core that the balancer picks, and hands its calls to them in turn. A stream is
 //! retired (no new calls; its side ends once its calls are settled, the
 //! core's side then) when its core says `goaway` (it stops accepting), when
 //! it has been open for one refresh interval (so a core that joins or comes
@@ -27,6 +27,7 @@ use mediaops_proto::call_stream::{self, AnswerFrame, CallFrame, answer_frame, ca
 use tokio::sync::{mpsc, oneshot};
 
 use crate::core_client::CoreService;
+use crate::core_set::InUse;
 
 /// What a call waits for: the core's answer, or the status it failed with.
 type Reply = Result<tonic::Response<Bytes>, tonic::Status>;
@@ -34,8 +35,10 @@ type Reply = Result<tonic::Response<Bytes>, tonic::Status>;
 /// The gateway's call streams to the cores; cheap to share.
 pub struct CallStreams {
     service: CoreService,
-    /// Streams kept open at once.
-    size: usize,
+    /// The cores the balancer sends calls to.
+    cores: InUse,
+    /// Streams kept open at once per core in use.
+    per_core: usize,
     /// How long a stream takes new calls.
     lifetime: Duration,
     /// The streams taking new calls.
@@ -47,12 +50,14 @@ pub struct CallStreams {
 }
 
 impl CallStreams {
-    /// Streams over `service` (the balanced channel to the cores): `size`
-    /// of them, each taking new calls for `lifetime`.
-    pub fn new(service: CoreService, size: usize, lifetime: Duration) -> CallStreams {
+    /// Streams over `service` (the balanced channel to the cores `cores`):
+    /// `per_core` of them for each core in use, each taking new calls for
+    /// `lifetime`.
+    pub fn new(service: CoreService, cores: InUse, per_core: usize, lifetime: Duration) -> CallStreams {
         CallStreams {
             service,
-            size: size.max(1),
+            cores,
+            per_core: per_core.max(1),
             lifetime,
             open: Mutex::new(Vec::new()),
             opening: tokio::sync::Mutex::new(()),
@@ -113,19 +118,28 @@ impl CallStreams {
                     }
                     !stream.retiring.load(Ordering::Acquire)
                 });
-                if open.len() >= self.size {
+                let size = self.size();
+                if open.len() >= size {
                     let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.len();
                     return Ok(open[turn].clone());
                 }
             }
             let _opening = self.opening.lock().await;
-            if self.lock_open().len() >= self.size {
+            if self.lock_open().len() >= self.size() {
                 continue;
             }
             let stream = Stream::open(self.service.clone()).await?;
             self.lock_open().push(stream.clone());
             return Ok(stream);
         }
+    }
+
+    /// Streams to keep open: `per_core` for each core in use. Each stream
+    /// is opened on the core the balancer picks, the less loaded of two, so
+    /// the streams spread over the cores and are spread again as they are
+    /// renewed.
+    fn size(&self) -> usize {
+        self.per_core * self.cores.count().max(1)
     }
 
     fn lock_open(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Stream>>> {

@@ -80,11 +80,12 @@ pub struct CoreClient {
 #[serde(rename_all = "lowercase")]
 pub enum CoreTransport {
     /// Each call is the operation's unary RPC, with the delivery
-    /// acknowledgement on its request stream (the default).
-    #[default]
+    /// acknowledgement on its request stream.
     Unary,
     /// The calls are messages on a few long-lived call streams
-    /// ([`crate::call_stream`]).
+    /// ([`crate::call_stream`]; the default: a sixth of the unary call's
+    /// transport CPU, docs/performance.md "Calls as messages on a stream").
+    #[default]
     Stream,
 }
 
@@ -128,7 +129,7 @@ impl CoreClient {
     /// # Errors
     /// An entry of `core_addr` that is not an `http://` URI with a host.
     /// With `transport` [`CoreTransport::Stream`] the operations' calls go
-    /// as messages on `refresh.connections` call streams
+    /// as messages on `refresh.connections` call streams per core in use
     /// ([`crate::call_stream`]), each taking new calls for one refresh
     /// interval.
     pub fn connect(
@@ -137,11 +138,11 @@ impl CoreClient {
         transport: CoreTransport,
     ) -> anyhow::Result<CoreClient> {
         let targets = crate::core_set::parse_targets(core_addr)?;
-        let channel = crate::core_set::balanced_channel(targets, refresh);
+        let (channel, in_use) = crate::core_set::balanced_channel(targets, refresh);
         let service = channel.map_request(crate::delivery::gate).map_err(|e| TransportError(e.into()));
         let service = CoreService::new(service);
         let streams = (transport == CoreTransport::Stream)
-            .then(|| Arc::new(CallStreams::new(service.clone(), refresh.connections, refresh.every)));
+            .then(|| Arc::new(CallStreams::new(service.clone(), in_use, refresh.connections, refresh.every)));
         Ok(CoreClient { service, local: None, streams })
     }
 

@@ -15,6 +15,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::mpsc::Sender;
@@ -83,11 +85,25 @@ pub struct Refresh {
 }
 
 /// A balanced channel over the cores of `targets`, kept up to date by a
-/// background task that ends when the channel is dropped.
-pub fn balanced_channel(targets: Vec<Target>, refresh: Refresh) -> Channel {
+/// background task that ends when the channel is dropped, and how many core
+/// addresses its calls go to now.
+pub fn balanced_channel(targets: Vec<Target>, refresh: Refresh) -> (Channel, InUse) {
     let (channel, changes) = Channel::balance_channel(64);
-    tokio::spawn(keep(targets, changes, refresh));
-    channel
+    let in_use = InUse(Arc::new(AtomicUsize::new(0)));
+    tokio::spawn(keep(targets, changes, refresh, in_use.clone()));
+    (channel, in_use)
+}
+
+/// How many core addresses a [`balanced_channel`] sends its calls to (0
+/// before its first round); cheap to clone.
+#[derive(Debug, Clone)]
+pub struct InUse(Arc<AtomicUsize>);
+
+impl InUse {
+    /// The addresses in use now.
+    pub fn count(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// An endpoint for one core address.
@@ -107,7 +123,12 @@ struct Member {
 }
 
 /// The loop behind [`balanced_channel`].
-async fn keep(targets: Vec<Target>, changes: Sender<Change<(SocketAddr, usize), Endpoint>>, refresh: Refresh) {
+async fn keep(
+    targets: Vec<Target>,
+    changes: Sender<Change<(SocketAddr, usize), Endpoint>>,
+    refresh: Refresh,
+    count: InUse,
+) {
     let mut resolved: HashMap<Target, Vec<SocketAddr>> = HashMap::new();
     let mut members: HashMap<SocketAddr, Member> = HashMap::new();
     let mut in_use: HashSet<SocketAddr> = HashSet::new();
@@ -173,6 +194,7 @@ async fn keep(targets: Vec<Target>, changes: Sender<Change<(SocketAddr, usize), 
             }
         }
         in_use = wanted;
+        count.0.store(in_use.len(), Ordering::Relaxed);
         first = false;
         tokio::time::sleep(refresh.every).await;
         if changes.is_closed() {
@@ -245,7 +267,7 @@ mod tests {
         // A name (resolved like a DNS name; `::1` may be among its answers
         // and is unreachable, so it is left out too) and an address.
         let targets = parse_targets(&format!("http://localhost:{first_port},http://127.0.0.1:{second_port}")).unwrap();
-        let channel = balanced_channel(targets, Refresh { connections: 2, every: Duration::from_millis(200) });
+        let (channel, _) = balanced_channel(targets, Refresh { connections: 2, every: Duration::from_millis(200) });
         let serving = vec![ServingStatus::Serving; 20];
         assert_eq!(statuses(&channel, 20).await, serving, "only the serving core gets calls");
 

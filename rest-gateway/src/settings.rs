@@ -25,10 +25,10 @@ pub struct GatewaySettings {
     /// every core (`MEDIAOPS_CORE_REFRESH_SECS`, 1-3600, default 2): a core
     /// that stops serving is taken out within this time.
     pub core_refresh_secs: u64,
-    /// How the calls reach the cores (`MEDIAOPS_CORE_TRANSPORT`): `unary`
-    /// (the default: each call its operation's unary RPC) or `stream` (the
-    /// calls as messages on `core_connections` long-lived call streams,
-    /// [`crate::call_stream`]).
+    /// How the calls reach the cores (`MEDIAOPS_CORE_TRANSPORT`): `stream`
+    /// (the default: the calls as messages on `core_connections` long-lived
+    /// call streams per core, [`crate::call_stream`]) or `unary` (each call
+    /// its operation's unary RPC).
     pub core_transport: crate::core_client::CoreTransport,
     /// Largest accepted request body in bytes (`MEDIAOPS_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
@@ -58,7 +58,7 @@ impl Default for GatewaySettings {
             core_addr: "http://127.0.0.1:50051".into(),
             core_connections: 2,
             core_refresh_secs: 2,
-            core_transport: crate::core_client::CoreTransport::Unary,
+            core_transport: crate::core_client::CoreTransport::Stream,
             max_body_bytes: 4 * 1024 * 1024,
             cors_origins: String::new(),
             request_timeout_secs: 330,

@@ -357,23 +357,25 @@ async fn hang_ups_on_a_split_deployment_charge_only_written_answers_and_leave_no
 }
 
 /// The same with one worker per process, as on a host a core and a gateway
-/// share (docs/performance.md "One worker: the current-thread runtime").
+/// share (docs/performance.md "One worker: the current-thread runtime"),
+/// the gateway's calls as messages on call streams (the default,
+/// `MEDIAOPS_CORE_TRANSPORT=stream`, docs/performance.md "Calls as messages
+/// on a stream"): a client gone before its answer stops its call on the
+/// core, and an answer's charge waits for the gateway's word.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hang_ups_on_a_split_deployment_of_one_worker_per_process_charge_only_written_answers() {
-    let deployment =
-        split_on_redis(redis_url(), redis_prefix("hangups_split_one"), &[("MEDIAOPS_WORKER_THREADS", "1")]);
-    hang_ups(&deployment, "split, Redis, one worker per process").await;
+    let settings = [("MEDIAOPS_WORKER_THREADS", "1"), ("MEDIAOPS_CORE_TRANSPORT", "stream")];
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_one"), &settings);
+    hang_ups(&deployment, "split, Redis, one worker per process, call streams").await;
 }
 
-/// The same with the gateway's calls as messages on call streams
-/// (`MEDIAOPS_CORE_TRANSPORT=stream`, docs/performance.md "Calls as
-/// messages on a stream"): a client gone before its answer stops its call
-/// on the core, and an answer's charge waits for the gateway's word.
+/// The same with unary calls (`MEDIAOPS_CORE_TRANSPORT=unary`): the
+/// gateway acknowledges each answer by ending the call's request stream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hang_ups_on_a_split_deployment_over_call_streams_charge_only_written_answers() {
-    let settings = [("MEDIAOPS_WORKER_THREADS", "1"), ("MEDIAOPS_CORE_TRANSPORT", "stream")];
-    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_stream"), &settings);
-    hang_ups(&deployment, "split, Redis, call streams").await;
+async fn hang_ups_on_a_split_deployment_of_unary_calls_charge_only_written_answers() {
+    let settings = [("MEDIAOPS_WORKER_THREADS", "1"), ("MEDIAOPS_CORE_TRANSPORT", "unary")];
+    let deployment = split_on_redis(redis_url(), redis_prefix("hangups_split_unary"), &settings);
+    hang_ups(&deployment, "split, Redis, one worker per process, unary calls").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

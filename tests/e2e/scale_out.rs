@@ -1,7 +1,8 @@
 //! several replicas on the machine's PostgreSQL and Redis,
 //! as separate processes of the built binary. Two cores and two gateways
-//! (each gateway balanced over both cores; the second sends its calls on
-//! call streams, `MEDIAOPS_CORE_TRANSPORT=stream`), plus one gateway pinned to each
+//! (each gateway balanced over both cores; the first makes unary calls,
+//! `MEDIAOPS_CORE_TRANSPORT=unary`, the second sends them on call streams),
+//! plus one gateway pinned to each
 //! core so a test can say "through one replica, seen on the other". Every
 //! process has a data directory of its own: nothing may be shared through
 //! files.
@@ -72,7 +73,7 @@ impl Cluster {
             ("MEDIAOPS_WEB_SEARCH__WAIT_SECS", "1".into()),
         ];
         let mut dirs = Vec::new();
-        let mut spawn_with = |args: Vec<&str>, more: &[(&'static str, &str)]| {
+        let mut spawn = |args: Vec<&str>, more: &[(&'static str, &str)]| {
             let dir = tempfile::tempdir().unwrap();
             let mut env = env.clone();
             env.extend(more.iter().map(|(name, value)| (*name, (*value).to_owned())));
@@ -80,19 +81,20 @@ impl Cluster {
             dirs.push(dir);
             process
         };
-        let mut spawn = |args: Vec<&str>| spawn_with(args, &[]);
-        let cores = vec![spawn(vec!["core"]), spawn(vec!["core"])];
+        let cores = vec![spawn(vec!["core"], &[]), spawn(vec!["core"], &[])];
         let both = format!("{},{}", cores[0].grpc(), cores[1].grpc());
-        let first = spawn(vec!["gateway", "--core-addr", &both]);
-        let pinned = vec![
-            spawn(vec!["gateway", "--core-addr", cores[0].grpc()]),
-            spawn(vec!["gateway", "--core-addr", cores[1].grpc()]),
+        // The first balanced gateway makes unary calls, the second sends
+        // its calls as messages on call streams (the default;
+        // docs/performance.md "Calls as messages on a stream"), so the load
+        // and the SIGTERM below go through both transports.
+        let gateways = vec![
+            spawn(vec!["gateway", "--core-addr", &both], &[("MEDIAOPS_CORE_TRANSPORT", "unary")]),
+            spawn(vec!["gateway", "--core-addr", &both], &[]),
         ];
-        // The second balanced gateway sends its calls as messages on call
-        // streams (docs/performance.md "Calls as messages on a stream"), so
-        // the load and the SIGTERM below go through both transports.
-        let streams = [("MEDIAOPS_CORE_TRANSPORT", "stream")];
-        let gateways = vec![first, spawn_with(vec!["gateway", "--core-addr", &both], &streams)];
+        let pinned = vec![
+            spawn(vec!["gateway", "--core-addr", cores[0].grpc()], &[]),
+            spawn(vec!["gateway", "--core-addr", cores[1].grpc()], &[]),
+        ];
         Cluster {
             env,
             cores,
