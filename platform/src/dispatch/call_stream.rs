@@ -7,7 +7,7 @@
 //! side. "Charged only when delivered" (docs/billing.md "When a call is
 //! charged") holds as over a unary call's acknowledgement: a success's
 //! settlement waits here for the gateway's `delivered`. `true` commits it;
-//! `false`, the stream's end or break, or [`ACK_WAIT`] without a word
+//! `false`, the stream's end or break, or `ACK_WAIT` (60 s) without a word
 //! releases it. `delivered: false` for a call still running stops it (its
 //! task is aborted; a reserve under way is finished and released, as when a
 //! unary caller goes away).
