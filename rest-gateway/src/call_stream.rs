@@ -26,7 +26,7 @@ use bytes::Bytes;
 use mediaops_proto::call_stream::{self, AnswerFrame, CallFrame, answer_frame, call_frame};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::core_client::CoreService;
+use crate::core_service::CoreService;
 use crate::core_set::InUse;
 
 /// What a call waits for: the core's answer, or the status it failed with.
@@ -79,7 +79,7 @@ impl CallStreams {
     ) -> Result<(tonic::Response<Bytes>, Settle), tonic::Status> {
         let call = call_stream::Call { path: path.to_owned(), metadata, message };
         let mut frame = CallFrame { id: 0, frame: Some(call_frame::Frame::Call(call)) };
-        let (waiting, answer) = loop {
+        let (mut waiting, answer) = loop {
             let stream = self.pick().await?;
             frame.id = stream.next_id.fetch_add(1, Ordering::Relaxed);
             let id = frame.id;
@@ -93,7 +93,6 @@ impl CallStreams {
             }
         };
         let reply = answer.await.unwrap_or_else(|_| Err(broken()));
-        let mut waiting = waiting;
         waiting.answered = true;
         let (stream, id) = (waiting.stream.clone(), waiting.id);
         match reply {
@@ -198,7 +197,9 @@ impl Stream {
         let ended = loop {
             match answers.message().await {
                 Ok(Some(AnswerFrame { id, frame: Some(answer_frame::Frame::Answer(answer)) })) => {
-                    if let Some(reply) = self.lock_waiting().remove(&id) {
+                    // Out of the map first: the answer is read without its lock.
+                    let reply = self.lock_waiting().remove(&id);
+                    if let Some(reply) = reply {
                         let _ = reply.send(call_stream::read_answer(answer));
                     }
                 }

@@ -9,6 +9,7 @@ use mediaops_proto::codec::BytesCodec;
 use mediaops_proto::delivery::ACK_VALUE;
 
 use crate::call_stream::CallStreams;
+pub use crate::core_service::{CoreService, TransportError};
 use crate::delivery::{AckGate, Delivery};
 use std::future::Future;
 use std::pin::Pin;
@@ -31,31 +32,6 @@ pub struct CallMetadata<'a> {
     /// The client's well-formed W3C `traceparent` header, if any
     /// ([`crate::traceparent::from_headers`]).
     pub traceparent: Option<&'a str>,
-}
-
-/// The core as the gateway calls it: gRPC requests in, gRPC responses out.
-pub type CoreService = tower::util::BoxCloneSyncService<
-    http::Request<tonic::body::Body>,
-    http::Response<tonic::body::Body>,
-    TransportError,
->;
-
-/// The core could not be reached or its answer could not be read (a
-/// concrete type: a boxed error here trips the compiler's lifetime
-/// inference in handler futures).
-#[derive(Debug)]
-pub struct TransportError(tower::BoxError);
-
-impl std::fmt::Display for TransportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for TransportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.0.as_ref())
-    }
 }
 
 /// The gateway's way to the core; cheap to clone. Either a lazily

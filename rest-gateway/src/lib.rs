@@ -6,6 +6,7 @@
 pub mod call;
 pub mod call_stream;
 pub mod core_client;
+pub mod core_service;
 pub mod core_set;
 pub mod delivery;
 pub mod envelope;

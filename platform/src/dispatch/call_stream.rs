@@ -29,7 +29,7 @@ use tokio::task::AbortHandle;
 
 use super::Pipeline;
 use super::acknowledgement::ACK_WAIT;
-use super::in_process::InProcessDelivery;
+use super::in_process::{InProcessAnswer, InProcessDelivery};
 
 /// How often the settlements waiting for a `delivered` are checked against
 /// [`ACK_WAIT`].
@@ -97,7 +97,40 @@ impl tower::Service<http::Request<tonic::body::Body>> for CallStreamService {
 }
 
 /// A call's end, from its task to the stream's loop.
-type Done = (u64, Result<super::in_process::InProcessAnswer, tonic::Status>);
+type Done = (u64, Result<InProcessAnswer, tonic::Status>);
+
+/// Sends a call's end to the stream's loop; dropped unsent (its task
+/// panicked, or was aborted, which the loop has already forgotten), it
+/// sends a failure, so no call waits for an answer that will not come.
+struct Reporter {
+    id: u64,
+    done: Option<mpsc::UnboundedSender<Done>>,
+}
+
+impl Reporter {
+    fn report(mut self, result: Result<InProcessAnswer, tonic::Status>) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send((self.id, result));
+        }
+    }
+}
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send((self.id, Err(tonic::Status::internal("the call ended without an answer"))));
+        }
+    }
+}
+
+/// The failure of a call whose `what` (request message or answer) is over
+/// [`call_stream::MESSAGE_LIMIT`].
+fn too_large(what: &str, bytes: usize) -> tonic::Status {
+    tonic::Status::out_of_range(format!(
+        "the {what} is {bytes} bytes, more than the {} a call may carry",
+        call_stream::MESSAGE_LIMIT
+    ))
+}
 
 /// One stream's calls.
 struct Stream {
@@ -182,25 +215,21 @@ impl Stream {
             return self.send(id, call_stream::failure(&status)).await;
         }
         if call.message.len() > call_stream::MESSAGE_LIMIT {
-            let status = tonic::Status::out_of_range(format!(
-                "the request message is {} bytes, more than the {} a call may carry",
-                call.message.len(),
-                call_stream::MESSAGE_LIMIT
-            ));
+            let status = too_large("request message", call.message.len());
             return self.send(id, call_stream::failure(&status)).await;
         }
         let request = tonic::Request::from_parts(metadata, http::Extensions::new(), call.message);
-        let (pipeline, done) = (self.pipeline.clone(), self.done.0.clone());
+        let pipeline = self.pipeline.clone();
+        let reporter = Reporter { id, done: Some(self.done.0.clone()) };
         let task = tokio::spawn(async move {
-            let result = pipeline.call_in_process(&call.path, request).await;
-            let _ = done.send((id, result));
+            reporter.report(pipeline.call_in_process(&call.path, request).await);
         });
         self.running.insert(id, task.abort_handle());
     }
 
     /// A call's end: its answer to the gateway, its settlement kept for the
     /// gateway's word. A call stopped meanwhile is dropped (released).
-    async fn answer(&mut self, id: u64, result: Result<super::in_process::InProcessAnswer, tonic::Status>) {
+    async fn answer(&mut self, id: u64, result: Result<InProcessAnswer, tonic::Status>) {
         if self.running.remove(&id).is_none() {
             return;
         }
@@ -208,12 +237,7 @@ impl Stream {
             Ok(answer) if answer.response.get_ref().len() > call_stream::MESSAGE_LIMIT => {
                 // As a unary caller's decoder refuses it; dropping the
                 // settlement releases the hold.
-                let status = tonic::Status::out_of_range(format!(
-                    "the answer is {} bytes, more than the {} a call may carry",
-                    answer.response.get_ref().len(),
-                    call_stream::MESSAGE_LIMIT
-                ));
-                call_stream::failure(&status)
+                call_stream::failure(&too_large("answer", answer.response.get_ref().len()))
             }
             Ok(answer) => {
                 let (metadata, message, _) = answer.response.into_parts();
