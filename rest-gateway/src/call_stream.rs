@@ -3,21 +3,24 @@
 //! a few long-lived bidirectional gRPC streams, instead of one HTTP/2
 //! stream per call (docs/performance.md "Calls as messages on a stream").
 //!
-//! The gateway keeps `MEDIAOPS_CORE_CONNECTIONS` streams per core in use
-//! open over the balanced channel of [`crate::core_set`], each opened on
-//! the core that the balancer picks, and hands its calls to them in turn. A stream is
+//! The gateway keeps `MEDIAOPS_CORE_CONNECTIONS` streams open on each core
+//! that [`crate::core_set`] has in use (serving), over a connection of
+//! their own to that core, and hands its calls to all the streams in turn,
+//! so the cores share the calls evenly. A core that joins gets its streams
+//! at the next call after the core set's round that found it. A stream is
 //! retired (no new calls; its side ends once its calls are settled, the
 //! core's side then) when its core says `goaway` (it stops accepting), when
-//! it has been open for one refresh interval (so a core that joins or comes
-//! back gets calls within about one refresh, as with unary calls), or when
-//! it breaks (its calls waiting for an answer fail with `unavailable`:
-//! 502 `upstream_unavailable`, nothing charged).
+//! its core leaves the set, when it has been open for one refresh interval,
+//! or when it breaks (its calls waiting for an answer fail with
+//! `unavailable`: 502 `upstream_unavailable`, nothing charged). A core on
+//! which a stream cannot be opened is skipped for one refresh interval.
 //!
 //! A call whose caller goes away before its answer tells the core
 //! `delivered: false`, which stops it; an answer is settled through
 //! [`Settle`] (docs/billing.md "When a call is charged").
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,7 +29,7 @@ use bytes::Bytes;
 use mediaops_proto::call_stream::{self, AnswerFrame, CallFrame, answer_frame, call_frame};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::core_service::CoreService;
+use crate::core_service::{CoreService, TransportError};
 use crate::core_set::InUse;
 
 /// What a call waits for: the core's answer, or the status it failed with.
@@ -34,32 +37,50 @@ type Reply = Result<tonic::Response<Bytes>, tonic::Status>;
 
 /// The gateway's call streams to the cores; cheap to share.
 pub struct CallStreams {
-    service: CoreService,
-    /// The cores the balancer sends calls to.
+    /// The balanced channel: the streams opened before the core set's
+    /// first round has named the cores.
+    balanced: CoreService,
+    /// The cores in use.
     cores: InUse,
     /// Streams kept open at once per core in use.
     per_core: usize,
     /// How long a stream takes new calls.
     lifetime: Duration,
-    /// The streams taking new calls.
-    open: Mutex<Vec<Arc<Stream>>>,
+    open: Mutex<Open>,
     /// Held while a stream is being opened.
     opening: tokio::sync::Mutex<()>,
     /// The next stream's turn.
     turn: AtomicUsize,
 }
 
+/// The streams taking new calls, and where they may go.
+#[derive(Default)]
+struct Open {
+    streams: Vec<Arc<Stream>>,
+    /// The cores in use as last read, and their generation.
+    cores: (u64, Arc<[SocketAddr]>),
+    /// A channel per core in use, for its streams.
+    channels: HashMap<SocketAddr, CoreService>,
+    /// Cores a stream could not be opened on lately, and when.
+    failed: HashMap<SocketAddr, Instant>,
+}
+
+/// Where a stream goes: a core, or (before the cores are known) wherever
+/// the balanced channel sends it.
+type Place = Option<SocketAddr>;
+
 impl CallStreams {
-    /// Streams over `service` (the balanced channel to the cores `cores`):
-    /// `per_core` of them for each core in use, each taking new calls for
+    /// Streams to the cores `cores` (over `balanced`, the balanced channel
+    /// to them, until the first round of the core set names them):
+    /// `per_core` of them on each core in use, each taking new calls for
     /// `lifetime`.
-    pub fn new(service: CoreService, cores: InUse, per_core: usize, lifetime: Duration) -> CallStreams {
+    pub fn new(balanced: CoreService, cores: InUse, per_core: usize, lifetime: Duration) -> CallStreams {
         CallStreams {
-            service,
+            balanced,
             cores,
             per_core: per_core.max(1),
             lifetime,
-            open: Mutex::new(Vec::new()),
+            open: Mutex::new(Open { cores: (u64::MAX, Arc::from([])), ..Open::default() }),
             opening: tokio::sync::Mutex::new(()),
             turn: AtomicUsize::new(0),
         }
@@ -105,45 +126,102 @@ impl CallStreams {
         }
     }
 
-    /// A stream taking new calls: the next one's turn, after retiring the
-    /// old; a new one when fewer than `size` are open.
+    /// A stream taking new calls: the next one's turn once every core in
+    /// use has its `per_core` streams; else a new one on a core short of
+    /// them. A core where a stream cannot be opened is skipped for one
+    /// refresh interval, while the others take its calls.
     async fn pick(&self) -> Result<Arc<Stream>, tonic::Status> {
         loop {
-            {
-                let mut open = self.lock_open();
-                open.retain(|stream| {
-                    if stream.opened.elapsed() >= self.lifetime {
-                        stream.retire();
-                    }
-                    !stream.retiring.load(Ordering::Acquire)
-                });
-                let size = self.size();
-                if open.len() >= size {
-                    let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.len();
-                    return Ok(open[turn].clone());
-                }
-            }
+            let (place, service) = match self.short_place() {
+                Ok(stream) => return Ok(stream),
+                Err(short) => short,
+            };
             let _opening = self.opening.lock().await;
-            if self.lock_open().len() >= self.size() {
+            if self.short_place().is_ok() {
+                // Opened by another call meanwhile.
                 continue;
             }
-            let stream = Stream::open(self.service.clone()).await?;
-            self.lock_open().push(stream.clone());
-            return Ok(stream);
+            match Stream::open(service, place).await {
+                Ok(stream) => {
+                    self.lock_open().streams.push(stream.clone());
+                    return Ok(stream);
+                }
+                Err(status) => {
+                    let mut open = self.lock_open();
+                    if let Some(core) = place {
+                        tracing::warn!(%core, error = %status.message(), "cannot open a call stream to a core; its calls go to the others");
+                        open.failed.insert(core, Instant::now());
+                    }
+                    if open.streams.is_empty() {
+                        return Err(status);
+                    }
+                    let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.streams.len();
+                    return Ok(open.streams[turn].clone());
+                }
+            }
         }
     }
 
-    /// Streams to keep open: `per_core` for each core in use. Each stream
-    /// is opened on the core the balancer picks, the less loaded of two, so
-    /// the streams spread over the cores and are spread again as they are
-    /// renewed.
-    fn size(&self) -> usize {
-        self.per_core * self.cores.count().max(1)
+    /// The next stream's turn when no core in use is short of streams
+    /// (`Ok`); else where to open one and over which service (`Err`).
+    /// Retires the streams past their lifetime or on a core no longer in
+    /// use.
+    fn short_place(&self) -> Result<Arc<Stream>, (Place, CoreService)> {
+        let mut open = self.lock_open();
+        if open.cores.0 != self.cores.generation() {
+            open.cores = self.cores.addrs();
+            let cores = open.cores.1.clone();
+            open.channels.retain(|addr, _| cores.contains(addr));
+        }
+        let cores = open.cores.1.clone();
+        open.failed.retain(|_, at| at.elapsed() < self.lifetime);
+        open.streams.retain(|stream| {
+            let placed = match stream.place {
+                Some(core) => cores.contains(&core),
+                None => cores.is_empty(),
+            };
+            if !placed || stream.opened.elapsed() >= self.lifetime {
+                stream.retire();
+            }
+            !stream.retiring.load(Ordering::Acquire)
+        });
+        let on = |place: Place| open.streams.iter().filter(|s| s.place == place).count();
+        let short = if cores.is_empty() {
+            (on(None) < self.per_core).then_some(None)
+        } else {
+            cores
+                .iter()
+                .find(|core| on(Some(**core)) < self.per_core && !open.failed.contains_key(core))
+                .map(|c| Some(*c))
+        };
+        match short {
+            None if !open.streams.is_empty() => {
+                let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.streams.len();
+                Ok(open.streams[turn].clone())
+            }
+            // Every core failed lately and no stream is open: try the first.
+            None => Err((cores.first().copied(), self.service_for(&mut open, cores.first().copied()))),
+            Some(place) => Err((place, self.service_for(&mut open, place))),
+        }
     }
 
-    fn lock_open(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Stream>>> {
+    /// The service a stream at `place` is opened over.
+    fn service_for(&self, open: &mut Open, place: Place) -> CoreService {
+        match place {
+            None => self.balanced.clone(),
+            Some(core) => open.channels.entry(core).or_insert_with(|| core_service(core)).clone(),
+        }
+    }
+
+    fn lock_open(&self) -> std::sync::MutexGuard<'_, Open> {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// A channel of its own to `core`, as a [`CoreService`].
+fn core_service(core: SocketAddr) -> CoreService {
+    use tower::ServiceExt;
+    CoreService::new(crate::core_set::channel_to(core).map_err(|e| TransportError(e.into())))
 }
 
 /// The status of a call whose stream broke before its answer.
@@ -164,12 +242,14 @@ struct Stream {
     /// No new calls; the side ends once none is unsettled.
     retiring: AtomicBool,
     opened: Instant,
+    /// The core it was opened on.
+    place: Place,
 }
 
 impl Stream {
-    /// Opens a stream on the core the balancer picks, and the task that
-    /// reads its answers.
-    async fn open(service: CoreService) -> Result<Arc<Stream>, tonic::Status> {
+    /// Opens a stream at `place` over `service`, and the task that reads
+    /// its answers.
+    async fn open(service: CoreService, place: Place) -> Result<Arc<Stream>, tonic::Status> {
         let (sender, frames) = mpsc::unbounded_channel();
         let mut grpc = tonic::client::Grpc::new(service)
             .max_decoding_message_size(call_stream::FRAME_LIMIT)
@@ -186,6 +266,7 @@ impl Stream {
             unsettled: AtomicUsize::new(0),
             retiring: AtomicBool::new(false),
             opened: Instant::now(),
+            place,
         });
         tokio::spawn(stream.clone().read(answers));
         Ok(stream)

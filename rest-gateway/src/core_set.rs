@@ -15,8 +15,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc::Sender;
@@ -85,25 +85,52 @@ pub struct Refresh {
 }
 
 /// A balanced channel over the cores of `targets`, kept up to date by a
-/// background task that ends when the channel is dropped, and how many core
+/// background task that ends when the channel is dropped, and the core
 /// addresses its calls go to now.
 pub fn balanced_channel(targets: Vec<Target>, refresh: Refresh) -> (Channel, InUse) {
     let (channel, changes) = Channel::balance_channel(64);
-    let in_use = InUse(Arc::new(AtomicUsize::new(0)));
+    let in_use = InUse::default();
     tokio::spawn(keep(targets, changes, refresh, in_use.clone()));
     (channel, in_use)
 }
 
-/// How many core addresses a [`balanced_channel`] sends its calls to (0
+/// The core addresses a [`balanced_channel`] sends its calls to (none
 /// before its first round); cheap to clone.
-#[derive(Debug, Clone)]
-pub struct InUse(Arc<AtomicUsize>);
+#[derive(Debug, Clone, Default)]
+pub struct InUse(Arc<InUseState>);
+
+#[derive(Debug, Default)]
+struct InUseState {
+    /// Moves on with every change of `addrs`.
+    generation: AtomicU64,
+    addrs: Mutex<Arc<[SocketAddr]>>,
+}
 
 impl InUse {
-    /// The addresses in use now.
-    pub fn count(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+    /// Moves on with every change of the addresses: a reader that saw this
+    /// generation need not read them again.
+    pub fn generation(&self) -> u64 {
+        self.0.generation.load(Ordering::Acquire)
     }
+
+    /// The addresses in use now, sorted, with their generation.
+    pub fn addrs(&self) -> (u64, Arc<[SocketAddr]>) {
+        let addrs = self.0.addrs.lock().unwrap_or_else(|e| e.into_inner());
+        (self.generation(), addrs.clone())
+    }
+
+    fn set(&self, addrs: &HashSet<SocketAddr>) {
+        let mut sorted: Vec<SocketAddr> = addrs.iter().copied().collect();
+        sorted.sort();
+        *self.0.addrs.lock().unwrap_or_else(|e| e.into_inner()) = sorted.into();
+        self.0.generation.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// A channel of its own to the core at `addr`, connected on first use: the
+/// call streams placed on that core ([`crate::call_stream`]).
+pub fn channel_to(addr: SocketAddr) -> Channel {
+    endpoint(addr).connect_lazy()
 }
 
 /// An endpoint for one core address.
@@ -127,7 +154,7 @@ async fn keep(
     targets: Vec<Target>,
     changes: Sender<Change<(SocketAddr, usize), Endpoint>>,
     refresh: Refresh,
-    count: InUse,
+    published: InUse,
 ) {
     let mut resolved: HashMap<Target, Vec<SocketAddr>> = HashMap::new();
     let mut members: HashMap<SocketAddr, Member> = HashMap::new();
@@ -194,7 +221,7 @@ async fn keep(
             }
         }
         in_use = wanted;
-        count.0.store(in_use.len(), Ordering::Relaxed);
+        published.set(&in_use);
         first = false;
         tokio::time::sleep(refresh.every).await;
         if changes.is_closed() {

@@ -147,3 +147,45 @@ async fn a_stopping_core_ends_its_call_streams_when_its_notice_is_over() {
     assert_eq!(gone.body["error"]["code"], "upstream_unavailable", "{gone:?}");
     assert!(started.elapsed() < Duration::from_secs(10), "answered in {:?}", started.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_deals_its_calls_to_every_serving_core_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = vec![("MEDIAOPS_REDIS_URL", redis_url()), ("MEDIAOPS_REDIS_PREFIX", redis_prefix("call_streams_spread"))];
+    let cores = [
+        Process::spawn(dir.path(), Spawn { args: vec!["core"], env: env.clone() }),
+        Process::spawn(dir.path(), Spawn { args: vec!["core"], env: env.clone() }),
+    ];
+    let both = format!("{},{}", cores[0].grpc(), cores[1].grpc());
+    let gateway = Process::spawn(dir.path(), Spawn { args: vec!["gateway", "--core-addr", &both], env });
+    // Until the core set's first round has found both cores serving.
+    let log = || gateway.log().join("\n");
+    let started = Instant::now();
+    while !log().contains("calls go to 2 of 2") {
+        assert!(started.elapsed() < Duration::from_secs(15), "the gateway finds both cores:\n{}", log());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let http = reqwest::Client::new();
+    const CALLS: usize = 40;
+    for n in 0..CALLS {
+        let response = http
+            .post(format!("{}{CHECK}", gateway.rest()))
+            .bearer_auth(KEY)
+            .header("X-Request-Id", format!("spread-{n}"))
+            .json(&json!({"platform": "抖音", "content": "全网最好的产品"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    // Each core's access log names the calls it answered (written in batches).
+    let served = |core: &Process| core.log().iter().filter(|l| l.contains("spread-") && l.contains(" ok")).count();
+    let started = Instant::now();
+    while served(&cores[0]) + served(&cores[1]) < CALLS && started.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (first, second) = (served(&cores[0]), served(&cores[1]));
+    println!("calls answered by each core: {first}, {second}");
+    assert_eq!(first + second, CALLS, "every call was answered once");
+    assert!(first >= CALLS / 4 && second >= CALLS / 4, "both cores share the calls: {first} and {second}");
+}
