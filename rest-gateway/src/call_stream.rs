@@ -65,6 +65,14 @@ struct Open {
     failed: HashMap<SocketAddr, Instant>,
 }
 
+impl Open {
+    /// The next stream's turn (`turn` counts the turns), if any is open.
+    fn next(&self, turn: &AtomicUsize) -> Option<Arc<Stream>> {
+        (!self.streams.is_empty())
+            .then(|| self.streams[turn.fetch_add(1, Ordering::Relaxed) % self.streams.len()].clone())
+    }
+}
+
 /// Where a stream goes: a core, or (before the cores are known) wherever
 /// the balanced channel sends it.
 type Place = Option<SocketAddr>;
@@ -128,15 +136,23 @@ impl CallStreams {
 
     /// A stream taking new calls: the next one's turn once every core in
     /// use has its `per_core` streams; else a new one on a core short of
-    /// them. A core where a stream cannot be opened is skipped for one
-    /// refresh interval, while the others take its calls.
+    /// them, opened by one call while the others keep to the open streams
+    /// (a stream renewed every refresh interval holds no call up). A core
+    /// where a stream cannot be opened is skipped for one refresh interval,
+    /// while the others take its calls.
     async fn pick(&self) -> Result<Arc<Stream>, tonic::Status> {
         loop {
             let (place, service) = match self.short_place() {
                 Ok(stream) => return Ok(stream),
                 Err(short) => short,
             };
-            let _opening = self.opening.lock().await;
+            let _opening = match self.opening.try_lock() {
+                Ok(opening) => opening,
+                Err(_) => match self.next_open() {
+                    Some(stream) => return Ok(stream),
+                    None => self.opening.lock().await,
+                },
+            };
             if self.short_place().is_ok() {
                 // Opened by another call meanwhile.
                 continue;
@@ -152,11 +168,8 @@ impl CallStreams {
                         tracing::warn!(%core, error = %status.message(), "cannot open a call stream to a core; its calls go to the others");
                         open.failed.insert(core, Instant::now());
                     }
-                    if open.streams.is_empty() {
-                        return Err(status);
-                    }
-                    let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.streams.len();
-                    return Ok(open.streams[turn].clone());
+                    drop(open);
+                    return self.next_open().ok_or(status);
                 }
             }
         }
@@ -194,15 +207,20 @@ impl CallStreams {
                 .find(|core| on(Some(**core)) < self.per_core && !open.failed.contains_key(core))
                 .map(|c| Some(*c))
         };
-        match short {
-            None if !open.streams.is_empty() => {
-                let turn = self.turn.fetch_add(1, Ordering::Relaxed) % open.streams.len();
-                Ok(open.streams[turn].clone())
-            }
-            // Every core failed lately and no stream is open: try the first.
-            None => Err((cores.first().copied(), self.service_for(&mut open, cores.first().copied()))),
-            Some(place) => Err((place, self.service_for(&mut open, place))),
-        }
+        let place = match short {
+            Some(place) => place,
+            None => match open.next(&self.turn) {
+                Some(stream) => return Ok(stream),
+                // Every core failed lately and no stream is open: try the first.
+                None => cores.first().copied(),
+            },
+        };
+        Err((place, self.service_for(&mut open, place)))
+    }
+
+    /// The next open stream's turn, if any is open.
+    fn next_open(&self) -> Option<Arc<Stream>> {
+        self.lock_open().next(&self.turn)
     }
 
     /// The service a stream at `place` is opened over.
