@@ -35,7 +35,8 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 ///
 /// On `shutdown`: `draining` is marked ([`Draining::begin`], so readiness
 /// answers "not ready") and the port keeps accepting for
-/// `shutdown_notice_secs`; then the listener is closed, every connection
+/// `shutdown_notice_secs`; then the listener is closed
+/// ([`Draining::stop_accepting`]), every connection
 /// finishes its in-flight requests and closes (HTTP/1.1 after its current
 /// response, HTTP/2 by GOAWAY), and after `shutdown_grace_secs` those still
 /// open are closed. `port` names the port in log lines ("REST", "gRPC").
@@ -108,6 +109,7 @@ pub async fn serve(
         });
     }
     drop(listener);
+    draining.stop_accepting();
     drain(&slots, &phase, &settings, port).await;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! The call stream between a gateway and a core (docs/performance.md "Calls
 //! as messages on a stream"): one bidirectional gRPC stream carries many
 //! calls, each as messages, instead of one HTTP/2 stream (with its headers
-//! and trailers) per call. A gateway opts in with
-//! `MEDIAOPS_CORE_TRANSPORT=stream`; every gRPC client keeps calling the
+//! and trailers) per call. A split gateway uses it unless
+//! `MEDIAOPS_CORE_TRANSPORT=unary`; every gRPC client keeps calling the
 //! operations' unary RPCs.
 //!
 //! The RPC is [`PATH`], `stream CallFrame` in, `stream AnswerFrame` out.

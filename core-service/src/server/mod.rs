@@ -189,8 +189,7 @@ impl Core {
         });
         let in_flight = self.pipeline.metrics.in_flight.clone();
         let pipeline = self.pipeline.clone();
-        let (stopping, stopping_rx) = tokio::sync::watch::channel(false);
-        let router = routes::router(self.pipeline, health, stopping_rx)?;
+        let router = routes::router(self.pipeline, health, draining.clone())?;
         Ok(Serving {
             router,
             pipeline,
@@ -202,7 +201,6 @@ impl Core {
             pruner,
             readiness,
             draining,
-            stopping,
             in_flight,
             callback,
             listener: self.listener,

@@ -11,7 +11,8 @@ use mediaops_platform::dispatch::{OperationService, Pipeline};
 
 /// The router of a started core: reflection, `health` (the service
 /// `tonic_health::server::health_reporter` made), the call stream (whose
-/// streams say `goaway` once `stopping` turns `true`), `GET /metrics`, and
+/// streams say `goaway` once the port stops accepting, as `draining` tells),
+/// `GET /metrics`, and
 /// the operation service over `pipeline` for every other path.
 ///
 /// # Errors
@@ -19,7 +20,7 @@ use mediaops_platform::dispatch::{OperationService, Pipeline};
 pub(super) fn router(
     pipeline: Arc<Pipeline>,
     health: tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
-    stopping: tokio::sync::watch::Receiver<bool>,
+    draining: mediaops_listener::Draining,
 ) -> anyhow::Result<axum::Router> {
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
@@ -28,7 +29,7 @@ pub(super) fn router(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(health)
-        .add_service(CallStreamService::new(pipeline.clone(), stopping));
+        .add_service(CallStreamService::new(pipeline.clone(), draining));
     let metrics = pipeline.metrics.clone().router();
     Ok(routes.routes().into_axum_router().merge(metrics).fallback_service(OperationService::new(pipeline)))
 }

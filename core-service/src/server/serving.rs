@@ -29,10 +29,6 @@ pub struct Serving {
     /// Marked when the stop begins: readiness, the WeChat listener and the
     /// gRPC port follow it.
     pub(super) draining: mediaops_listener::Draining,
-    /// Set when the port stops accepting (the notice period after
-    /// `draining` is over): the call streams then say `goaway`
-    /// ([`mediaops_platform::dispatch::call_stream`]).
-    pub(super) stopping: tokio::sync::watch::Sender<bool>,
     /// Calls not settled yet; waited for before the process exits.
     pub(super) in_flight: Arc<mediaops_platform::dispatch::in_flight::InFlight>,
     pub(super) callback: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
@@ -106,19 +102,9 @@ impl Serving {
             shutdown.await;
             note();
         };
-        // The listener stops accepting once the notice is over after
-        // `draining` began; the call streams say `goaway` then.
-        let (draining, notice, stopping) =
-            (self.draining.clone(), self.listener.shutdown_notice(), self.stopping.clone());
-        let goaway = tokio::spawn(async move {
-            draining.started().await;
-            tokio::time::sleep(notice).await;
-            stopping.send_replace(true);
-        });
         // HTTP/2 for gRPC, HTTP/1.1 too for `GET /metrics`.
         let served =
             mediaops_listener::serve(listener, self.router, &self.listener, "gRPC", shutdown, &self.draining).await;
-        goaway.abort();
         let all_settled = self.in_flight.wait_idle(self.listener.shutdown_grace()).await;
         if let Some(noting) = noting {
             noting.abort();

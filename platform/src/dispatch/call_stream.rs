@@ -23,8 +23,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use mediaops_listener::Draining;
 use mediaops_proto::call_stream::{self, AnswerFrame, CallFrame, answer_frame, call_frame};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::Pipeline;
@@ -42,16 +43,16 @@ const ANSWERS_BUFFERED: usize = 1024;
 #[derive(Clone)]
 pub struct CallStreamService {
     pipeline: Arc<Pipeline>,
-    /// Turns `true` when the core stops accepting: every stream then says
+    /// Tells when the core's port stops accepting: every stream then says
     /// `goaway`.
-    stopping: watch::Receiver<bool>,
+    draining: Draining,
 }
 
 impl CallStreamService {
-    /// The service over `pipeline`; `stopping` turns `true` when the core
-    /// stops accepting calls (the end of its shutdown notice).
-    pub fn new(pipeline: Arc<Pipeline>, stopping: watch::Receiver<bool>) -> CallStreamService {
-        CallStreamService { pipeline, stopping }
+    /// The service over `pipeline`; `draining` is the core's port's, which
+    /// tells when it stops accepting (the end of its shutdown notice).
+    pub fn new(pipeline: Arc<Pipeline>, draining: Draining) -> CallStreamService {
+        CallStreamService { pipeline, draining }
     }
 }
 
@@ -69,7 +70,7 @@ impl tonic::server::StreamingService<CallFrame> for CallStreamService {
     fn call(&mut self, request: tonic::Request<tonic::Streaming<CallFrame>>) -> Self::Future {
         let (out, answers) = mpsc::channel(ANSWERS_BUFFERED);
         let stream = Stream::new(self.pipeline.clone(), out);
-        tokio::spawn(stream.run(request.into_inner(), self.stopping.clone()));
+        tokio::spawn(stream.run(request.into_inner(), self.draining.clone()));
         let answers: Answers = Box::pin(tokio_stream::wrappers::ReceiverStream::new(answers));
         Box::pin(async move { Ok(tonic::Response::new(answers)) })
     }
@@ -152,7 +153,9 @@ impl Stream {
     /// Reads the gateway's frames until its side ends or breaks; then stops
     /// what still runs and releases what was not delivered (dropping a
     /// settlement releases its hold).
-    async fn run(mut self, mut inbound: tonic::Streaming<CallFrame>, mut stopping: watch::Receiver<bool>) {
+    async fn run(mut self, mut inbound: tonic::Streaming<CallFrame>, draining: Draining) {
+        let not_accepting = draining.not_accepting();
+        tokio::pin!(not_accepting);
         let mut goaway_sent = false;
         let mut sweep = tokio::time::interval(SWEEP_EVERY);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -171,12 +174,10 @@ impl Stream {
                     }
                 },
                 Some((id, result)) = self.done.1.recv() => self.answer(id, result).await,
-                stopped = async { stopping.wait_for(|stop| *stop).await.is_ok() }, if !goaway_sent => {
+                () = &mut not_accepting, if !goaway_sent => {
                     goaway_sent = true;
-                    if stopped {
-                        let goaway = AnswerFrame { id: 0, frame: Some(answer_frame::Frame::Goaway(true)) };
-                        let _ = self.out.send(Ok(goaway)).await;
-                    }
+                    let goaway = AnswerFrame { id: 0, frame: Some(answer_frame::Frame::Goaway(true)) };
+                    let _ = self.out.send(Ok(goaway)).await;
                 }
                 _ = sweep.tick() => self.answered.retain(|_, (_, at)| at.elapsed() < ACK_WAIT),
             }
