@@ -10,7 +10,8 @@
 //! `method`, `url`, `key` (`-` = no `Authorization`), `body` (`-` = none,
 //! else JSON sent as `application/json`). The row whose deployment is
 //! `bound` is the bound; without one (`bench/profile`) each target is only
-//! loaded, `--rounds` times `--secs`, and its figures printed.
+//! loaded, `--rounds` times `--secs`, and its figures printed: closed loop,
+//! or open loop at `--rate` requests per second in all.
 //!
 //! Each round runs the bound, then every other target in file order, each
 //! followed by the bound again, each run `--secs` seconds on
@@ -236,12 +237,14 @@ struct Options {
     connections: usize,
     threads: usize,
     warmup: f64,
+    /// Without a bound: open loop at this many requests per second.
+    rate: Option<f64>,
     targets: String,
 }
 
 fn options() -> anyhow::Result<Options> {
     let mut options =
-        Options { secs: 5.0, rounds: 3, connections: 64, threads: 2, warmup: 1.0, targets: String::new() };
+        Options { secs: 5.0, rounds: 3, connections: 64, threads: 2, warmup: 1.0, rate: None, targets: String::new() };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| anyhow::anyhow!("{arg} needs a value"));
@@ -251,6 +254,7 @@ fn options() -> anyhow::Result<Options> {
             "--connections" => options.connections = value()?.parse()?,
             "--threads" => options.threads = value()?.parse()?,
             "--warmup" => options.warmup = value()?.parse()?,
+            "--rate" => options.rate = Some(value()?.parse()?),
             _ if !arg.starts_with("--") => options.targets = arg,
             _ => anyhow::bail!("unknown option {arg}"),
         }
@@ -273,12 +277,12 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// Without a bound (`bench/profile`): each target closed loop for
-/// `--secs`, `--rounds` times, its figures printed as they come.
+/// Without a bound (`bench/profile`): each target for `--secs`, closed
+/// loop or at `--rate`, `--rounds` times, its figures printed as they come.
 async fn load_only(options: &Options, targets: &[Arc<Target>]) -> anyhow::Result<()> {
     for round in 1..=options.rounds {
         for target in targets {
-            let f = run(target, options.connections, options.secs, None).await;
+            let f = run(target, options.connections, options.secs, options.rate).await;
             println!(
                 "round {round} {} {} {}: {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms{}",
                 target.deployment,
