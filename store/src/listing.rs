@@ -62,6 +62,13 @@ struct TextMatch {
     /// reads the index without a row lookup per match. `None` on
     /// PostgreSQL.
     index_only: Option<String>,
+    /// SQLite's works: the FROM clause reading each match's row through
+    /// `works_score_keys` (migration 0026), the index of the columns a
+    /// relevance search reads (`platform`, `fts_tokens`, `latest_likes`,
+    /// `published_at`), for a search that reads no other column of its
+    /// matches. SQLite's planner would look each match's whole row up by
+    /// its rowid instead. `None` elsewhere, and in the replaced shape.
+    from_score_keys: Option<String>,
 }
 
 /// How [`Dialect::two_step`] caps a listing (docs/data-apis.md "Search at
@@ -251,10 +258,14 @@ impl Dialect {
                         scored.len()
                     ),
                 };
+                let from = |indexed: &str| {
+                    format!("{table}_fts CROSS JOIN {table} {alias}{indexed} ON {alias}.id = {table}_fts.rowid")
+                };
                 TextMatch {
-                    from: format!("{table}_fts CROSS JOIN {table} {alias} ON {alias}.id = {table}_fts.rowid"),
+                    from: from(""),
                     rank: (rank, ""),
                     index_only,
+                    from_score_keys: (table == "works" && !replaced).then(|| from(" INDEXED BY works_score_keys")),
                 }
             }
             Dialect::Postgres => {
@@ -264,6 +275,7 @@ impl Dialect {
                     from: format!("{table} {alias}"),
                     rank: (format!("ts_rank({alias}.search_vector, {ph}::tsquery)"), " DESC"),
                     index_only: None,
+                    from_score_keys: None,
                 }
             }
         }
@@ -641,9 +653,16 @@ impl Dialect {
         }
         if !terms.is_empty() {
             let matched = self.text_match(&mut c, ("works", "w"), &q.platform, &terms);
-            from = matched.from;
             // A topic alone is a filter, not a relevance.
             rank = q.text.is_some().then_some(matched.rank);
+            // A relevance search filtered at most by platform and publish
+            // time reads only the score's keys of each match.
+            let keys_only =
+                rank.is_some() && q.order == WorkOrder::Relevance && q.author_id.is_none() && q.category.is_none();
+            from = match matched.from_score_keys {
+                Some(indexed) if keys_only => indexed,
+                _ => matched.from,
+            };
             let unfiltered =
                 q.author_id.is_none() && q.published_from.is_none() && q.published_to.is_none() && q.category.is_none();
             index_only = matched.index_only.filter(|_| unfiltered);
@@ -930,6 +949,61 @@ mod tests {
             }
             assert!(platform.bytes().all(|b| b.is_ascii_lowercase()), "{platform} is written as a literal");
         }
+    }
+
+    /// A relevance search filtered at most by platform and publish time
+    /// reads each match's keys from `works_score_keys` (migration 0026),
+    /// not its row; one that reads another column of its matches (an
+    /// author or category filter, another order), and an accounts search,
+    /// read the rows.
+    #[tokio::test]
+    async fn relevance_reads_its_matches_keys_from_their_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::sqlite::SqliteStore::open(&dir.path().join("store.sqlite")).await.unwrap();
+        let q = WorkQuery {
+            platform: "lifestyle".into(),
+            text: Some("露营 装备".into()),
+            published_from: Some(chrono::DateTime::UNIX_EPOCH),
+            page: 1,
+            page_size: 20,
+            ..WorkQuery::default()
+        };
+        let covered = "SEARCH w USING COVERING INDEX works_score_keys (id=? AND platform=?)";
+        let plans = async |q: &WorkQuery| {
+            let listing = Dialect::Sqlite.find_works(q).unwrap().unwrap();
+            let mut plans = Vec::new();
+            for statement in [Some(&listing.count), listing.counted_page.as_ref(), listing.page_past_cap.as_ref()] {
+                let statement = statement.unwrap();
+                let params = if statement == &listing.count {
+                    &listing.params[..listing.params.len() - 2]
+                } else {
+                    &listing.params
+                };
+                plans.push(crate::test_support::sqlite_plan(&store, statement, params).await);
+            }
+            plans
+        };
+        for plan in plans(&q).await {
+            assert!(plan.iter().any(|step| step == covered), "{plan:#?}");
+        }
+        let others = [
+            WorkQuery { author_id: Some("a1".into()), ..q.clone() },
+            WorkQuery { category: Some("旅行".into()), ..q.clone() },
+            WorkQuery { order: WorkOrder::Views, ..q.clone() },
+        ];
+        for other in &others {
+            let listing = Dialect::Sqlite.find_works(other).unwrap().unwrap();
+            assert!(!listing.page.contains("works_score_keys"), "{other:?}: {}", listing.page);
+        }
+        let accounts = AccountQuery {
+            platform: "lifestyle".into(),
+            text: Some("露营".into()),
+            page: 1,
+            page_size: 20,
+            ..AccountQuery::default()
+        };
+        assert!(!Dialect::Sqlite.find_accounts(&accounts).unwrap().unwrap().page.contains("INDEXED BY"));
+        assert!(!Dialect::Postgres.find_works(&q).unwrap().unwrap().page.contains("INDEXED BY"));
     }
 
     #[test]

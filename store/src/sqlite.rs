@@ -51,6 +51,7 @@ fn migrator() -> Migrator {
         (22, "work days category", WORK_DAYS_CATEGORY_MIGRATION.as_str()),
         (23, "fts token counts", include_str!("migrations/sqlite/0023_fts_token_counts.sql")),
         (24, "work term rows", include_str!("migrations/sqlite/0024_work_term_rows.sql")),
+        (26, "work score keys", include_str!("migrations/sqlite/0026_work_score_keys.sql")),
     ])
 }
 

@@ -26,6 +26,19 @@ pub async fn sqlite_connection(path: &std::path::Path) -> sqlx::SqliteConnection
     sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap()
 }
 
+/// SQLite's plan of `statement` with `params` on `store`: the detail of
+/// each step of `EXPLAIN QUERY PLAN`.
+pub async fn sqlite_plan(
+    store: &crate::sqlite::SqliteStore,
+    statement: &str,
+    params: &[crate::listing::Param],
+) -> Vec<String> {
+    use sqlx::Row;
+    let explain = format!("EXPLAIN QUERY PLAN {statement}");
+    let rows = crate::listing::bind_params(sqlx::query(&explain), params).fetch_all(&store.pool).await.unwrap();
+    rows.iter().map(|row| row.get::<String, _>("detail")).collect()
+}
+
 /// Puts the SQLite store at `path` back as it was before migration
 /// `version`: runs `undo` (statements that remove what the migration
 /// added) and forgets the migration, so that the next open runs it again

@@ -732,6 +732,7 @@ mod tests {
     use chrono::NaiveDate;
 
     use super::*;
+    use crate::test_support::sqlite_plan;
 
     fn query(first: u32, last: u32) -> BoardQuery {
         let day = |d| NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
@@ -897,14 +898,5 @@ mod tests {
             assert!(Dialect::Sqlite.value_boards(&[&by_level, other]).is_none(), "{other:?}");
         }
         assert!(Dialect::Sqlite.value_boards(&[&by_level]).is_none(), "one board is read alone");
-    }
-
-    /// SQLite's plan of `statement` with `params` on `store`: the detail of
-    /// each step of `EXPLAIN QUERY PLAN`.
-    async fn sqlite_plan(store: &crate::sqlite::SqliteStore, statement: &str, params: &[Param]) -> Vec<String> {
-        use sqlx::Row;
-        let explain = format!("EXPLAIN QUERY PLAN {statement}");
-        let rows = crate::listing::bind_params(sqlx::query(&explain), params).fetch_all(&store.pool).await.unwrap();
-        rows.iter().map(|row| row.get::<String, _>("detail")).collect()
     }
 }
