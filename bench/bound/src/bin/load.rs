@@ -271,7 +271,12 @@ fn main() -> anyhow::Result<()> {
         .map(|line| Target::parse(line).map(Arc::new))
         .collect::<anyhow::Result<_>>()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(options.threads).enable_all().build()?;
-    match targets.iter().position(|t| t.is_bound()) {
+    let bound = targets.iter().position(|t| t.is_bound());
+    anyhow::ensure!(
+        bound.is_none() || options.rate.is_none(),
+        "--rate is for a list without the bound: with it, the open loop runs at half the bound's rate"
+    );
+    match bound {
         Some(bound) => runtime.block_on(measure(&options, &targets, bound)),
         None => runtime.block_on(load_only(&options, &targets)),
     }
