@@ -141,36 +141,35 @@ impl CallStreams {
     /// where a stream cannot be opened is skipped for one refresh interval,
     /// while the others take its calls.
     async fn pick(&self) -> Result<Arc<Stream>, tonic::Status> {
-        loop {
-            let (place, service) = match self.short_place() {
-                Ok(stream) => return Ok(stream),
-                Err(short) => short,
-            };
-            let _opening = match self.opening.try_lock() {
-                Ok(opening) => opening,
-                Err(_) => match self.next_open() {
-                    Some(stream) => return Ok(stream),
-                    None => self.opening.lock().await,
-                },
-            };
-            if self.short_place().is_ok() {
-                // Opened by another call meanwhile.
-                continue;
+        if let Ok(stream) = self.short_place() {
+            return Ok(stream);
+        }
+        let _opening = match self.opening.try_lock() {
+            Ok(opening) => opening,
+            Err(_) => match self.next_open() {
+                Some(stream) => return Ok(stream),
+                None => self.opening.lock().await,
+            },
+        };
+        // Where a stream is short now: another call may have opened one,
+        // or found a core failing, while this one waited to open.
+        let (place, service) = match self.short_place() {
+            Ok(stream) => return Ok(stream),
+            Err(short) => short,
+        };
+        match Stream::open(service, place).await {
+            Ok(stream) => {
+                self.lock_open().streams.push(stream.clone());
+                Ok(stream)
             }
-            match Stream::open(service, place).await {
-                Ok(stream) => {
-                    self.lock_open().streams.push(stream.clone());
-                    return Ok(stream);
+            Err(status) => {
+                let mut open = self.lock_open();
+                if let Some(core) = place {
+                    tracing::warn!(%core, error = %status.message(), "cannot open a call stream to a core; its calls go to the others");
+                    open.failed.insert(core, Instant::now());
                 }
-                Err(status) => {
-                    let mut open = self.lock_open();
-                    if let Some(core) = place {
-                        tracing::warn!(%core, error = %status.message(), "cannot open a call stream to a core; its calls go to the others");
-                        open.failed.insert(core, Instant::now());
-                    }
-                    drop(open);
-                    return self.next_open().ok_or(status);
-                }
+                drop(open);
+                self.next_open().ok_or(status)
             }
         }
     }

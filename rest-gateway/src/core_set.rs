@@ -119,11 +119,15 @@ impl InUse {
         (self.generation(), addrs.clone())
     }
 
+    /// Publishes `addrs`; the generation moves on only when they changed.
     fn set(&self, addrs: &HashSet<SocketAddr>) {
         let mut sorted: Vec<SocketAddr> = addrs.iter().copied().collect();
         sorted.sort();
-        *self.0.addrs.lock().unwrap_or_else(|e| e.into_inner()) = sorted.into();
-        self.0.generation.fetch_add(1, Ordering::AcqRel);
+        let mut published = self.0.addrs.lock().unwrap_or_else(|e| e.into_inner());
+        if **published != *sorted {
+            *published = sorted.into();
+            self.0.generation.fetch_add(1, Ordering::AcqRel);
+        }
     }
 }
 
