@@ -3,7 +3,7 @@
 //! Markdown table of req/s, p50, p99 and the ratio to the bound.
 //!
 //! ```text
-//! load [--secs 5] [--rounds 3] [--connections 64] [--threads 2] [--warmup 1] TARGETS.tsv
+//! load [--secs 5] [--rounds 3] [--connections 64] [--threads 2] [--warmup 1] [--rate R] [--timeline FILE] TARGETS.tsv
 //! ```
 //!
 //! `TARGETS.tsv`, one target a line: `deployment`, `ledger`, `call`,
@@ -11,7 +11,9 @@
 //! else JSON sent as `application/json`). The row whose deployment is
 //! `bound` is the bound; without one (`bench/profile`) each target is only
 //! loaded, `--rounds` times `--secs`, and its figures printed: closed loop,
-//! or open loop at `--rate` requests per second in all.
+//! or open loop at `--rate` requests per second in all; `--timeline FILE`
+//! writes every answer of the last run, when it was due (ms after the
+//! start) and its latency (ms), to find stalls.
 //!
 //! Each round runs the bound, then every other target in file order, each
 //! followed by the bound again, each run `--secs` seconds on
@@ -95,6 +97,9 @@ impl Target {
 struct Sample {
     /// Latencies of the answers completed before the deadline, µs.
     latencies_us: Vec<u32>,
+    /// When each of those requests was due, µs after the run's start, in
+    /// the same order (`--timeline`).
+    due_us: Vec<u32>,
     /// Non-2xx answers and transport errors.
     errors: u64,
     /// The first error seen, for the report.
@@ -104,6 +109,7 @@ struct Sample {
 impl Sample {
     fn merge(&mut self, other: Sample) {
         self.latencies_us.extend(other.latencies_us);
+        self.due_us.extend(other.due_us);
         self.errors += other.errors;
         if self.first_error.is_none() {
             self.first_error = other.first_error;
@@ -121,6 +127,7 @@ struct Figures {
 }
 
 fn figures(mut sample: Sample, secs: f64) -> Figures {
+    sample.due_us = Vec::new();
     sample.latencies_us.sort_unstable();
     let at = |q: f64| {
         let n = sample.latencies_us.len();
@@ -129,9 +136,14 @@ fn figures(mut sample: Sample, secs: f64) -> Figures {
     Figures { rps: sample.latencies_us.len() as f64 / secs, p50_ms: at(0.5), p99_ms: at(0.99), errors: sample.errors }
 }
 
-/// One connection until `deadline`: back to back (`pace` = `None`) or one
-/// request every `pace` from `first`.
-async fn connection(target: Arc<Target>, deadline: Instant, pace: Option<(Instant, Duration)>) -> Sample {
+/// One connection from `start` until `deadline`: back to back (`pace` =
+/// `None`) or one request every `pace` from `first`.
+async fn connection(
+    target: Arc<Target>,
+    start: Instant,
+    deadline: Instant,
+    pace: Option<(Instant, Duration)>,
+) -> Sample {
     let mut sample = Sample::default();
     let mut next = pace.map(|(first, _)| first);
     'connect: while Instant::now() < deadline {
@@ -154,7 +166,13 @@ async fn connection(target: Arc<Target>, deadline: Instant, pace: Option<(Instan
                 (Some(at), Some((_, interval))) => {
                     let scheduled = *at;
                     *at += interval;
-                    tokio::time::sleep_until(scheduled.into()).await;
+                    // A request already due goes at once: a timer, even one
+                    // in the past, waits for the timer wheel's next 1 ms
+                    // tick, which a generator behind schedule would add to
+                    // every request and never catch up.
+                    if scheduled > Instant::now() {
+                        tokio::time::sleep_until(scheduled.into()).await;
+                    }
                     scheduled
                 }
                 _ => Instant::now(),
@@ -179,7 +197,8 @@ async fn connection(target: Arc<Target>, deadline: Instant, pace: Option<(Instan
             match answer {
                 Ok((status, _)) if status.is_success() => {
                     if done <= deadline {
-                        sample.latencies_us.push((done - scheduled).as_micros().min(u128::from(u32::MAX)) as u32);
+                        sample.latencies_us.push(micros(done - scheduled));
+                        sample.due_us.push(micros(scheduled.saturating_duration_since(start)));
                     }
                 }
                 Ok((status, body)) => note_error(
@@ -196,6 +215,11 @@ async fn connection(target: Arc<Target>, deadline: Instant, pace: Option<(Instan
     sample
 }
 
+/// `duration` in µs, at most `u32::MAX`.
+fn micros(duration: Duration) -> u32 {
+    duration.as_micros().min(u128::from(u32::MAX)) as u32
+}
+
 fn note_error(sample: &mut Sample, error: String) {
     sample.errors += 1;
     sample.first_error.get_or_insert(error);
@@ -204,13 +228,18 @@ fn note_error(sample: &mut Sample, error: String) {
 /// Runs `target` for `secs` on `connections` connections: closed loop, or
 /// open loop at `rate` requests per second in all.
 async fn run(target: &Arc<Target>, connections: usize, secs: f64, rate: Option<f64>) -> Figures {
+    figures(run_sample(target, connections, secs, rate).await, secs)
+}
+
+/// [`run`]'s answers, each with its latency and when it was due.
+async fn run_sample(target: &Arc<Target>, connections: usize, secs: f64, rate: Option<f64>) -> Sample {
     let start = Instant::now() + Duration::from_millis(20);
     let deadline = start + Duration::from_secs_f64(secs);
     let interval = rate.map(|rate| Duration::from_secs_f64(connections as f64 / rate));
     let tasks: Vec<_> = (0..connections)
         .map(|i| {
             let pace = interval.map(|interval| (start + interval.mul_f64(i as f64 / connections as f64), interval));
-            tokio::spawn(connection(target.clone(), deadline, pace))
+            tokio::spawn(connection(target.clone(), start, deadline, pace))
         })
         .collect();
     let mut sample = Sample::default();
@@ -223,7 +252,7 @@ async fn run(target: &Arc<Target>, connections: usize, secs: f64, rate: Option<f
             sample.errors, target.deployment, target.ledger, target.call
         );
     }
-    figures(sample, secs)
+    sample
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -239,12 +268,23 @@ struct Options {
     warmup: f64,
     /// Without a bound: open loop at this many requests per second.
     rate: Option<f64>,
+    /// Without a bound: a file to write every answer's due time and
+    /// latency to, one `due_ms<TAB>latency_ms` line each.
+    timeline: Option<String>,
     targets: String,
 }
 
 fn options() -> anyhow::Result<Options> {
-    let mut options =
-        Options { secs: 5.0, rounds: 3, connections: 64, threads: 2, warmup: 1.0, rate: None, targets: String::new() };
+    let mut options = Options {
+        secs: 5.0,
+        rounds: 3,
+        connections: 64,
+        threads: 2,
+        warmup: 1.0,
+        rate: None,
+        timeline: None,
+        targets: String::new(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| anyhow::anyhow!("{arg} needs a value"));
@@ -255,6 +295,7 @@ fn options() -> anyhow::Result<Options> {
             "--threads" => options.threads = value()?.parse()?,
             "--warmup" => options.warmup = value()?.parse()?,
             "--rate" => options.rate = Some(value()?.parse()?),
+            "--timeline" => options.timeline = Some(value()?),
             _ if !arg.starts_with("--") => options.targets = arg,
             _ => anyhow::bail!("unknown option {arg}"),
         }
@@ -273,8 +314,8 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(options.threads).enable_all().build()?;
     let bound = targets.iter().position(|t| t.is_bound());
     anyhow::ensure!(
-        bound.is_none() || options.rate.is_none(),
-        "--rate is for a list without the bound: with it, the open loop runs at half the bound's rate"
+        bound.is_none() || (options.rate.is_none() && options.timeline.is_none()),
+        "--rate and --timeline are for a list without the bound: with it, the open loop runs at half the bound's rate"
     );
     match bound {
         Some(bound) => runtime.block_on(measure(&options, &targets, bound)),
@@ -287,7 +328,11 @@ fn main() -> anyhow::Result<()> {
 async fn load_only(options: &Options, targets: &[Arc<Target>]) -> anyhow::Result<()> {
     for round in 1..=options.rounds {
         for target in targets {
-            let f = run(target, options.connections, options.secs, options.rate).await;
+            let sample = run_sample(target, options.connections, options.secs, options.rate).await;
+            if let Some(path) = &options.timeline {
+                write_timeline(path, &sample)?;
+            }
+            let f = figures(sample, options.secs);
             println!(
                 "round {round} {} {} {}: {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms{}",
                 target.deployment,
@@ -300,6 +345,20 @@ async fn load_only(options: &Options, targets: &[Arc<Target>]) -> anyhow::Result
             );
         }
     }
+    Ok(())
+}
+
+/// Writes `sample`'s answers to `path`, in the order they were due: one
+/// `due_ms<TAB>latency_ms` line each (the last run's, when there are several).
+fn write_timeline(path: &str, sample: &Sample) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    let mut answers: Vec<(u32, u32)> = sample.due_us.iter().copied().zip(sample.latencies_us.iter().copied()).collect();
+    answers.sort_unstable();
+    let mut text = String::with_capacity(answers.len() * 16);
+    for (due, latency) in answers {
+        let _ = writeln!(text, "{:.3}\t{:.3}", f64::from(due) / 1e3, f64::from(latency) / 1e3);
+    }
+    std::fs::write(path, text)?;
     Ok(())
 }
 
@@ -401,9 +460,9 @@ async fn measure(options: &Options, targets: &[Arc<Target>], bound: usize) -> an
         .enumerate()
         .filter_map(|(b, before)| {
             let deployment = before.deployment.strip_prefix("before: ")?;
-            let now = targets.iter().position(|t| {
-                t.deployment == deployment && t.ledger == before.ledger && t.call == before.call
-            })?;
+            let now = targets
+                .iter()
+                .position(|t| t.deployment == deployment && t.ledger == before.ledger && t.call == before.call)?;
             Some((b, now))
         })
         .collect();
