@@ -127,7 +127,6 @@ struct Figures {
 }
 
 fn figures(mut sample: Sample, secs: f64) -> Figures {
-    sample.due_us = Vec::new();
     sample.latencies_us.sort_unstable();
     let at = |q: f64| {
         let n = sample.latencies_us.len();
