@@ -165,10 +165,10 @@ async fn connection(
                 (Some(at), Some((_, interval))) => {
                     let scheduled = *at;
                     *at += interval;
-                    // A request already due goes at once: a timer, even one
-                    // in the past, waits for the timer wheel's next 1 ms
-                    // tick, which a generator behind schedule would add to
-                    // every request and never catch up.
+                    // A request already due goes at once: tokio fires a
+                    // timer for a past instant at once only when the timer
+                    // wheel has processed its millisecond, else at the
+                    // wheel's next turn.
                     if scheduled > Instant::now() {
                         tokio::time::sleep_until(scheduled.into()).await;
                     }
