@@ -2,7 +2,8 @@
 # (sourced, not run): the calls they load a server with, its data, its Redis.
 # Expects ROOT, BENCH_TARGET, KEY (the bootstrap key), LEDGER (redis |
 # redis-socket | embedded) and RUN (the run directory) to be set, and PIDS to be the array
-# its cleanup kills.
+# its cleanup kills; wait_http and start_bound also MEDIAOPS (a mediaops
+# binary, for its `probe`), start_bound BOUND and REDIS_URL.
 
 BILIBILI_DATA=${BILIBILI_DATA:-$ROOT/../shared/data/works/bilibili}
 
@@ -122,3 +123,28 @@ start_server() {
 wait_ready() {
   for _ in $(seq "${3:-300}"); do "$1" probe "http://127.0.0.1:$2/readyz" >/dev/null 2>&1 && return; sleep 0.1; done
 }
+
+# Waits (30 s at most) until <url> answers 2xx; else says so and exits.
+#   wait_http <url>
+wait_http() {
+  for _ in $(seq 300); do
+    "$MEDIAOPS" probe "$1" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "$1 did not come up; logs in $RUN" >&2
+  exit 1
+}
+
+# Starts the bound (bench/bound) on 127.0.0.1:<port> with the bench's key
+# and REDIS_URL, its log in $RUN/bound.log, and waits until it answers.
+#   start_bound <port>
+start_bound() {
+  BOUND_ADDR=127.0.0.1:$1 BOUND_KEY=$KEY BOUND_REDIS_URL=$REDIS_URL "$BOUND" >"$RUN/bound.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$1/healthz"
+}
+
+# The median of the numbers on stdin, one a line, written with the printf
+# format <format> (default: as given).
+#   median [format]
+median() { sort -g | awk -v f="${1:-%s}" '{ x[NR] = $1 } END { if (NR) printf f "\n", x[int((NR + 1) / 2)] }'; }
